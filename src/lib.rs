@@ -1,0 +1,8 @@
+//! eureka-sim: a deterministic discrete-event simulator of how a Netflix Eureka registry
+//! propagates an instance's departure to the callers that route to it.
+//!
+//! Layout: [`engine`] (time, event queue, RNG streams) drives [`eureka`] (the world: server,
+//! response cache, clients, Ribbon, callers, network) built from a validated [`scenario`];
+//! [`experiment`] runs trials and [`report`] renders their outcomes.
+
+pub mod scenario;

@@ -1,0 +1,13 @@
+//! Scenario files: raw TOML with Spring property names -> a validated [`Scenario`].
+
+mod error;
+mod keys;
+mod model;
+mod parse;
+mod release;
+
+pub use error::ScenarioError;
+pub use keys::{KeyDoc, key_catalogue};
+pub use model::*;
+pub use parse::{load, parse_str};
+pub use release::{EurekaVersion, Release, Train};
