@@ -5,4 +5,10 @@
 //! response cache, clients, Ribbon, callers, network) built from a validated [`scenario`];
 //! [`experiment`] runs trials and [`report`] renders their outcomes.
 
+pub mod engine;
+pub mod eureka;
+pub mod experiment;
 pub mod scenario;
+pub mod report;
+
+pub mod cli;

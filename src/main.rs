@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    std::process::exit(eureka_sim::cli::main_with_args(std::env::args_os()));
+}

@@ -1,0 +1,91 @@
+//! What the world reports while it runs.
+//!
+//! The simulation emits observations; metrics, explanations and traces are consumers of the same
+//! stream. Observers are generic parameters (monomorphised), so an observer that ignores a kind of
+//! observation costs nothing for it on the hot path.
+
+use crate::engine::SimTime;
+
+use super::ProcessId;
+use super::status::InstanceStatus;
+
+/// Index of a caller's route to one app (a caller has one Ribbon load balancer per called app).
+pub type RouteId = usize;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Observation {
+    /// `process` became UP / stopped being UP in the server's registry.
+    Registry { process: ProcessId, up: bool },
+    /// ... in what `GET /apps` serves (the read-only cache, or the read-write one when off).
+    Served { process: ProcessId, up: bool },
+    /// ... in the Eureka client cache of process `observer`.
+    ClientCache {
+        observer: ProcessId,
+        process: ProcessId,
+        up: bool,
+    },
+    /// `process` entered / left the Ribbon server list of `route`.
+    RibbonList {
+        route: RouteId,
+        process: ProcessId,
+        listed: bool,
+    },
+    /// The process stopped accepting requests.
+    StoppedServing { process: ProcessId },
+    /// A request attempt by `route` to `process`; `dead` when it was refused.
+    Attempt {
+        route: RouteId,
+        process: ProcessId,
+        dead: bool,
+    },
+    /// A request failed after its retries; `first` is the instance its first attempt went to.
+    RequestFailed { route: RouteId, first: ProcessId },
+    /// A request found an empty server list.
+    NoServer { route: RouteId },
+    /// The server handled a register from `process` (a new lease) with the resulting status.
+    Registered {
+        process: ProcessId,
+        status: InstanceStatus,
+    },
+    /// A successful renew; the lease is now expirable from `expirable_from`.
+    Renewed {
+        process: ProcessId,
+        expirable_from: SimTime,
+    },
+    /// An explicit cancel (DELETE) removed the lease.
+    Cancelled { process: ProcessId },
+    /// An eviction run; `gated` when self-preservation (or a zero threshold) blocked it.
+    EvictionRun {
+        gated: bool,
+        renews_last_min: u64,
+        threshold: i64,
+        expired: usize,
+        evicted: usize,
+    },
+    /// An eviction run removed `process`.
+    Evicted { process: ProcessId },
+    /// The read-only cache took a new payload.
+    ReadOnlyRefreshed,
+    /// A client finished a registry fetch.
+    Fetched { observer: ProcessId, changed: bool },
+    /// A Ribbon load balancer re-read its server list.
+    RibbonRefreshed { route: RouteId },
+}
+
+/// A consumer of observations.
+pub trait Observer {
+    fn observe(&mut self, at: SimTime, observation: Observation);
+}
+
+/// Ignores everything (for benchmarks of the bare engine).
+impl Observer for () {
+    #[inline]
+    fn observe(&mut self, _: SimTime, _: Observation) {}
+}
+
+/// Records everything (for tests and traces).
+impl Observer for Vec<(SimTime, Observation)> {
+    fn observe(&mut self, at: SimTime, observation: Observation) {
+        self.push((at, observation));
+    }
+}

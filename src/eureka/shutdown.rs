@@ -1,0 +1,194 @@
+//! The four shutdown strategies as Spring Cloud runs them (FACTS.md §7).
+//!
+//! - `kill-9`: the JVM dies; nothing is sent.
+//! - `kill-15`, Edgware and later: `ContextClosedEvent` sets DOWN (an async register through the
+//!   replicator), the web server stops taking requests, then bean destruction runs
+//!   `DiscoveryClient#shutdown` (replicator stop, DELETE) and the JVM exits.
+//! - `kill-15`, Dalston: DOWN and then, on the same thread, `DiscoveryClient#shutdown` with its
+//!   DELETE, racing the DOWN register on the replicator thread; the web server stops afterwards.
+//! - `pause`: `context.stop()` deregisters (DOWN; on Dalston also the client shutdown) but the
+//!   web server keeps serving for `wait-s`; then the process is stopped with `then`.
+//! - `service-registry`: `PUT .../status?value=OUT_OF_SERVICE`, wait `wait-s`, `DELETE
+//!   .../status` (UNKNOWN), then `then`.
+
+use crate::scenario::{FinalStop, Scenario, ShutdownConfig, Strategy};
+
+use super::ProcessId;
+use super::observe::Observer;
+use super::status::InstanceStatus;
+use super::world::{Call, Event, Layout, World};
+
+/// Modelling assumption: how long the web server's lifecycle stop takes before bean destruction
+/// starts (uniform, ms). Only the order of the DOWN register and the DELETE depends on it.
+pub const WEB_SERVER_STOP_MS: (u64, u64) = (5, 50);
+
+/// Modelling assumption: how long the closing thread takes to get from setting DOWN to sending
+/// Dalston's DELETE (uniform, ms), while the replicator thread sends the DOWN register.
+pub const DALSTON_DEREGISTER_HOP_MS: (u64, u64) = (0, 2);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Begin,
+    /// Edgware+: bean destruction after the web server stopped.
+    DestroyBeans,
+    /// Dalston: the closing thread reaches `eurekaClient.shutdown()`.
+    DalstonClientShutdown,
+    /// `service-registry`: the wait is over, delete the override.
+    DeleteOverride,
+    /// The wait is over: stop the process with `then`.
+    Final,
+}
+
+/// What to do when the process's `DiscoveryClient#shutdown` completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AfterClientShutdown {
+    Nothing,
+    Exit,
+    StopServingThenExit,
+}
+
+#[derive(Debug)]
+pub struct ShutdownRun {
+    pub config: ShutdownConfig,
+    pub process: ProcessId,
+    after_client_shutdown: AfterClientShutdown,
+    /// Which status call is in flight (service-registry).
+    awaiting_status_reply: Option<Step>,
+}
+
+impl ShutdownRun {
+    pub fn build_all(scenario: &Scenario, layout: &Layout) -> Vec<ShutdownRun> {
+        scenario
+            .shutdowns
+            .iter()
+            .zip(&layout.targets)
+            .map(|(config, &process)| ShutdownRun {
+                config: config.clone(),
+                process,
+                after_client_shutdown: AfterClientShutdown::Nothing,
+                awaiting_status_reply: None,
+            })
+            .collect()
+    }
+}
+
+impl<O: Observer> World<'_, O> {
+    pub(super) fn on_shutdown_step(&mut self, run: usize, step: Step) {
+        let p = self.shutdowns[run].process;
+        if !self.processes[p].alive {
+            return;
+        }
+        let config = &self.shutdowns[run].config;
+        let (strategy, wait, then) = (config.strategy, config.wait_ms, config.then);
+        match step {
+            Step::Begin => match strategy {
+                Strategy::Kill9 => self.kill_process(p),
+                Strategy::Kill15 => self.begin_kill15(run),
+                Strategy::Pause => {
+                    self.deregister(run, AfterClientShutdown::Nothing);
+                    self.queue.schedule_in(wait, Event::Shutdown { run, step: Step::Final });
+                }
+                Strategy::ServiceRegistry => {
+                    // CloudEurekaClient#setStatus: a direct PUT; the local status stays UP.
+                    let last_dirty = self.processes[p].client.info.last_dirty;
+                    self.shutdowns[run].awaiting_status_reply = Some(Step::Begin);
+                    self.send(
+                        p,
+                        Call::PutStatus {
+                            status: InstanceStatus::OutOfService,
+                            last_dirty,
+                        },
+                    );
+                }
+            },
+            Step::DeleteOverride => {
+                self.shutdowns[run].awaiting_status_reply = Some(Step::DeleteOverride);
+                self.send(p, Call::DeleteStatus);
+            }
+            Step::Final => match then {
+                FinalStop::Kill9 => self.kill_process(p),
+                FinalStop::Kill15 => self.begin_kill15(run),
+            },
+            Step::DestroyBeans => {
+                self.shutdowns[run].after_client_shutdown = AfterClientShutdown::Exit;
+                self.client_shutdown(p);
+            }
+            Step::DalstonClientShutdown => self.client_shutdown(p),
+        }
+    }
+
+    /// SIGTERM: `context.close()`.
+    fn begin_kill15(&mut self, run: usize) {
+        let p = self.shutdowns[run].process;
+        if self.scenario.simulation.release.deregister_shuts_client_down() {
+            // The web server stops after the ContextClosedEvent handler returned.
+            self.deregister(run, AfterClientShutdown::StopServingThenExit);
+        } else {
+            self.set_instance_status(p, InstanceStatus::Down);
+            self.stop_serving(p);
+            let (lo, hi) = WEB_SERVER_STOP_MS;
+            let stop = self.net[p].between(lo, hi);
+            self.queue
+                .schedule_in(stop, Event::Shutdown { run, step: Step::DestroyBeans });
+        }
+    }
+
+    /// `EurekaServiceRegistry#deregister`: DOWN; on Dalston also `eurekaClient.shutdown()` on the
+    /// same thread, a moment after the DOWN was handed to the replicator thread.
+    fn deregister(&mut self, run: usize, after: AfterClientShutdown) {
+        let p = self.shutdowns[run].process;
+        self.set_instance_status(p, InstanceStatus::Down);
+        if self.scenario.simulation.release.deregister_shuts_client_down() {
+            self.shutdowns[run].after_client_shutdown = after;
+            let (lo, hi) = DALSTON_DEREGISTER_HOP_MS;
+            let hop = self.net[p].between(lo, hi);
+            self.queue.schedule_in(
+                hop,
+                Event::Shutdown {
+                    run,
+                    step: Step::DalstonClientShutdown,
+                },
+            );
+        }
+    }
+
+    /// `DiscoveryClient#shutdown` of `p` finished.
+    pub(super) fn on_client_shutdown_done(&mut self, p: ProcessId) {
+        let Some(run) = self.shutdowns.iter().position(|s| s.process == p) else {
+            return;
+        };
+        let after = std::mem::replace(
+            &mut self.shutdowns[run].after_client_shutdown,
+            AfterClientShutdown::Nothing,
+        );
+        match after {
+            AfterClientShutdown::Nothing => {}
+            AfterClientShutdown::Exit => self.kill_process(p),
+            AfterClientShutdown::StopServingThenExit => {
+                self.stop_serving(p);
+                self.kill_process(p);
+            }
+        }
+    }
+
+    /// A status PUT or DELETE of the service-registry strategy was answered.
+    pub(super) fn on_status_call_done(&mut self, p: ProcessId) {
+        let Some(run) = self.shutdowns.iter().position(|s| s.process == p) else {
+            return;
+        };
+        let wait = self.shutdowns[run].config.wait_ms;
+        match self.shutdowns[run].awaiting_status_reply.take() {
+            Some(Step::Begin) => {
+                self.queue.schedule_in(
+                    wait,
+                    Event::Shutdown {
+                        run,
+                        step: Step::DeleteOverride,
+                    },
+                );
+            }
+            Some(Step::DeleteOverride) => self.on_shutdown_step(run, Step::Final),
+            _ => {}
+        }
+    }
+}

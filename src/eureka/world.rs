@@ -1,0 +1,406 @@
+//! The world of one trial: every actor, the event queue, and the dispatch loop.
+//!
+//! `run()` is a loop over `step()`; `step()` pops the next event, advances the clock and hands
+//! the event to the actor that owns it. Actors keep their own state (`EurekaServer`,
+//! `DiscoveryClient`, `Route`, `ShutdownRun`); their event handlers live beside them as
+//! `impl World` blocks in their own modules.
+
+use std::rc::Rc;
+
+use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
+use crate::scenario::{ClientConfig, Scenario};
+
+use super::ProcessId;
+use super::client::DiscoveryClient;
+use super::observe::{Observation, Observer, RouteId};
+use super::registry::Registrant;
+use super::response_cache::Payload;
+use super::route::Route;
+use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
+use super::shutdown::{ShutdownRun, Step};
+use super::status::InstanceStatus;
+
+/// Wall-clock epoch of simulated time 0 (ms since 1970), before the per-trial random offset.
+/// Only differences and alignment matter; a realistic size keeps `RateLimiter` arithmetic as in
+/// production (its first refill tests against a zero stamp).
+const WALL_EPOCH_BASE_MS: u64 = 1_700_000_000_000;
+
+/// What a process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessKind {
+    /// Instance `index` of `Scenario::apps[app]`.
+    AppInstance { app: usize, index: u32 },
+    /// `Scenario::callers[caller]`.
+    Caller { caller: usize },
+    /// The Eureka server's own process (its embedded client).
+    Server,
+}
+
+/// One JVM: its Eureka client and whether it is up and serving.
+#[derive(Debug)]
+pub struct Process {
+    pub name: String,
+    pub kind: ProcessKind,
+    /// Application index: apps first, then callers, then the server.
+    pub application: usize,
+    /// The JVM is running (its threads act and receive replies).
+    pub alive: bool,
+    /// The web server accepts requests.
+    pub serving: bool,
+    pub client: DiscoveryClient,
+}
+
+/// A REST call from a client to the Eureka server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// `POST /apps/{app}` with the client's InstanceInfo.
+    Register { info: Registrant, why: RegisterWhy },
+    /// `PUT /apps/{app}/{id}?lastDirtyTimestamp=` (heartbeat).
+    Renew { last_dirty: u64 },
+    /// `GET /apps` (full fetch).
+    FetchAll { why: FetchWhy },
+    /// `DELETE /apps/{app}/{id}` (unregister).
+    Cancel,
+    /// `PUT /apps/{app}/{id}/status?value=`.
+    PutStatus {
+        status: InstanceStatus,
+        last_dirty: u64,
+    },
+    /// `DELETE /apps/{app}/{id}/status` (no value: the status becomes UNKNOWN).
+    DeleteStatus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterWhy {
+    /// The constructor's `shouldEnforceRegistrationAtInit` register.
+    Init,
+    /// `InstanceInfoReplicator#run` (periodic or on demand).
+    Replicator,
+    /// A heartbeat answered 404.
+    HeartbeatReRegister,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FetchWhy {
+    Init,
+    Periodic,
+}
+
+/// The server's answer to a [`Call`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Registered { why: RegisterWhy },
+    Renewed { found: bool },
+    Fetched { why: FetchWhy, payload: Rc<Payload> },
+    Cancelled,
+    StatusPut,
+    StatusDeleted,
+}
+
+/// Everything that can happen. Timer events carry the generation they were armed with; a
+/// cancelled or re-armed timer bumps its generation, so stale events are dropped on arrival.
+#[derive(Debug, Clone)]
+pub enum Event {
+    ServerStart,
+    ServerTimer(ServerTimer),
+    /// A REST call reaches the server.
+    AtServer { from: ProcessId, call: Call },
+    /// The reply reaches the client; `incarnation` guards against a restarted process.
+    AtClient {
+        to: ProcessId,
+        incarnation: u32,
+        reply: Reply,
+    },
+    ClientCreate(ProcessId),
+    WebServerReady(ProcessId),
+    Heartbeat { process: ProcessId, generation: u32 },
+    Fetch { process: ProcessId, generation: u32 },
+    Replicator { process: ProcessId, generation: u32 },
+    ReplicatorOnDemand { process: ProcessId },
+    ReplicatorStopDeadline { process: ProcessId, generation: u32 },
+    Arrivals { route: RouteId },
+    RibbonRefresh { route: RouteId, generation: u32 },
+    Shutdown { run: usize, step: Step },
+}
+
+/// One trial's world.
+pub struct World<'s, O: Observer> {
+    pub(super) scenario: &'s Scenario,
+    pub(super) queue: EventQueue<Event>,
+    pub(super) server: EurekaServer,
+    pub(super) processes: Vec<Process>,
+    pub(super) routes: Vec<Route>,
+    pub(super) shutdowns: Vec<ShutdownRun>,
+    /// One latency stream per process (`net/<name>`), used for both directions of its calls.
+    pub(super) net: Vec<RngStream>,
+    pub(super) wall_epoch_ms: u64,
+    pub(super) observer: O,
+    end: SimTime,
+}
+
+impl<'s, O: Observer> World<'s, O> {
+    /// Builds the world of the trial with seed `trial_seed` and schedules its start: the server
+    /// opens at a random instant in `[0, max(eviction period, 60 s))`, so the phase of its
+    /// eviction and renews-last-minute timers relative to a shutdown is random, as it is for a
+    /// server that has been up for a while; every app instance and caller is created at a random
+    /// instant in `[server start, server start + start-spread)`.
+    pub fn new(scenario: &'s Scenario, trial_seed: u64, observer: O) -> Self {
+        let streams = StreamFactory::new(trial_seed);
+        let mut setup = streams.stream("setup");
+        let wall_epoch_ms = WALL_EPOCH_BASE_MS + setup.below(86_400_000);
+        let layout = Layout::new(scenario);
+        let processes = build_processes(scenario, &layout, &streams);
+        let net = processes
+            .iter()
+            .map(|p| streams.stream(&format!("net/{}", p.name)))
+            .collect();
+        let routes = Route::build_all(scenario, &layout, &streams);
+        let shutdowns = ShutdownRun::build_all(scenario, &layout);
+        let server = EurekaServer::new(scenario, processes.len(), streams.stream("server"));
+        let mut world = World {
+            scenario,
+            queue: EventQueue::new(),
+            server,
+            processes,
+            routes,
+            shutdowns,
+            net,
+            wall_epoch_ms,
+            observer,
+            end: SimTime(scenario.simulation.duration_ms),
+        };
+        let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
+        let server_start = setup.below(phase);
+        world.queue.schedule(SimTime(server_start), Event::ServerStart);
+        for p in 0..world.processes.len() {
+            let at = match world.processes[p].kind {
+                ProcessKind::Server => server_start,
+                _ => server_start + setup.below(scenario.simulation.start_spread_ms.max(1)),
+            };
+            world.queue.schedule(SimTime(at), Event::ClientCreate(p));
+        }
+        for run in 0..world.shutdowns.len() {
+            let at = SimTime(world.shutdowns[run].config.at_ms);
+            world.queue.schedule(at, Event::Shutdown { run, step: Step::Begin });
+        }
+        world
+    }
+
+    /// Runs to the end of the trial and returns the observer and the number of events handled.
+    pub fn run(mut self) -> (O, u64) {
+        let mut handled = 0u64;
+        while self.step() {
+            handled += 1;
+        }
+        (self.observer, handled)
+    }
+
+    /// Handles the next event due before the end; false when there is none.
+    pub fn step(&mut self) -> bool {
+        let Some((_, event)) = self.queue.pop_until(self.end) else {
+            return false;
+        };
+        match event {
+            Event::ServerStart => self.start_server(),
+            Event::ServerTimer(timer) => self.on_server_timer(timer),
+            Event::AtServer { from, call } => self.on_server_call(from, call),
+            Event::AtClient {
+                to,
+                incarnation,
+                reply,
+            } => {
+                let process = &self.processes[to];
+                if process.alive && process.client.incarnation == incarnation {
+                    self.on_client_reply(to, reply);
+                }
+            }
+            Event::ClientCreate(p) => self.on_client_create(p),
+            Event::WebServerReady(p) => self.on_web_server_ready(p),
+            Event::Heartbeat {
+                process,
+                generation,
+            } => self.on_heartbeat(process, generation),
+            Event::Fetch {
+                process,
+                generation,
+            } => self.on_fetch_timer(process, generation),
+            Event::Replicator {
+                process,
+                generation,
+            } => self.on_replicator_periodic(process, generation),
+            Event::ReplicatorOnDemand { process } => self.on_replicator_on_demand(process),
+            Event::ReplicatorStopDeadline {
+                process,
+                generation,
+            } => self.on_replicator_stop_deadline(process, generation),
+            Event::Arrivals { route } => self.on_arrivals(route),
+            Event::RibbonRefresh { route, generation } => self.on_ribbon_refresh(route, generation),
+            Event::Shutdown { run, step } => self.on_shutdown_step(run, step),
+        }
+        true
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    /// Wall-clock milliseconds (all machines' clocks agree in this model).
+    pub(super) fn wall_now(&self) -> u64 {
+        self.wall_epoch_ms + self.queue.now().ms()
+    }
+
+    pub(super) fn observe(&mut self, observation: Observation) {
+        let now = self.queue.now();
+        self.observer.observe(now, observation);
+    }
+
+    /// One network traversal for `p`'s calls: `latency-ms + U[0, jitter]`.
+    pub(super) fn latency(&mut self, p: ProcessId) -> u64 {
+        let net = &self.scenario.network;
+        net.latency_ms + self.net[p].between(0, net.latency_jitter_ms)
+    }
+
+    /// Sends a REST call from `p` to the server; it arrives after one latency.
+    pub(super) fn send(&mut self, from: ProcessId, call: Call) {
+        let delay = self.latency(from);
+        self.queue
+            .schedule_in(delay, Event::AtServer { from, call });
+    }
+
+    /// Sends the server's reply back to `to`.
+    pub(super) fn reply(&mut self, to: ProcessId, reply: Reply) {
+        let delay = self.latency(to);
+        let incarnation = self.processes[to].client.incarnation;
+        self.queue.schedule_in(
+            delay,
+            Event::AtClient {
+                to,
+                incarnation,
+                reply,
+            },
+        );
+    }
+
+    /// The observer, e.g. to inspect it mid-run in tests.
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    pub fn server(&self) -> &EurekaServer {
+        &self.server
+    }
+
+    pub fn processes(&self) -> &[Process] {
+        &self.processes
+    }
+}
+
+/// Who is who in a scenario's world: a pure function of the scenario, shared by the world and
+/// by observers that need to know which process or route is which.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Processes in a fixed order: app instances (app by app), then callers, then the server.
+    pub processes: Vec<ProcessSlot>,
+    /// Caller routes in order: callers, then each caller's called apps in order.
+    pub routes: Vec<RouteSlot>,
+    /// The process of each `[[shutdown]]`, in order.
+    pub targets: Vec<ProcessId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProcessSlot {
+    pub name: String,
+    pub kind: ProcessKind,
+    pub application: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RouteSlot {
+    pub caller: usize,
+    pub process: ProcessId,
+    pub application: usize,
+    /// Index into the caller's `calls`.
+    pub target: usize,
+}
+
+impl Layout {
+    pub fn new(scenario: &Scenario) -> Layout {
+        let mut processes = Vec::new();
+        for (a, app) in scenario.apps.iter().enumerate() {
+            for index in 0..app.instances {
+                processes.push(ProcessSlot {
+                    name: scenario.instance_id(a, index),
+                    kind: ProcessKind::AppInstance { app: a, index },
+                    application: a,
+                });
+            }
+        }
+        let first_caller_app = scenario.apps.len();
+        let mut routes = Vec::new();
+        for (c, caller) in scenario.callers.iter().enumerate() {
+            let process = processes.len();
+            processes.push(ProcessSlot {
+                name: caller.name.clone(),
+                kind: ProcessKind::Caller { caller: c },
+                application: first_caller_app + c,
+            });
+            for (target, call) in caller.calls.iter().enumerate() {
+                routes.push(RouteSlot {
+                    caller: c,
+                    process,
+                    application: call.app,
+                    target,
+                });
+            }
+        }
+        processes.push(ProcessSlot {
+            name: scenario.server.application_name.clone(),
+            kind: ProcessKind::Server,
+            application: first_caller_app + scenario.callers.len(),
+        });
+        let targets = scenario
+            .shutdowns
+            .iter()
+            .map(|s| {
+                processes
+                    .iter()
+                    .position(|p| {
+                        p.kind
+                            == ProcessKind::AppInstance {
+                                app: s.app,
+                                index: s.index,
+                            }
+                    })
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        Layout {
+            processes,
+            routes,
+            targets,
+        }
+    }
+}
+
+fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory) -> Vec<Process> {
+    layout
+        .processes
+        .iter()
+        .map(|slot| {
+            let config: &ClientConfig = match slot.kind {
+                ProcessKind::AppInstance { app, .. } => &scenario.apps[app].client,
+                ProcessKind::Caller { caller } => &scenario.callers[caller].client,
+                ProcessKind::Server => &scenario.server.client,
+            };
+            let stream = streams.stream(&format!("client/{}", slot.name));
+            Process {
+                name: slot.name.clone(),
+                kind: slot.kind,
+                application: slot.application,
+                alive: false,
+                serving: false,
+                client: DiscoveryClient::new(config.clone(), stream),
+            }
+        })
+        .collect()
+}

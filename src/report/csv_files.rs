@@ -1,0 +1,97 @@
+//! `trials.csv` and `summary.csv`.
+
+use std::io::Write;
+
+use crate::experiment::TrialOutcome;
+use crate::scenario::Scenario;
+
+use super::SummaryRow;
+
+pub const TRIALS_HEADER: [&str; 13] = [
+    "trial",
+    "seed",
+    "instance",
+    "strategy",
+    "t_stop_ms",
+    "exposure_ms",
+    "dead_hits",
+    "errors",
+    "last_dead_hit_ms",
+    "server_removed_ms",
+    "readonly_removed_ms",
+    "client_removed_ms",
+    "ribbon_removed_ms",
+];
+
+pub const SUMMARY_HEADER: [&str; 11] = [
+    "instance",
+    "strategy",
+    "metric",
+    "trials",
+    "unresolved",
+    "min",
+    "p50",
+    "p90",
+    "p99",
+    "max",
+    "mean",
+];
+
+fn opt<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(String::new, |v| v.to_string())
+}
+
+/// One row per trial and shutdown; empty cells are "no value" (see README, "Reading the metrics").
+pub fn write_trials_csv<W: Write>(
+    out: W,
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(TRIALS_HEADER)?;
+    for trial in outcomes {
+        for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
+            writer.write_record([
+                trial.trial.to_string(),
+                trial.seed.to_string(),
+                shutdown.instance.clone(),
+                shutdown.strategy.name().to_string(),
+                opt(outcome.t_stop_ms),
+                opt(outcome.exposure_ms),
+                outcome.dead_hits.to_string(),
+                outcome.errors.to_string(),
+                opt(outcome.last_dead_hit_ms),
+                opt(outcome.server_removed_ms),
+                opt(outcome.readonly_removed_ms),
+                opt(outcome.client_removed_ms),
+                opt(outcome.ribbon_removed_ms),
+            ])?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// One row per shutdown and metric. The mean has one decimal so the file is byte-stable.
+pub fn write_summary_csv<W: Write>(out: W, rows: &[SummaryRow]) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(SUMMARY_HEADER)?;
+    for row in rows {
+        let s = &row.stats;
+        writer.write_record([
+            row.instance.clone(),
+            row.strategy.to_string(),
+            row.metric.name().to_string(),
+            s.trials.to_string(),
+            s.unresolved.to_string(),
+            opt(s.min),
+            opt(s.p50),
+            opt(s.p90),
+            opt(s.p99),
+            opt(s.max),
+            s.mean.map_or_else(String::new, |m| format!("{m:.1}")),
+        ])?;
+    }
+    writer.flush()?;
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! Reports: renderers of trial outcomes for people (terminal) and machines (CSV).
+
+mod csv_files;
+mod terminal;
+
+pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
+pub use terminal::render_summary;
+
+use crate::experiment::{Metric, Stats, TrialOutcome};
+use crate::scenario::Scenario;
+
+/// One row of `summary.csv`: a shutdown's statistics for one metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    pub shutdown: usize,
+    pub instance: String,
+    pub strategy: &'static str,
+    pub metric: Metric,
+    pub stats: Stats,
+}
+
+/// Statistics of every metric of every shutdown.
+pub fn summarize(scenario: &Scenario, outcomes: &[TrialOutcome]) -> Vec<SummaryRow> {
+    let mut rows = Vec::new();
+    for (s, shutdown) in scenario.shutdowns.iter().enumerate() {
+        for metric in Metric::ALL {
+            let values = outcomes
+                .iter()
+                .map(|o| o.shutdowns.get(s).and_then(|x| metric.value(x)));
+            rows.push(SummaryRow {
+                shutdown: s,
+                instance: shutdown.instance.clone(),
+                strategy: shutdown.strategy.name(),
+                metric,
+                stats: Stats::of(values),
+            });
+        }
+    }
+    rows
+}

@@ -1,0 +1,139 @@
+//! The summary printed after `run`.
+
+use std::fmt::Write;
+
+use crate::experiment::{Metric, Stats, TrialOutcome};
+use crate::scenario::Scenario;
+
+use super::SummaryRow;
+
+/// Formats a metric value: seconds with one decimal for times, plain integers for counts.
+fn cell(metric: Metric, value: Option<i64>) -> String {
+    match value {
+        None => "-".to_string(),
+        Some(v) if metric.is_time() => format!("{:.1}s", v as f64 / 1000.0),
+        Some(v) => v.to_string(),
+    }
+}
+
+fn mean_cell(metric: Metric, stats: &Stats) -> String {
+    match stats.mean {
+        None => "-".to_string(),
+        Some(m) if metric.is_time() => format!("{:.1}s", m / 1000.0),
+        Some(m) => format!("{m:.1}"),
+    }
+}
+
+/// The whole human summary of a run.
+pub fn render_summary(
+    scenario: &Scenario,
+    source: &str,
+    outcomes: &[TrialOutcome],
+    rows: &[SummaryRow],
+) -> String {
+    let mut out = String::new();
+    let sim = &scenario.simulation;
+    let instances: u32 = scenario.apps.iter().map(|a| a.instances).sum();
+    let _ = writeln!(
+        out,
+        "{source}: {} trial(s), seed {}, {}, {} app instance(s), {} caller(s)",
+        outcomes.len(),
+        sim.seed,
+        sim.release,
+        instances,
+        scenario.callers.len()
+    );
+    for (s, shutdown) in scenario.shutdowns.iter().enumerate() {
+        let wait = match shutdown.strategy {
+            crate::scenario::Strategy::Pause | crate::scenario::Strategy::ServiceRegistry => {
+                format!(", wait {} s", shutdown.wait_ms as f64 / 1000.0)
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "\n{} stopped with {} at {} s{wait} (times are relative to when it stopped serving)",
+            shutdown.instance,
+            shutdown.strategy.name(),
+            shutdown.at_ms as f64 / 1000.0
+        );
+        let _ = writeln!(
+            out,
+            "  {:<26}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
+            "", "min", "p50", "p90", "p99", "max", "mean", "unresolved"
+        );
+        for row in rows.iter().filter(|r| r.shutdown == s) {
+            let st = &row.stats;
+            let m = row.metric;
+            let _ = writeln!(
+                out,
+                "  {:<26}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
+                m.label(),
+                cell(m, st.min),
+                cell(m, st.p50),
+                cell(m, st.p90),
+                cell(m, st.p99),
+                cell(m, st.max),
+                mean_cell(m, st),
+                st.unresolved
+            );
+        }
+        out.push_str(&where_the_news_waited(s, outcomes));
+    }
+    out
+}
+
+/// Mean time the news spent at each layer, over trials where every stage resolved, and the
+/// share of trials with dead hits.
+fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
+    let mut sums = [0f64; 4];
+    let mut n = 0usize;
+    let mut with_hits = 0usize;
+    for trial in outcomes {
+        let Some(o) = trial.shutdowns.get(s) else {
+            continue;
+        };
+        if o.dead_hits > 0 {
+            with_hits += 1;
+        }
+        let (Some(a), Some(b), Some(c), Some(d)) = (
+            o.server_removed_ms,
+            o.readonly_removed_ms,
+            o.client_removed_ms,
+            o.ribbon_removed_ms,
+        ) else {
+            continue;
+        };
+        n += 1;
+        for (sum, v) in sums.iter_mut().zip([a, b - a, c - b, d - c]) {
+            *sum += v as f64;
+        }
+    }
+    let mut out = String::new();
+    if n > 0 {
+        let names = [
+            "registry (lease + eviction)",
+            "read-only cache",
+            "client fetch",
+            "Ribbon refresh",
+        ];
+        let means: Vec<f64> = sums.iter().map(|s| s / n as f64 / 1000.0).collect();
+        let parts: Vec<String> = names
+            .iter()
+            .zip(&means)
+            .map(|(name, m)| format!("{name} {m:.1}s"))
+            .collect();
+        let _ = writeln!(out, "  where the news waited (mean over {n} trial(s)): {}", parts.join(" -> "));
+        let (worst, _) = names
+            .iter()
+            .zip(&means)
+            .fold(("", f64::MIN), |acc, (name, m)| if *m > acc.1 { (name, *m) } else { acc });
+        let _ = writeln!(out, "  the longest wait was in the {worst}");
+    }
+    let _ = writeln!(
+        out,
+        "  {with_hits} of {} trial(s) sent requests to the stopped instance",
+        outcomes.len()
+    );
+    out
+}

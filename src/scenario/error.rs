@@ -1,0 +1,309 @@
+//! Everything that can be wrong with a scenario file or a `--set` argument.
+//!
+//! Every message is a lowercase fragment that starts with where the problem is (the file and the
+//! line:column, or the file and the `--set` argument), names the key by its full dotted path as the
+//! user wrote it (`server.eureka.server.eviction-interval-timer-in-ms`, `shutdown[0].strategy`),
+//! says what is wrong, and says what is allowed (a range, a list of values, or the closest known
+//! key). Nothing here is shown in colour or with snippets: the CLI decides how to present it.
+
+use std::fmt;
+
+/// A place in the scenario: the file, and where in it (or which `--set` argument).
+///
+/// Errors hold it boxed, which keeps `Result<_, ScenarioError>` small on the happy path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file as the user named it.
+    pub file: String,
+    pub place: Place,
+}
+
+impl Location {
+    pub(super) fn boxed(file: &str, place: Place) -> Box<Location> {
+        Box::new(Location {
+            file: file.to_string(),
+            place,
+        })
+    }
+}
+
+/// Where within a scenario a key or value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// 1-based line and column (in characters) in the file.
+    LineCol { line: usize, column: usize },
+    /// A `--set KEY=VALUE` argument, as given.
+    Set(String),
+    /// The file as a whole (e.g. a table the file does not have).
+    File,
+}
+
+impl Place {
+    /// The line and column of byte `offset` in `text`; never panics, even on an offset past the
+    /// end or inside a multi-byte character.
+    pub fn of_offset(text: &str, offset: usize) -> Place {
+        let bytes = text.as_bytes();
+        let before = &bytes[..offset.min(bytes.len())];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        // Count characters, not bytes: every byte that is not a UTF-8 continuation byte starts one.
+        let column = before[line_start..]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count()
+            + 1;
+        Place::LineCol { line, column }
+    }
+
+    /// The place of a span reported by `toml_edit`, or the whole file when there is none.
+    pub fn of_span(text: &str, span: Option<std::ops::Range<usize>>) -> Place {
+        match span {
+            Some(span) => Place::of_offset(text, span.start),
+            None => Place::File,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.place {
+            Place::LineCol { line, column } => write!(f, "{}:{line}:{column}", self.file),
+            Place::Set(arg) => write!(f, "{} (--set {arg})", self.file),
+            Place::File => f.write_str(&self.file),
+        }
+    }
+}
+
+/// A place named inside a message about another place ("first set at line 3, column 1").
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::LineCol { line, column } => write!(f, "line {line}, column {column}"),
+            Place::Set(arg) => write!(f, "--set {arg}"),
+            Place::File => f.write_str("the file"),
+        }
+    }
+}
+
+/// An optional "did you mean" tail, rendered as `; did you mean `x`?` or nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Suggestion(pub Option<String>);
+
+impl fmt::Display for Suggestion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(s) => write!(f, "; did you mean `{s}`?"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Why a scenario was rejected.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("cannot read scenario file {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("{at}: invalid TOML: {message}")]
+    Syntax { at: Box<Location>, message: String },
+
+    #[error("{at}: unknown table `{table}`; allowed tables: {allowed}{suggestion}")]
+    UnknownTable {
+        at: Box<Location>,
+        table: String,
+        allowed: String,
+        suggestion: Suggestion,
+    },
+
+    /// A table of the wrong shape: `[app]` instead of `[[app]]`, a value where a table belongs.
+    #[error("{at}: `{key}` must be {expected}, not {found}")]
+    TableShape {
+        at: Box<Location>,
+        key: String,
+        expected: String,
+        found: String,
+    },
+
+    #[error("{at}: unknown key `{key}`{suggestion} (`eureka-sim keys` lists every key)")]
+    UnknownKey {
+        at: Box<Location>,
+        key: String,
+        suggestion: Suggestion,
+    },
+
+    /// A known key in the wrong table (`eureka.server.*` in `[clients]`).
+    #[error("{at}: `{key}` is not a key of {table}; it belongs in {belongs}")]
+    MisplacedKey {
+        at: Box<Location>,
+        key: String,
+        table: String,
+        belongs: String,
+    },
+
+    /// A Ribbon key in the wrong case: Archaius reads Ribbon keys case-sensitively.
+    #[error(
+        "{at}: unknown key `{key}`: Ribbon keys are case-sensitive; did you mean `{expected}`?"
+    )]
+    WrongCase {
+        at: Box<Location>,
+        key: String,
+        expected: String,
+    },
+
+    /// `<client>.ribbon.<Key>` naming a client that is not a declared `[[app]]`.
+    #[error(
+        "{at}: `{key}`: `{client}` is not a declared [[app]] (declared: {declared}){suggestion}"
+    )]
+    UnknownClient {
+        at: Box<Location>,
+        key: String,
+        client: String,
+        declared: String,
+        suggestion: Suggestion,
+    },
+
+    /// One key given twice in one table under two spellings (relaxed binding makes them equal).
+    #[error("{at}: `{key}` sets the same property as `{first_key}` at {first_at}; set it once")]
+    DuplicateKey {
+        at: Box<Location>,
+        key: String,
+        first_key: String,
+        first_at: Place,
+    },
+
+    #[error("{at}: `{key}`: expected {expected}, found {found}; allowed: {allowed}")]
+    WrongType {
+        at: Box<Location>,
+        key: String,
+        expected: String,
+        found: String,
+        allowed: String,
+    },
+
+    #[error("{at}: `{key}`: {problem}; allowed: {allowed}")]
+    InvalidValue {
+        at: Box<Location>,
+        key: String,
+        problem: String,
+        allowed: String,
+    },
+
+    #[error("{at}: `{key}` is required; allowed: {allowed}")]
+    MissingKey {
+        at: Box<Location>,
+        key: String,
+        allowed: String,
+    },
+
+    /// A `--set` argument that does not name a table and key, or names one that does not exist.
+    #[error("{at}: bad --set argument: {problem}")]
+    BadOverride { at: Box<Location>, problem: String },
+
+    /// A rule that spans keys or tables (unique names, shutdown ids, times within the run).
+    #[error("{at}: {problem}")]
+    Invalid { at: Box<Location>, problem: String },
+
+    /// Several independent problems found in one pass (unknown keys, bad values).
+    #[error("{} problems:\n{}", .0.len(), list(.0))]
+    Many(Vec<ScenarioError>),
+}
+
+fn list(errors: &[ScenarioError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("  {e}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl ScenarioError {
+    /// One error as itself, several as [`ScenarioError::Many`]; `None` when there are none.
+    pub(super) fn from_list(mut errors: Vec<ScenarioError>) -> Option<ScenarioError> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(ScenarioError::Many(errors)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_characters() {
+        let text = "a = 1\nbé = 2\n";
+        assert_eq!(
+            Place::of_offset(text, 0),
+            Place::LineCol { line: 1, column: 1 }
+        );
+        assert_eq!(
+            Place::of_offset(text, 6),
+            Place::LineCol { line: 2, column: 1 }
+        );
+        // "bé " is 4 bytes but 3 characters.
+        assert_eq!(
+            Place::of_offset(text, 10),
+            Place::LineCol { line: 2, column: 4 }
+        );
+    }
+
+    #[test]
+    fn offsets_out_of_range_do_not_panic() {
+        let text = "é";
+        assert!(matches!(
+            Place::of_offset(text, 1),
+            Place::LineCol { line: 1, .. }
+        ));
+        assert_eq!(
+            Place::of_offset(text, 99),
+            Place::LineCol { line: 1, column: 2 }
+        );
+        assert_eq!(Place::of_span(text, None), Place::File);
+    }
+
+    #[test]
+    fn locations_render_file_line_column_or_set_argument() {
+        let at = |place| Location {
+            file: "s.toml".into(),
+            place,
+        };
+        assert_eq!(
+            at(Place::LineCol { line: 3, column: 7 }).to_string(),
+            "s.toml:3:7"
+        );
+        assert_eq!(
+            at(Place::Set("simulation.trials=0".into())).to_string(),
+            "s.toml (--set simulation.trials=0)"
+        );
+        assert_eq!(at(Place::File).to_string(), "s.toml");
+    }
+
+    #[test]
+    fn many_lists_each_problem_on_its_own_line() {
+        let at = Location {
+            file: "s.toml".into(),
+            place: Place::File,
+        };
+        let e = ScenarioError::from_list(vec![
+            ScenarioError::Invalid {
+                at: Box::new(at.clone()),
+                problem: "one".into(),
+            },
+            ScenarioError::Invalid {
+                at: Box::new(at),
+                problem: "two".into(),
+            },
+        ]);
+        let text = e.map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(text, "2 problems:\n  s.toml: one\n  s.toml: two");
+    }
+}

@@ -1,0 +1,896 @@
+//! Every key a scenario accepts, defined once: spelling, value kind, default, meaning, and how it
+//! is applied to the typed [`Scenario`](super::Scenario).
+//!
+//! The parser binds keys through [`DEFS`], and [`key_catalogue`] (the README table and the `keys`
+//! subcommand) is generated from it, so the documentation cannot drift from what is accepted.
+//!
+//! Spelling: Spring properties keep their full Spring names and bind the Spring Boot "relaxed" way
+//! (each dotted segment compared case-insensitively, ignoring `-` and `_`, see [`canonical`]); the
+//! model's own keys (`duration-s`) bind the same way. Ribbon's own keys are read by Archaius, which
+//! is case-sensitive, so they must be spelled exactly (`ribbon.ServerListRefreshInterval`), and
+//! they can also be given per called app as `<app>.ribbon.<Key>`.
+
+mod value;
+
+pub(super) use value::{Kind, Problem, Raw, Val};
+
+use super::model::{
+    ClientConfig, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
+    SimulationConfig, Strategy,
+};
+use super::release::Release;
+
+/// A table of the scenario file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Section {
+    Simulation,
+    Network,
+    Server,
+    Clients,
+    App,
+    Caller,
+    Shutdown,
+}
+
+impl Section {
+    pub(super) const ALL: [Section; 7] = [
+        Section::Simulation,
+        Section::Network,
+        Section::Server,
+        Section::Clients,
+        Section::App,
+        Section::Caller,
+        Section::Shutdown,
+    ];
+
+    /// The table's name in the file (`app` for `[[app]]`).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Section::Simulation => "simulation",
+            Section::Network => "network",
+            Section::Server => "server",
+            Section::Clients => "clients",
+            Section::App => "app",
+            Section::Caller => "caller",
+            Section::Shutdown => "shutdown",
+        }
+    }
+
+    /// `[[app]]`, `[[caller]]` and `[[shutdown]]` are arrays of tables.
+    pub(super) fn is_array(self) -> bool {
+        matches!(self, Section::App | Section::Caller | Section::Shutdown)
+    }
+
+    /// The header as written: `[server]`, `[[app]]`.
+    pub(super) fn header(self) -> String {
+        if self.is_array() {
+            format!("[[{}]]", self.name())
+        } else {
+            format!("[{}]", self.name())
+        }
+    }
+
+    pub(super) fn by_name(name: &str) -> Option<Section> {
+        Section::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Whether this table takes the keys defined for `keys`: its own, and the client keys in every
+    /// table that describes a process with a Eureka client.
+    pub(super) fn accepts(self, keys: Section) -> bool {
+        keys == self
+            || (keys == Section::Clients
+                && matches!(self, Section::Server | Section::App | Section::Caller))
+    }
+}
+
+/// How a key's spelling is matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Binding {
+    /// Spring Boot relaxed binding (and the model's own keys): see [`canonical`].
+    Relaxed,
+    /// A Ribbon (Archaius) key: exact spelling; also accepted per called app as
+    /// `<app>.ribbon.<Key>`.
+    Ribbon,
+}
+
+/// The `[[app]]` keys before the required ones are checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct AppDraft {
+    pub name: String,
+    pub instances: u32,
+}
+
+/// The `[[caller]]` keys before the required ones are checked and `calls` is resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct CallerDraft {
+    pub name: String,
+    pub calls: Vec<String>,
+    pub rate_per_s: f64,
+    pub method: HttpMethod,
+}
+
+/// The `[[shutdown]]` keys before the required ones are checked and `instance` is resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ShutdownDraft {
+    pub instance: String,
+    pub at_ms: u64,
+    pub strategy: Strategy,
+    pub wait_ms: u64,
+    pub then: FinalStop,
+}
+
+impl Default for AppDraft {
+    fn default() -> Self {
+        AppDraft {
+            name: String::new(),
+            instances: 1,
+        }
+    }
+}
+
+impl Default for CallerDraft {
+    fn default() -> Self {
+        CallerDraft {
+            name: String::new(),
+            calls: Vec::new(),
+            rate_per_s: 20.0,
+            method: HttpMethod::Get,
+        }
+    }
+}
+
+impl Default for ShutdownDraft {
+    fn default() -> Self {
+        ShutdownDraft {
+            instance: String::new(),
+            at_ms: 0,
+            strategy: Strategy::Kill9,
+            wait_ms: 0,
+            then: FinalStop::Kill15,
+        }
+    }
+}
+
+/// How a checked value lands in the typed scenario. The variant also decides the key's table:
+/// `Client` and `Ribbon` keys are the `[clients]` keys.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Apply {
+    Simulation(fn(&mut SimulationConfig, &Val)),
+    Network(fn(&mut NetworkConfig, &Val)),
+    Server(fn(&mut ServerConfig, &Val)),
+    Client(fn(&mut ClientConfig, &Val)),
+    Ribbon(fn(&mut RibbonConfig, &Val)),
+    App(fn(&mut AppDraft, &Val)),
+    Caller(fn(&mut CallerDraft, &Val)),
+    Shutdown(fn(&mut ShutdownDraft, &Val)),
+}
+
+impl Apply {
+    pub(super) fn section(self) -> Section {
+        match self {
+            Apply::Simulation(_) => Section::Simulation,
+            Apply::Network(_) => Section::Network,
+            Apply::Server(_) => Section::Server,
+            Apply::Client(_) | Apply::Ribbon(_) => Section::Clients,
+            Apply::App(_) => Section::App,
+            Apply::Caller(_) => Section::Caller,
+            Apply::Shutdown(_) => Section::Shutdown,
+        }
+    }
+}
+
+/// One accepted key.
+#[derive(Debug)]
+pub(super) struct KeyDef {
+    /// The spelling shown to users (kebab case for Spring keys, Ribbon's own for Ribbon keys).
+    pub key: &'static str,
+    /// Other names for the same property (older Spring Cloud names).
+    pub aliases: &'static [&'static str],
+    pub binding: Binding,
+    pub kind: Kind,
+    /// Required keys have no default; a table without one is an error.
+    pub required: bool,
+    /// The default as documented; `ScenarioConfig` `Default` impls hold the value itself.
+    pub default: &'static str,
+    pub meaning: &'static str,
+    pub apply: Apply,
+}
+
+impl KeyDef {
+    pub(super) fn section(&self) -> Section {
+        self.apply.section()
+    }
+
+    /// A Ribbon key's name after `ribbon.` (`ServerListRefreshInterval`).
+    pub(super) fn ribbon_leaf(&self) -> Option<&'static str> {
+        match self.binding {
+            Binding::Ribbon => self.key.strip_prefix("ribbon."),
+            Binding::Relaxed => None,
+        }
+    }
+}
+
+const SECONDS: Kind = Kind::seconds(1, 86_400);
+const MILLIS: Kind = Kind::millis(1, 86_400_000);
+const RETRIES: Kind = Kind::count(0, 100);
+/// Seven days: long enough for any propagation question, short enough to finish.
+const MAX_DURATION_S: u64 = 604_800;
+
+const fn relaxed(
+    key: &'static str,
+    kind: Kind,
+    default: &'static str,
+    meaning: &'static str,
+    apply: Apply,
+) -> KeyDef {
+    KeyDef {
+        key,
+        aliases: &[],
+        binding: Binding::Relaxed,
+        kind,
+        required: false,
+        default,
+        meaning,
+        apply,
+    }
+}
+
+const fn required(key: &'static str, kind: Kind, meaning: &'static str, apply: Apply) -> KeyDef {
+    KeyDef {
+        key,
+        aliases: &[],
+        binding: Binding::Relaxed,
+        kind,
+        required: true,
+        default: "(required)",
+        meaning,
+        apply,
+    }
+}
+
+const fn ribbon(
+    key: &'static str,
+    kind: Kind,
+    default: &'static str,
+    meaning: &'static str,
+    apply: fn(&mut RibbonConfig, &Val),
+) -> KeyDef {
+    KeyDef {
+        key,
+        aliases: &[],
+        binding: Binding::Ribbon,
+        kind,
+        required: false,
+        default,
+        meaning,
+        apply: Apply::Ribbon(apply),
+    }
+}
+
+/// Every key, grouped by table in file order. Within a table, keys are applied in this order, so
+/// `release` comes before `eureka-version` (which pins the version the train chose).
+pub(super) static DEFS: &[KeyDef] = &[
+    // [simulation]
+    relaxed(
+        "duration-s",
+        Kind::seconds(1, MAX_DURATION_S),
+        "900",
+        "Simulated time per trial, in seconds; every shutdown must be over before it ends.",
+        Apply::Simulation(|c, v| c.duration_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "trials",
+        Kind::count(1, 1_000_000),
+        "100",
+        "Number of independent trials.",
+        Apply::Simulation(|c, v| c.trials = v.count()),
+    ),
+    relaxed(
+        "seed",
+        Kind::count(0, u64::MAX),
+        "1",
+        "Master seed; every trial's random streams derive from it. Above 2^63-1, write it as a \
+         string of digits.",
+        Apply::Simulation(|c, v| c.seed = v.int()),
+    ),
+    relaxed(
+        "release",
+        Kind::Train,
+        "Hoxton",
+        "Spring Cloud release train: decides which Eureka rules apply (FACTS.md §0.1, §0.2).",
+        Apply::Simulation(|c, v| {
+            if let Val::Train(t) = v {
+                c.release = Release::of_train(*t);
+            }
+        }),
+    ),
+    relaxed(
+        "eureka-version",
+        Kind::Version,
+        "the train's",
+        "Pins the Eureka version instead of the one the train ships (e.g. 1.9.16).",
+        Apply::Simulation(|c, v| {
+            if let Val::Version(e) = v {
+                c.release.eureka = *e;
+            }
+        }),
+    ),
+    relaxed(
+        "start-spread-s",
+        Kind::seconds(0, 86_400),
+        "60",
+        "Every app instance and caller starts at a uniformly random instant in \
+         [0, start-spread-s); 0 starts them all at once.",
+        Apply::Simulation(|c, v| c.start_spread_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "context-start-ms",
+        Kind::millis(0, 600_000),
+        "3000",
+        "Time from the Eureka client's creation to the web server being ready, when Spring \
+         Cloud registers (FACTS.md §5.1).",
+        Apply::Simulation(|c, v| c.context_start_ms = v.int()),
+    ),
+    // [network]
+    relaxed(
+        "latency-ms",
+        Kind::millis(0, 60_000),
+        "1",
+        "Fixed one-way latency of every REST call.",
+        Apply::Network(|c, v| c.latency_ms = v.int()),
+    ),
+    relaxed(
+        "latency-jitter-ms",
+        Kind::millis(0, 60_000),
+        "4",
+        "Extra one-way latency, uniform in [0, latency-jitter-ms], drawn for each direction.",
+        Apply::Network(|c, v| c.latency_jitter_ms = v.int()),
+    ),
+    // [server]
+    relaxed(
+        "spring.application.name",
+        Kind::Name,
+        "eureka-server",
+        "The Eureka server's application name (its instance id when it registers); no [[app]] \
+         or [[caller]] may use it.",
+        Apply::Server(|c, v| c.application_name = v.text()),
+    ),
+    relaxed(
+        "eureka.server.eviction-interval-timer-in-ms",
+        MILLIS,
+        "60000",
+        "Period of the eviction task that removes expired leases (FACTS.md §2.1).",
+        Apply::Server(|c, v| c.eviction_interval_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.enable-self-preservation",
+        Kind::Bool,
+        "true",
+        "Stop expiring leases while renewals are below the threshold (FACTS.md §2.2).",
+        Apply::Server(|c, v| c.enable_self_preservation = v.flag()),
+    ),
+    relaxed(
+        "eureka.server.renewal-percent-threshold",
+        Kind::Float {
+            min: 0.0,
+            above_min: true,
+            max: 1.0,
+        },
+        "0.85",
+        "Fraction of the expected renewals below which self-preservation stops eviction \
+         (FACTS.md §2.3).",
+        Apply::Server(|c, v| c.renewal_percent_threshold = v.float()),
+    ),
+    relaxed(
+        "eureka.server.expected-client-renewal-interval-seconds",
+        SECONDS,
+        "30",
+        "Renewal interval the threshold assumes (Eureka >= 1.9.4; FACTS.md §2.3).",
+        Apply::Server(|c, v| c.expected_client_renewal_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.server.renewal-threshold-update-interval-ms",
+        MILLIS,
+        "900000",
+        "Period of the task that recomputes the renewal threshold (FACTS.md §2.4).",
+        Apply::Server(|c, v| c.renewal_threshold_update_interval_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.response-cache-update-interval-ms",
+        MILLIS,
+        "30000",
+        "Period at which the read-only response cache copies the read-write cache (FACTS.md §3).",
+        Apply::Server(|c, v| c.response_cache_update_interval_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.response-cache-auto-expiration-in-seconds",
+        SECONDS,
+        "180",
+        "Time after which a read-write response cache entry expires (FACTS.md §3).",
+        Apply::Server(|c, v| c.response_cache_auto_expiration_s = v.int()),
+    ),
+    relaxed(
+        "eureka.server.use-read-only-response-cache",
+        Kind::Bool,
+        "true",
+        "Serve registry fetches from the read-only response cache (FACTS.md §3).",
+        Apply::Server(|c, v| c.use_read_only_response_cache = v.flag()),
+    ),
+    relaxed(
+        "eureka.server.sync-when-timestamp-differs",
+        Kind::Bool,
+        "true",
+        "Answer a renew whose dirty timestamp is newer than the server's with 404, so the client \
+         registers again (FACTS.md §5.3).",
+        Apply::Server(|c, v| c.sync_when_timestamp_differs = v.flag()),
+    ),
+    KeyDef {
+        aliases: &["eureka.instance.registry.expected-number-of-renews-per-min"],
+        ..relaxed(
+            "eureka.instance.registry.expected-number-of-clients-sending-renews",
+            Kind::count(0, 1_000_000),
+            "1",
+            "Expected-client count Spring Cloud's InstanceRegistry starts with (FACTS.md §2.5); \
+             Dalston-Finchley name: eureka.instance.registry.expected-number-of-renews-per-min.",
+            Apply::Server(|c, v| c.expected_number_of_clients_sending_renews = v.count()),
+        )
+    },
+    relaxed(
+        "eureka.instance.registry.default-open-for-traffic-count",
+        Kind::count(0, 1_000_000),
+        "1",
+        "Count Spring Cloud passes to openForTraffic when the start-up sync found no instances \
+         (FACTS.md §2.5).",
+        Apply::Server(|c, v| c.default_open_for_traffic_count = v.count()),
+    ),
+    relaxed(
+        "timer-lateness-ms",
+        Kind::millis(0, 10_000),
+        "0",
+        "Model: each run of a server java.util.Timer wakes up uniformly [0, x] ms late, and \
+         fixed-delay timers carry the lateness forward (FACTS.md §0.3).",
+        Apply::Server(|c, v| c.timer_lateness_ms = v.int()),
+    ),
+    // [clients], also accepted in [server], [[app]] and [[caller]]
+    relaxed(
+        "eureka.instance.lease-renewal-interval-in-seconds",
+        SECONDS,
+        "30",
+        "Heartbeat period (FACTS.md §5.3).",
+        Apply::Client(|c, v| c.lease_renewal_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.instance.lease-expiration-duration-in-seconds",
+        SECONDS,
+        "90",
+        "Time without a heartbeat after which the server may evict the instance (FACTS.md §1).",
+        Apply::Client(|c, v| c.lease_expiration_duration_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.registry-fetch-interval-seconds",
+        SECONDS,
+        "30",
+        "Period of the client's registry fetch (FACTS.md §5.5).",
+        Apply::Client(|c, v| c.registry_fetch_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.register-with-eureka",
+        Kind::Bool,
+        "true (false in [server])",
+        "Register this process with the server.",
+        Apply::Client(|c, v| c.register_with_eureka = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.fetch-registry",
+        Kind::Bool,
+        "true (false in [server])",
+        "Fetch the registry; a caller that does not can never discover instances.",
+        Apply::Client(|c, v| c.fetch_registry = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.instance-info-replication-interval-seconds",
+        SECONDS,
+        "30",
+        "Period of the InstanceInfoReplicator, which re-registers a changed instance (FACTS.md \
+         §5.1).",
+        Apply::Client(|c, v| c.instance_info_replication_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.initial-instance-info-replication-interval-seconds",
+        SECONDS,
+        "40",
+        "Delay of the InstanceInfoReplicator's first run (FACTS.md §5.1).",
+        Apply::Client(|c, v| c.initial_instance_info_replication_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.on-demand-update-status-change",
+        Kind::Bool,
+        "true",
+        "Push a status change to the server at once, rate-limited (FACTS.md §5.4).",
+        Apply::Client(|c, v| c.on_demand_update_status_change = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.filter-only-up-instances",
+        Kind::Bool,
+        "true",
+        "Keep only UP instances in the lists callers read (FACTS.md §5.5).",
+        Apply::Client(|c, v| c.filter_only_up_instances = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.should-unregister-on-shutdown",
+        Kind::Bool,
+        "true",
+        "Send the cancel (DELETE) on shutdown; Eureka >= 1.8.2, always sent before (FACTS.md \
+         §5.6).",
+        Apply::Client(|c, v| c.should_unregister_on_shutdown = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.should-enforce-registration-at-init",
+        Kind::Bool,
+        "false",
+        "Register synchronously in the client's constructor; Eureka >= 1.8.4 (FACTS.md §5.1).",
+        Apply::Client(|c, v| c.should_enforce_registration_at_init = v.flag()),
+    ),
+    ribbon(
+        "ribbon.ServerListRefreshInterval",
+        MILLIS,
+        "30000",
+        "Period of Ribbon's server-list refresh from the Eureka client's cache (FACTS.md §8).",
+        |c, v| c.server_list_refresh_interval_ms = v.int(),
+    ),
+    ribbon(
+        "ribbon.MaxAutoRetries",
+        RETRIES,
+        "0",
+        "Retries on the same server (FACTS.md §8).",
+        |c, v| c.max_auto_retries = v.count(),
+    ),
+    ribbon(
+        "ribbon.MaxAutoRetriesNextServer",
+        RETRIES,
+        "1",
+        "Retries on the next server (FACTS.md §8).",
+        |c, v| c.max_auto_retries_next_server = v.count(),
+    ),
+    ribbon(
+        "ribbon.OkToRetryOnAllOperations",
+        Kind::Bool,
+        "false",
+        "Retry every method, not only GET (FACTS.md §8).",
+        |c, v| c.ok_to_retry_on_all_operations = v.flag(),
+    ),
+    relaxed(
+        "ribbon.eager-load.enabled",
+        Kind::Bool,
+        "false",
+        "Create the load balancers at start-up instead of at the first request (FACTS.md §8).",
+        Apply::Ribbon(|c, v| c.eager_load = v.flag()),
+    ),
+    // [[app]]
+    required(
+        "name",
+        Kind::Name,
+        "The app's name; its instances are <name>-0 .. <name>-(instances-1).",
+        Apply::App(|c, v| c.name = v.text()),
+    ),
+    relaxed(
+        "instances",
+        Kind::count(1, 10_000),
+        "1",
+        "Number of identical instances.",
+        Apply::App(|c, v| c.instances = v.count()),
+    ),
+    // [[caller]]
+    required(
+        "name",
+        Kind::Name,
+        "The caller's name (a gateway or any process that routes to apps through Ribbon).",
+        Apply::Caller(|c, v| c.name = v.text()),
+    ),
+    required(
+        "calls",
+        Kind::Apps,
+        "The [[app]] name, or array of names, it sends requests to.",
+        Apply::Caller(|c, v| c.calls = v.list()),
+    ),
+    relaxed(
+        "rate-per-s",
+        Kind::Float {
+            min: 0.0,
+            above_min: false,
+            max: 100_000.0,
+        },
+        "20",
+        "Poisson rate of requests to each called app, per second.",
+        Apply::Caller(|c, v| c.rate_per_s = v.float()),
+    ),
+    relaxed(
+        "method",
+        Kind::Method,
+        "GET",
+        "HTTP method of the requests; only GET is retried unless OkToRetryOnAllOperations.",
+        Apply::Caller(|c, v| {
+            if let Val::Method(m) = v {
+                c.method = *m;
+            }
+        }),
+    ),
+    // [[shutdown]]
+    required(
+        "instance",
+        Kind::Instance,
+        "The instance that departs, as <app name>-<index> (svc-0).",
+        Apply::Shutdown(|c, v| c.instance = v.text()),
+    ),
+    required(
+        "at-s",
+        Kind::seconds(0, MAX_DURATION_S),
+        "When the shutdown starts, in seconds from the start of the trial.",
+        Apply::Shutdown(|c, v| c.at_ms = v.secs_as_ms()),
+    ),
+    required(
+        "strategy",
+        Kind::Strategy,
+        "How the instance departs (FACTS.md §7).",
+        Apply::Shutdown(|c, v| {
+            if let Val::Strategy(s) = v {
+                c.strategy = *s;
+            }
+        }),
+    ),
+    relaxed(
+        "wait-s",
+        Kind::seconds(0, 86_400),
+        "0",
+        "For pause and service-registry: how long the instance keeps serving before it stops.",
+        Apply::Shutdown(|c, v| c.wait_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "then",
+        Kind::FinalStop,
+        "kill-15",
+        "For pause and service-registry: how the process finally stops.",
+        Apply::Shutdown(|c, v| {
+            if let Val::Stop(s) = v {
+                c.then = *s;
+            }
+        }),
+    ),
+];
+
+/// One accepted key, for the README table and the `keys` subcommand.
+///
+/// The `clients` keys are also accepted in `[server]` (the server's embedded client), in
+/// `[[app]]` and in `[[caller]]`, where they override `[clients]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyDoc {
+    /// `simulation`, `network`, `server`, `clients`, `app`, `caller` or `shutdown`.
+    pub table: &'static str,
+    /// The spelling shown to users.
+    pub key: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+    /// What the key accepts: "an integer in 1..=86400 (seconds)", "true or false", a list.
+    pub allowed: String,
+}
+
+/// Every accepted key of every table, in file order.
+pub fn key_catalogue() -> Vec<KeyDoc> {
+    let mut docs: Vec<KeyDoc> = DEFS
+        .iter()
+        .map(|def| KeyDoc {
+            table: def.section().name(),
+            key: def.key,
+            default: def.default,
+            meaning: def.meaning,
+            allowed: def.kind.allowed(),
+        })
+        .collect();
+    // After the last [clients] key, the per-app forms of the Ribbon keys.
+    let at = docs
+        .iter()
+        .rposition(|d| d.table == Section::Clients.name())
+        .map_or(docs.len(), |i| i + 1);
+    let per_app = DEFS.iter().filter_map(|def| {
+        let leaf = def.ribbon_leaf()?;
+        let key: &'static str = PER_APP_KEYS
+            .iter()
+            .find(|k| k.strip_prefix("<app>.ribbon.") == Some(leaf))?;
+        Some(KeyDoc {
+            table: Section::Clients.name(),
+            key,
+            default: "the ribbon.* value",
+            meaning: "The Ribbon key for calls to one [[app]] only (in [clients] or [[caller]]).",
+            allowed: def.kind.allowed(),
+        })
+    });
+    let per_app: Vec<KeyDoc> = per_app.collect();
+    docs.splice(at..at, per_app);
+    docs
+}
+
+/// The documented spellings of `<app>.ribbon.<Key>` (the catalogue needs `'static` strings).
+static PER_APP_KEYS: &[&str] = &[
+    "<app>.ribbon.ServerListRefreshInterval",
+    "<app>.ribbon.MaxAutoRetries",
+    "<app>.ribbon.MaxAutoRetriesNextServer",
+    "<app>.ribbon.OkToRetryOnAllOperations",
+];
+
+/// One segment in relaxed form: lower case, without `-` and `_` (Spring Boot's relaxed binding
+/// compares property names this way: `responseCacheUpdateIntervalMs`,
+/// `response_cache_update_interval_ms` and `response-cache-update-interval-ms` are one key).
+pub(super) fn canonical_segment(segment: &str) -> String {
+    segment
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// A dotted key in relaxed form, segment by segment.
+pub(super) fn canonical(key: &str) -> String {
+    key.split('.')
+        .map(canonical_segment)
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The candidate closest to `word` (compared case-insensitively), if any is reasonably close.
+pub(super) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let word = word.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| {
+            let score = strsim::normalized_damerau_levenshtein(&word, &c.to_ascii_lowercase());
+            (score, c)
+        })
+        .filter(|(score, _)| *score >= 0.5)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relaxed_forms_agree() {
+        let kebab = canonical("eureka.server.response-cache-update-interval-ms");
+        assert_eq!(
+            canonical("eureka.server.responseCacheUpdateIntervalMs"),
+            kebab
+        );
+        assert_eq!(
+            canonical("eureka.server.response_cache_update_interval_ms"),
+            kebab
+        );
+        assert_eq!(canonical("durationS"), canonical("duration-s"));
+    }
+
+    #[test]
+    fn keys_are_unique_within_each_table() {
+        for section in Section::ALL {
+            let mut seen = Vec::new();
+            for def in DEFS.iter().filter(|d| section.accepts(d.section())) {
+                for key in std::iter::once(def.key).chain(def.aliases.iter().copied()) {
+                    let c = canonical(key);
+                    assert!(!seen.contains(&c), "{key} twice in {}", section.name());
+                    seen.push(c);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn catalogue_lists_every_table_and_the_per_app_ribbon_keys() {
+        let docs = key_catalogue();
+        for section in Section::ALL {
+            assert!(docs.iter().any(|d| d.table == section.name()));
+        }
+        let per_app = DEFS.iter().filter(|d| d.ribbon_leaf().is_some()).count();
+        assert_eq!(
+            per_app,
+            PER_APP_KEYS.len(),
+            "one <app>.ribbon.<Key> per Ribbon key"
+        );
+        assert_eq!(docs.len(), DEFS.len() + per_app);
+        let i = docs
+            .iter()
+            .position(|d| d.key == "<app>.ribbon.MaxAutoRetries");
+        let j = docs.iter().position(|d| d.key == "name");
+        assert!(i < j, "per-app Ribbon keys follow the [clients] keys");
+        let retries = docs.iter().find(|d| d.key == "ribbon.MaxAutoRetries");
+        assert_eq!(
+            retries.map(|d| d.allowed.as_str()),
+            Some("an integer in 0..=100")
+        );
+    }
+
+    /// A value of `kind` different from every default, so applying it must change something.
+    fn sample(kind: Kind) -> Raw {
+        match kind {
+            Kind::Int { max, .. } => Raw::Int(i64::try_from(max.min(7)).unwrap_or(7)),
+            Kind::Float { max, .. } => Raw::Float(max.min(0.5)),
+            Kind::Bool => Raw::Bool(true),
+            Kind::Name => Raw::Str("x".into()),
+            Kind::Train => Raw::Str("Dalston".into()),
+            Kind::Version => Raw::Str("1.2.3".into()),
+            Kind::Strategy => Raw::Str("pause".into()),
+            Kind::FinalStop => Raw::Str("kill-9".into()),
+            Kind::Method => Raw::Str("POST".into()),
+            Kind::Apps => Raw::Str("svc".into()),
+            Kind::Instance => Raw::Str("svc-0".into()),
+        }
+    }
+
+    /// Every definition's setter must write the value its kind produces: set each key to a
+    /// sample value (or its opposite for booleans) and check the typed config changed.
+    #[test]
+    fn every_key_changes_the_typed_scenario() {
+        for def in DEFS {
+            let val = def.kind.convert(&sample(def.kind), None).unwrap();
+            let flipped = def
+                .kind
+                .convert(&Raw::Bool(false), None)
+                .unwrap_or(val.clone());
+            let changed = |v: &Val| match def.apply {
+                Apply::Simulation(f) => {
+                    let mut c = SimulationConfig::default();
+                    f(&mut c, v);
+                    c != SimulationConfig::default()
+                }
+                Apply::Network(f) => {
+                    let mut c = NetworkConfig::default();
+                    f(&mut c, v);
+                    c != NetworkConfig::default()
+                }
+                Apply::Server(f) => {
+                    let mut c = ServerConfig::default();
+                    f(&mut c, v);
+                    c != ServerConfig::default()
+                }
+                Apply::Client(f) => {
+                    let mut c = ClientConfig::default();
+                    f(&mut c, v);
+                    c != ClientConfig::default()
+                }
+                Apply::Ribbon(f) => {
+                    let mut c = RibbonConfig::default();
+                    f(&mut c, v);
+                    c != RibbonConfig::default()
+                }
+                Apply::App(f) => {
+                    let mut c = AppDraft::default();
+                    f(&mut c, v);
+                    c != AppDraft::default()
+                }
+                Apply::Caller(f) => {
+                    let mut c = CallerDraft::default();
+                    f(&mut c, v);
+                    c != CallerDraft::default()
+                }
+                Apply::Shutdown(f) => {
+                    let mut c = ShutdownDraft::default();
+                    f(&mut c, v);
+                    c != ShutdownDraft::default()
+                }
+            };
+            assert!(
+                changed(&val) || changed(&flipped),
+                "{} changes nothing",
+                def.key
+            );
+        }
+    }
+
+    #[test]
+    fn closest_needs_some_resemblance() {
+        let keys = ["trials", "seed", "release"];
+        assert_eq!(closest("trails", keys), Some("trials"));
+        assert_eq!(closest("zzzzzzzzzz", keys), None);
+    }
+}

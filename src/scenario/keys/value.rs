@@ -1,0 +1,521 @@
+//! Value kinds: what a key accepts, and the checked conversion from a value as written ([`Raw`])
+//! to a value the typed scenario can take ([`Val`]).
+//!
+//! People paste from `application.properties`, so integers, numbers and booleans are also accepted
+//! as strings (`"30000"`, `"true"`). Every integer kind has a maximum so that an absurd value is an
+//! error here rather than a simulation that never ends.
+
+use crate::scenario::model::{FinalStop, HttpMethod, Strategy};
+use crate::scenario::release::{EurekaVersion, Train};
+
+use super::closest;
+
+/// A value as the TOML file (or a `--set` argument) wrote it, before any key is known.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::scenario) enum Raw {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    Array(Vec<Raw>),
+    /// Anything a key can never take (a date-time, an array of tables), described for messages.
+    Other(&'static str),
+}
+
+impl Raw {
+    /// "an integer (5)", "a string ("x")": the `found` part of a wrong-type message.
+    pub(in crate::scenario) fn describe(&self) -> String {
+        match self {
+            Raw::Int(i) => format!("an integer ({i})"),
+            Raw::Float(f) => format!("a number ({f})"),
+            Raw::Bool(b) => format!("a boolean ({b})"),
+            Raw::Str(s) => format!("a string ({s:?})"),
+            Raw::Array(_) => "an array".to_string(),
+            Raw::Other(what) => (*what).to_string(),
+        }
+    }
+}
+
+/// A checked value, of the kind its key's definition declares.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::scenario) enum Val {
+    Int(u64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+    List(Vec<String>),
+    Train(Train),
+    Version(EurekaVersion),
+    Strategy(Strategy),
+    Stop(FinalStop),
+    Method(HttpMethod),
+}
+
+// Accessors for the setters in `DEFS`. A key's `Kind` decides which `Val` it produces, so a
+// mismatch is a bug in the definition table, not in user input; it yields a zero value instead of
+// a panic, and `keys::tests::every_key_changes_the_typed_scenario` catches it.
+impl Val {
+    pub(in crate::scenario) fn int(&self) -> u64 {
+        match self {
+            Val::Int(n) => *n,
+            _ => 0,
+        }
+    }
+
+    /// An integer key in seconds, as milliseconds.
+    pub(in crate::scenario) fn secs_as_ms(&self) -> u64 {
+        self.int().saturating_mul(1000)
+    }
+
+    pub(in crate::scenario) fn count(&self) -> u32 {
+        u32::try_from(self.int()).unwrap_or(u32::MAX)
+    }
+
+    pub(in crate::scenario) fn float(&self) -> f64 {
+        match self {
+            Val::Float(f) => *f,
+            _ => 0.0,
+        }
+    }
+
+    pub(in crate::scenario) fn flag(&self) -> bool {
+        matches!(self, Val::Bool(true))
+    }
+
+    pub(in crate::scenario) fn text(&self) -> String {
+        match self {
+            Val::Text(s) => s.clone(),
+            _ => String::new(),
+        }
+    }
+
+    pub(in crate::scenario) fn list(&self) -> Vec<String> {
+        match self {
+            Val::List(l) => l.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// What is wrong with a value; the caller adds the place, the key and [`Kind::allowed`].
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::scenario) enum Problem {
+    WrongType { expected: String, found: String },
+    Invalid(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::scenario) enum Unit {
+    Seconds,
+    Millis,
+    Count,
+}
+
+/// The kind of value a key accepts, with its allowed range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(in crate::scenario) enum Kind {
+    /// A whole number in `min..=max`.
+    Int {
+        min: u64,
+        max: u64,
+        unit: Unit,
+    },
+    /// A finite number in `min..=max`, or `(min, max]` when `above_min`.
+    Float {
+        min: f64,
+        above_min: bool,
+        max: f64,
+    },
+    Bool,
+    /// An application name: `[A-Za-z0-9_.-]+`.
+    Name,
+    Train,
+    Version,
+    Strategy,
+    FinalStop,
+    Method,
+    /// One `[[app]]` name or an array of them.
+    Apps,
+    /// An instance id `<app>-<index>`, checked against the apps once they are known.
+    Instance,
+}
+
+/// Longest accepted name; ids are shown in tables and file names.
+const MAX_NAME_LEN: usize = 64;
+
+impl Kind {
+    /// An interval or duration: at least 1, at most a day.
+    pub(in crate::scenario) const fn seconds(min: u64, max: u64) -> Kind {
+        Kind::Int {
+            min,
+            max,
+            unit: Unit::Seconds,
+        }
+    }
+
+    pub(in crate::scenario) const fn millis(min: u64, max: u64) -> Kind {
+        Kind::Int {
+            min,
+            max,
+            unit: Unit::Millis,
+        }
+    }
+
+    pub(in crate::scenario) const fn count(min: u64, max: u64) -> Kind {
+        Kind::Int {
+            min,
+            max,
+            unit: Unit::Count,
+        }
+    }
+
+    /// The type noun of a wrong-type message: "expected an integer".
+    pub(in crate::scenario) fn expected(&self) -> &'static str {
+        match self {
+            Kind::Int { .. } => "an integer",
+            Kind::Float { .. } => "a number",
+            Kind::Bool => "a boolean",
+            Kind::Apps => "a string or an array of strings",
+            Kind::Name
+            | Kind::Train
+            | Kind::Version
+            | Kind::Strategy
+            | Kind::FinalStop
+            | Kind::Method
+            | Kind::Instance => "a string",
+        }
+    }
+
+    /// What the key accepts, for messages and the key catalogue.
+    pub(in crate::scenario) fn allowed(&self) -> String {
+        match *self {
+            Kind::Int { min, max, unit } => {
+                let unit = match unit {
+                    Unit::Seconds => " (seconds)",
+                    Unit::Millis => " (milliseconds)",
+                    Unit::Count => "",
+                };
+                format!("an integer in {min}..={max}{unit}")
+            }
+            Kind::Float {
+                min,
+                above_min: true,
+                max,
+            } => format!("a number greater than {min} and at most {max}"),
+            Kind::Float { min, max, .. } => format!("a number in {min}..={max}"),
+            Kind::Bool => "true or false".to_string(),
+            Kind::Name => "a name of letters, digits, `_`, `.` and `-`".to_string(),
+            Kind::Train => format!(
+                "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, latest)",
+                Train::ALL.map(Train::name).join(", ")
+            ),
+            Kind::Version => "a Eureka version such as 1.9.16".to_string(),
+            Kind::Strategy => Strategy::ALL.map(Strategy::name).join(", "),
+            Kind::FinalStop => "kill-15, kill-9".to_string(),
+            Kind::Method => "GET, POST".to_string(),
+            Kind::Apps => "an [[app]] name or an array of [[app]] names".to_string(),
+            Kind::Instance => "an instance id `<app name>-<index>` such as `svc-0`".to_string(),
+        }
+    }
+
+    /// Checks `raw` against this kind. `literal` is the text of a `--set` value, which stands in
+    /// for a string when the text happened to parse as another TOML type (`release=2020.0`).
+    pub(in crate::scenario) fn convert(
+        &self,
+        raw: &Raw,
+        literal: Option<&str>,
+    ) -> Result<Val, Problem> {
+        match *self {
+            Kind::Int { min, max, .. } => int(raw, min, max, self),
+            Kind::Float {
+                min,
+                above_min,
+                max,
+            } => float(raw, min, above_min, max, self),
+            Kind::Bool => match raw {
+                Raw::Bool(b) => Ok(Val::Bool(*b)),
+                Raw::Str(s) if s.trim().eq_ignore_ascii_case("true") => Ok(Val::Bool(true)),
+                Raw::Str(s) if s.trim().eq_ignore_ascii_case("false") => Ok(Val::Bool(false)),
+                _ => Err(self.wrong_type(raw)),
+            },
+            Kind::Name => name(self.text(raw, literal)?).map(Val::Text),
+            Kind::Instance => {
+                let text = self.text(raw, literal)?;
+                if text.trim().is_empty() {
+                    return Err(Problem::Invalid("the instance id is empty".to_string()));
+                }
+                Ok(Val::Text(text))
+            }
+            Kind::Train => {
+                let text = self.text(raw, literal)?;
+                Train::parse(&text).map(Val::Train).ok_or_else(|| {
+                    let names = Train::ALL.map(Train::name);
+                    let hint = closest(&text, names).map(|n| format!("; did you mean `{n}`?"));
+                    Problem::Invalid(format!(
+                        "unknown release train `{text}`{}",
+                        hint.unwrap_or_default()
+                    ))
+                })
+            }
+            Kind::Version => {
+                let text = self.text(raw, literal)?;
+                EurekaVersion::parse(&text)
+                    .map(Val::Version)
+                    .ok_or_else(|| Problem::Invalid(format!("`{text}` is not a version")))
+            }
+            Kind::Strategy => {
+                let text = self.text(raw, literal)?;
+                let lower = text.trim().to_ascii_lowercase();
+                Strategy::parse(&lower)
+                    .map(Val::Strategy)
+                    .ok_or_else(|| Problem::Invalid(format!("unknown strategy `{text}`")))
+            }
+            Kind::FinalStop => {
+                let text = self.text(raw, literal)?;
+                match text.trim().to_ascii_lowercase().as_str() {
+                    "kill-15" => Ok(Val::Stop(FinalStop::Kill15)),
+                    "kill-9" => Ok(Val::Stop(FinalStop::Kill9)),
+                    _ => Err(Problem::Invalid(format!("unknown final stop `{text}`"))),
+                }
+            }
+            Kind::Method => {
+                let text = self.text(raw, literal)?;
+                match text.trim().to_ascii_uppercase().as_str() {
+                    "GET" => Ok(Val::Method(HttpMethod::Get)),
+                    "POST" => Ok(Val::Method(HttpMethod::Post)),
+                    _ => Err(Problem::Invalid(format!("unknown method `{text}`"))),
+                }
+            }
+            Kind::Apps => apps(raw, self),
+        }
+    }
+
+    fn wrong_type(&self, raw: &Raw) -> Problem {
+        Problem::WrongType {
+            expected: self.expected().to_string(),
+            found: raw.describe(),
+        }
+    }
+
+    /// The text of a string kind: a TOML string, or the literal text of a `--set` value.
+    fn text(&self, raw: &Raw, literal: Option<&str>) -> Result<String, Problem> {
+        match (raw, literal) {
+            (Raw::Str(s), _) => Ok(s.clone()),
+            (_, Some(text)) => Ok(text.to_string()),
+            _ => Err(self.wrong_type(raw)),
+        }
+    }
+}
+
+fn int(raw: &Raw, min: u64, max: u64, kind: &Kind) -> Result<Val, Problem> {
+    // i128 holds every i64 and every u64, so negative and huge values get a range message.
+    let n: i128 = match raw {
+        Raw::Int(i) => i128::from(*i),
+        Raw::Str(s) => s.trim().parse().map_err(|_| kind.wrong_type(raw))?,
+        _ => return Err(kind.wrong_type(raw)),
+    };
+    if n < i128::from(min) {
+        return Err(Problem::Invalid(format!("must be at least {min}, got {n}")));
+    }
+    if n > i128::from(max) {
+        return Err(Problem::Invalid(format!("must be at most {max}, got {n}")));
+    }
+    u64::try_from(n)
+        .map(Val::Int)
+        .map_err(|_| Problem::Invalid(format!("must be at most {max}, got {n}")))
+}
+
+fn float(raw: &Raw, min: f64, above_min: bool, max: f64, kind: &Kind) -> Result<Val, Problem> {
+    let f = match raw {
+        Raw::Float(f) => *f,
+        // Exact for every integer a float key could sensibly take.
+        Raw::Int(i) => *i as f64,
+        Raw::Str(s) => s.trim().parse().map_err(|_| kind.wrong_type(raw))?,
+        _ => return Err(kind.wrong_type(raw)),
+    };
+    if !f.is_finite() {
+        return Err(Problem::Invalid(format!(
+            "must be a finite number, got {f}"
+        )));
+    }
+    if above_min && f <= min {
+        return Err(Problem::Invalid(format!(
+            "must be greater than {min}, got {f}"
+        )));
+    }
+    if !above_min && f < min {
+        return Err(Problem::Invalid(format!("must be at least {min}, got {f}")));
+    }
+    if f > max {
+        return Err(Problem::Invalid(format!("must be at most {max}, got {f}")));
+    }
+    Ok(Val::Float(f))
+}
+
+fn name(text: String) -> Result<String, Problem> {
+    let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    if text.is_empty() {
+        Err(Problem::Invalid("the name is empty".to_string()))
+    } else if text.len() > MAX_NAME_LEN {
+        Err(Problem::Invalid(format!(
+            "the name is longer than {MAX_NAME_LEN} characters"
+        )))
+    } else if let Some(bad) = text.chars().find(|&c| !valid(c)) {
+        Err(Problem::Invalid(format!(
+            "`{text}` is not a valid name: {bad:?} is not allowed"
+        )))
+    } else {
+        Ok(text)
+    }
+}
+
+fn apps(raw: &Raw, kind: &Kind) -> Result<Val, Problem> {
+    let names = match raw {
+        Raw::Str(s) => vec![s.clone()],
+        Raw::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Raw::Str(s) => Ok(s.clone()),
+                other => Err(Problem::WrongType {
+                    expected: "an array of strings".to_string(),
+                    found: format!("an array holding {}", other.describe()),
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(kind.wrong_type(raw)),
+    };
+    if names.is_empty() {
+        return Err(Problem::Invalid("must name at least one app".to_string()));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for n in &names {
+        if seen.contains(&n.as_str()) {
+            return Err(Problem::Invalid(format!("names `{n}` twice")));
+        }
+        seen.push(n);
+    }
+    names
+        .into_iter()
+        .map(name)
+        .collect::<Result<_, _>>()
+        .map(Val::List)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECONDS: Kind = Kind::seconds(1, 86_400);
+
+    #[test]
+    fn integers_also_come_as_strings() {
+        assert_eq!(SECONDS.convert(&Raw::Int(30), None), Ok(Val::Int(30)));
+        assert_eq!(
+            SECONDS.convert(&Raw::Str(" 30 ".into()), None),
+            Ok(Val::Int(30))
+        );
+    }
+
+    #[test]
+    fn zero_and_negative_intervals_are_below_the_range() {
+        let zero = SECONDS.convert(&Raw::Int(0), None);
+        assert_eq!(
+            zero,
+            Err(Problem::Invalid("must be at least 1, got 0".into()))
+        );
+        let negative = SECONDS.convert(&Raw::Str("-5".into()), None);
+        assert_eq!(
+            negative,
+            Err(Problem::Invalid("must be at least 1, got -5".into()))
+        );
+        assert_eq!(SECONDS.allowed(), "an integer in 1..=86400 (seconds)");
+    }
+
+    #[test]
+    fn full_u64_seeds_come_as_strings() {
+        let seed = Kind::count(0, u64::MAX);
+        let max = seed.convert(&Raw::Str(u64::MAX.to_string()), None);
+        assert_eq!(max, Ok(Val::Int(u64::MAX)));
+    }
+
+    #[test]
+    fn wrong_types_name_both_types() {
+        let e = SECONDS.convert(&Raw::Float(1.5), None);
+        assert_eq!(
+            e,
+            Err(Problem::WrongType {
+                expected: "an integer".into(),
+                found: "a number (1.5)".into()
+            })
+        );
+        assert!(Kind::Bool.convert(&Raw::Str("yes".into()), None).is_err());
+        assert_eq!(
+            Kind::Bool.convert(&Raw::Str("TRUE".into()), None),
+            Ok(Val::Bool(true))
+        );
+    }
+
+    #[test]
+    fn floats_accept_integers_and_respect_open_bounds() {
+        let pct = Kind::Float {
+            min: 0.0,
+            above_min: true,
+            max: 1.0,
+        };
+        assert_eq!(pct.convert(&Raw::Int(1), None), Ok(Val::Float(1.0)));
+        assert!(pct.convert(&Raw::Float(0.0), None).is_err());
+        assert!(pct.convert(&Raw::Str("nan".into()), None).is_err());
+    }
+
+    #[test]
+    fn set_literals_stand_in_for_strings() {
+        let train = Kind::Train.convert(&Raw::Float(2020.0), Some("2020.0"));
+        assert_eq!(train, Ok(Val::Train(Train::Y2020)));
+        assert!(Kind::Train.convert(&Raw::Float(2020.0), None).is_err());
+    }
+
+    #[test]
+    fn unknown_trains_suggest_the_closest() {
+        let e = Kind::Train.convert(&Raw::Str("Hoxtn".into()), None);
+        assert_eq!(
+            e,
+            Err(Problem::Invalid(
+                "unknown release train `Hoxtn`; did you mean `Hoxton`?".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn apps_are_one_name_or_a_list_of_distinct_names() {
+        let one = Kind::Apps.convert(&Raw::Str("svc".into()), None);
+        assert_eq!(one, Ok(Val::List(vec!["svc".into()])));
+        let two = Raw::Array(vec![Raw::Str("a".into()), Raw::Str("b".into())]);
+        assert_eq!(
+            Kind::Apps.convert(&two, None),
+            Ok(Val::List(vec!["a".into(), "b".into()]))
+        );
+        assert!(Kind::Apps.convert(&Raw::Array(vec![]), None).is_err());
+        let twice = Raw::Array(vec![Raw::Str("a".into()), Raw::Str("a".into())]);
+        assert!(Kind::Apps.convert(&twice, None).is_err());
+        assert!(
+            Kind::Apps
+                .convert(&Raw::Array(vec![Raw::Int(1)]), None)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn names_reject_spaces_and_empty() {
+        assert!(
+            Kind::Name
+                .convert(&Raw::Str("my svc".into()), None)
+                .is_err()
+        );
+        assert!(Kind::Name.convert(&Raw::Str(String::new()), None).is_err());
+        assert!(
+            Kind::Name
+                .convert(&Raw::Str("a.b_c-1".into()), None)
+                .is_ok()
+        );
+    }
+}

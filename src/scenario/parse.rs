@@ -1,0 +1,516 @@
+//! Scenario file -> validated [`Scenario`], in four steps:
+//!
+//! 1. `raw`: parse the TOML (keeping spans) and flatten every table into dotted keys with places;
+//!    append the `--set KEY=VALUE` overrides to their tables.
+//! 2. `resolve`: bind each key to its definition in [`crate::scenario::keys`] (relaxed binding,
+//!    Ribbon's exact spelling, `<app>.ribbon.<Key>`) and check its value. Problems of steps 1–2
+//!    are collected and reported together.
+//! 3. Build the typed configuration from defaults, applying the layers in order:
+//!    `[clients]` then `[[app]]`/`[[caller]]`; a caller's Ribbon client for app `a` is
+//!    defaults <- `[clients] ribbon.*` <- `[clients] a.ribbon.*` <- caller `ribbon.*` <-
+//!    caller `a.ribbon.*`.
+//! 4. Check the rules that span keys and tables (required keys, unique names, shutdown ids,
+//!    shutdowns within the run), stopping at the first problem, and collect warnings for things
+//!    that are allowed but probably not meant.
+
+mod raw;
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use super::error::{Location, Place, ScenarioError};
+use super::keys::{AppDraft, Apply, CallerDraft, DEFS, Section, ShutdownDraft, closest};
+use super::model::{
+    AppConfig, CallTarget, CallerConfig, ClientConfig, NetworkConfig, RibbonConfig, Scenario,
+    ServerConfig, ShutdownConfig, SimulationConfig, Strategy,
+};
+use resolve::{Resolved, Scope, Setting, resolve};
+
+/// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
+/// order). The scenario is named after the file stem.
+pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let name = path.file_stem().map_or_else(
+        || "scenario".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    parse_str(&text, &path.display().to_string(), &name, overrides)
+}
+
+/// Validates scenario `text`; `source` names the file in messages and `name` is the scenario's
+/// name. `overrides` are `--set KEY=VALUE` arguments, applied after the file, in order.
+pub fn parse_str(
+    text: &str,
+    source: &str,
+    name: &str,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    let (mut raw, mut errors) = raw::read(text, source)?;
+    for arg in overrides {
+        if let Err(e) = raw.apply_override(arg, source) {
+            errors.push(e);
+        }
+    }
+    let app_names: Vec<&str> = raw.apps.iter().filter_map(|t| t.ident()).collect();
+    let tables: Vec<Resolved> = raw
+        .tables()
+        .map(|t| resolve(t, &app_names, source, &mut errors))
+        .collect();
+    if let Some(e) = ScenarioError::from_list(errors) {
+        return Err(e);
+    }
+    Builder {
+        file: source,
+        warnings: Vec::new(),
+    }
+    .build(name, &tables)
+}
+
+struct Builder<'a> {
+    file: &'a str,
+    warnings: Vec<String>,
+}
+
+fn settings(table: Option<&Resolved>) -> &[Setting] {
+    table.map_or(&[], |t| t.settings.as_slice())
+}
+
+/// Applies the table-wide client keys of `settings` (not the `<app>.ribbon.*` ones).
+fn apply_client(client: &mut ClientConfig, settings: &[Setting]) {
+    for s in settings.iter().filter(|s| s.scope == Scope::Global) {
+        match s.def.apply {
+            Apply::Client(f) => f(client, &s.val),
+            Apply::Ribbon(f) => f(&mut client.ribbon, &s.val),
+            _ => {}
+        }
+    }
+}
+
+/// Applies the Ribbon keys of `settings` in `scope`.
+fn apply_ribbon(ribbon: &mut RibbonConfig, settings: &[Setting], scope: &Scope) {
+    for s in settings.iter().filter(|s| &s.scope == scope) {
+        if let Apply::Ribbon(f) = s.def.apply {
+            f(ribbon, &s.val);
+        }
+    }
+}
+
+impl Builder<'_> {
+    fn at(&self, place: &Place) -> Box<Location> {
+        Location::boxed(self.file, place.clone())
+    }
+
+    fn warn(&mut self, place: &Place, text: String) {
+        let at = self.at(place);
+        self.warnings.push(format!("{at}: {text}"));
+    }
+
+    fn invalid(
+        &self,
+        table: &Resolved,
+        key: &str,
+        problem: String,
+        allowed: String,
+    ) -> ScenarioError {
+        ScenarioError::InvalidValue {
+            at: self.at(&table.place_of(key)),
+            key: table.path_of(key),
+            problem,
+            allowed,
+        }
+    }
+
+    /// Every required key of `table` is present.
+    fn require(&self, table: &Resolved) -> Result<(), ScenarioError> {
+        let missing = DEFS
+            .iter()
+            .filter(|d| d.required && d.section() == table.section)
+            .find(|d| table.get(d.key).is_none());
+        match missing {
+            Some(def) => Err(ScenarioError::MissingKey {
+                at: self.at(&table.at),
+                key: format!("{}.{}", table.label, def.key),
+                allowed: def.kind.allowed(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// `<app>.ribbon.*` in a table whose process does not route requests.
+    fn warn_per_app_ribbon(&mut self, table: &Resolved, why: &str) {
+        for s in table.settings.iter().filter(|s| s.scope != Scope::Global) {
+            self.warn(&s.key_at, format!("`{}` has no effect: {why}", s.display));
+        }
+    }
+
+    fn build(mut self, name: &str, tables: &[Resolved]) -> Result<Scenario, ScenarioError> {
+        let single = |s: Section| tables.iter().find(|t| t.section == s);
+        let array = |s: Section| tables.iter().filter(move |t| t.section == s);
+
+        let mut simulation = SimulationConfig::default();
+        for s in settings(single(Section::Simulation)) {
+            if let Apply::Simulation(f) = s.def.apply {
+                f(&mut simulation, &s.val);
+            }
+        }
+        let mut network = NetworkConfig::default();
+        for s in settings(single(Section::Network)) {
+            if let Apply::Network(f) = s.def.apply {
+                f(&mut network, &s.val);
+            }
+        }
+        let server = self.server(single(Section::Server));
+        let clients = settings(single(Section::Clients));
+        let mut base = ClientConfig::default();
+        apply_client(&mut base, clients);
+
+        let mut apps = Vec::new();
+        for table in array(Section::App) {
+            apps.push(self.app(table, &base)?);
+        }
+        if apps.is_empty() {
+            return Err(ScenarioError::Invalid {
+                at: self.at(&Place::File),
+                problem: "no [[app]]: at least one is required, such as [[app]] with \
+                          name = \"svc\" and instances = 3"
+                    .to_string(),
+            });
+        }
+        let mut callers = Vec::new();
+        for table in array(Section::Caller) {
+            callers.push(self.caller(table, &base, clients, &apps)?);
+        }
+        self.check_names(tables, &server, &apps, &callers)?;
+        let mut shutdowns: Vec<ShutdownConfig> = Vec::new();
+        for table in array(Section::Shutdown) {
+            let shutdown = self.shutdown(table, &apps, &simulation)?;
+            if let Some(i) = shutdowns
+                .iter()
+                .position(|s| s.instance == shutdown.instance)
+            {
+                return Err(self.invalid(
+                    table,
+                    "instance",
+                    format!(
+                        "`{}` already shuts down in shutdown[{i}]",
+                        shutdown.instance
+                    ),
+                    "one [[shutdown]] per instance".to_string(),
+                ));
+            }
+            shutdowns.push(shutdown);
+        }
+
+        if callers.is_empty() {
+            self.warn(
+                &Place::File,
+                "no [[caller]]: nothing sends requests, so nothing will be measured".to_string(),
+            );
+        }
+        if shutdowns.is_empty() {
+            self.warn(
+                &Place::File,
+                "no [[shutdown]]: no instance departs, so nothing will be measured".to_string(),
+            );
+        }
+        self.warn_release(tables, &simulation);
+
+        Ok(Scenario {
+            name: name.to_string(),
+            simulation,
+            network,
+            server,
+            apps,
+            callers,
+            shutdowns,
+            warnings: self.warnings,
+        })
+    }
+
+    fn server(&mut self, table: Option<&Resolved>) -> ServerConfig {
+        let mut server = ServerConfig::default();
+        for s in settings(table) {
+            match (s.def.apply, &s.scope) {
+                (Apply::Server(f), _) => f(&mut server, &s.val),
+                (Apply::Client(f), Scope::Global) => f(&mut server.client, &s.val),
+                (Apply::Ribbon(f), Scope::Global) => f(&mut server.client.ribbon, &s.val),
+                _ => {}
+            }
+        }
+        if let Some(table) = table {
+            self.warn_per_app_ribbon(table, "the Eureka server sends no requests");
+        }
+        server
+    }
+
+    fn app(&mut self, table: &Resolved, base: &ClientConfig) -> Result<AppConfig, ScenarioError> {
+        self.require(table)?;
+        let mut draft = AppDraft::default();
+        let mut client = base.clone();
+        for s in &table.settings {
+            if let Apply::App(f) = s.def.apply {
+                f(&mut draft, &s.val);
+            }
+        }
+        apply_client(&mut client, &table.settings);
+        self.warn_per_app_ribbon(table, "only a [[caller]] sends requests through Ribbon");
+        Ok(AppConfig {
+            name: draft.name,
+            instances: draft.instances,
+            client,
+        })
+    }
+
+    fn caller(
+        &mut self,
+        table: &Resolved,
+        base: &ClientConfig,
+        clients: &[Setting],
+        apps: &[AppConfig],
+    ) -> Result<CallerConfig, ScenarioError> {
+        self.require(table)?;
+        let mut draft = CallerDraft::default();
+        let mut client = base.clone();
+        for s in &table.settings {
+            if let Apply::Caller(f) = s.def.apply {
+                f(&mut draft, &s.val);
+            }
+        }
+        apply_client(&mut client, &table.settings);
+
+        let declared: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
+        let mut calls = Vec::new();
+        for called in &draft.calls {
+            let Some(index) = declared.iter().position(|a| a == called) else {
+                let hint = closest(called, declared.iter().copied())
+                    .map(|a| format!("; did you mean `{a}`?"))
+                    .unwrap_or_default();
+                return Err(self.invalid(
+                    table,
+                    "calls",
+                    format!("`{called}` is not a declared [[app]]{hint}"),
+                    declared.join(", "),
+                ));
+            };
+            // defaults <- [clients] ribbon.* <- [clients] <app>.ribbon.* <- caller ribbon.*
+            // <- caller <app>.ribbon.*
+            let app = Scope::App(called.clone());
+            let mut ribbon = RibbonConfig::default();
+            apply_ribbon(&mut ribbon, clients, &Scope::Global);
+            apply_ribbon(&mut ribbon, clients, &app);
+            apply_ribbon(&mut ribbon, &table.settings, &Scope::Global);
+            apply_ribbon(&mut ribbon, &table.settings, &app);
+            calls.push(CallTarget { app: index, ribbon });
+        }
+        for s in &table.settings {
+            if let Scope::App(app) = &s.scope
+                && !draft.calls.contains(app)
+            {
+                let text = format!(
+                    "`{}` has no effect: `{}` does not call `{app}`",
+                    s.display, draft.name
+                );
+                self.warn(&s.key_at, text);
+            }
+        }
+        if !client.fetch_registry {
+            let text = format!(
+                "caller `{}` has eureka.client.fetch-registry = false: it can never discover \
+                 an instance",
+                draft.name
+            );
+            self.warn(&table.at, text);
+        }
+        Ok(CallerConfig {
+            name: draft.name,
+            calls,
+            rate_per_s: draft.rate_per_s,
+            method: draft.method,
+            client,
+        })
+    }
+
+    /// App and caller names are unique and differ from the server's application name.
+    fn check_names(
+        &self,
+        tables: &[Resolved],
+        server: &ServerConfig,
+        apps: &[AppConfig],
+        callers: &[CallerConfig],
+    ) -> Result<(), ScenarioError> {
+        let named = tables
+            .iter()
+            .filter(|t| matches!(t.section, Section::App | Section::Caller));
+        let names = apps
+            .iter()
+            .map(|a| &a.name)
+            .chain(callers.iter().map(|c| &c.name));
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for (table, name) in named.zip(names) {
+            if *name == server.application_name {
+                return Err(self.invalid(
+                    table,
+                    "name",
+                    format!("`{name}` is the Eureka server's spring.application.name"),
+                    "a name no other [[app]], [[caller]] or the server uses".to_string(),
+                ));
+            }
+            if let Some((_, other)) = seen.iter().find(|(n, _)| n == name) {
+                return Err(self.invalid(
+                    table,
+                    "name",
+                    format!("`{name}` is already the name of {other}"),
+                    "a name no other [[app]], [[caller]] or the server uses".to_string(),
+                ));
+            }
+            seen.push((name, &table.label));
+        }
+        Ok(())
+    }
+
+    fn shutdown(
+        &mut self,
+        table: &Resolved,
+        apps: &[AppConfig],
+        simulation: &SimulationConfig,
+    ) -> Result<ShutdownConfig, ScenarioError> {
+        self.require(table)?;
+        let mut draft = ShutdownDraft::default();
+        for s in &table.settings {
+            if let Apply::Shutdown(f) = s.def.apply {
+                f(&mut draft, &s.val);
+            }
+        }
+        let (app, index) = find_instance(&draft.instance, apps)
+            .map_err(|(problem, allowed)| self.invalid(table, "instance", problem, allowed))?;
+
+        let waits = matches!(draft.strategy, Strategy::Pause | Strategy::ServiceRegistry);
+        let end_ms = draft
+            .at_ms
+            .saturating_add(if waits { draft.wait_ms } else { 0 });
+        if end_ms >= simulation.duration_ms {
+            let duration_s = simulation.duration_ms / 1000;
+            let (problem, allowed) = if waits {
+                (
+                    format!(
+                        "the shutdown ends at {} s (at-s {} + wait-s {}), not before the end of \
+                         the trial (simulation.duration-s = {duration_s})",
+                        end_ms / 1000,
+                        draft.at_ms / 1000,
+                        draft.wait_ms / 1000
+                    ),
+                    format!("at-s + wait-s below {duration_s}"),
+                )
+            } else {
+                (
+                    format!(
+                        "at-s {} is not before the end of the trial (simulation.duration-s = \
+                         {duration_s})",
+                        draft.at_ms / 1000
+                    ),
+                    format!("0..{duration_s}"),
+                )
+            };
+            return Err(self.invalid(table, "at-s", problem, allowed));
+        }
+        if !waits {
+            for key in ["wait-s", "then"] {
+                if let Some(s) = table.get(key) {
+                    let text = format!(
+                        "`{}` has no effect with strategy {}: only pause and service-registry \
+                         wait and then stop",
+                        s.display,
+                        draft.strategy.name()
+                    );
+                    self.warn(&s.key_at, text);
+                }
+            }
+        }
+        Ok(ShutdownConfig {
+            instance: draft.instance,
+            app,
+            index,
+            at_ms: draft.at_ms,
+            strategy: draft.strategy,
+            wait_ms: draft.wait_ms,
+            then: draft.then,
+        })
+    }
+
+    /// Keys the scenario's Eureka version does not have (FACTS.md §0.2).
+    fn warn_release(&mut self, tables: &[Resolved], simulation: &SimulationConfig) {
+        let release = simulation.release;
+        if release.has_unregister_on_shutdown_flag() {
+            return;
+        }
+        for table in tables {
+            if let Some(s) = table.get("eureka.client.should-unregister-on-shutdown") {
+                let text = format!(
+                    "`{}` has no effect on Eureka {}: the flag exists from 1.8.2, and before it \
+                     the cancel is always sent",
+                    s.display, release.eureka
+                );
+                self.warn(&s.key_at, text);
+            }
+        }
+    }
+}
+
+/// The ids of an app's instances, for messages: `svc-0, svc-1` or `svc-0 .. svc-99`.
+fn instance_ids(app: &AppConfig) -> String {
+    let name = &app.name;
+    match app.instances {
+        0 => "none".to_string(),
+        n if n <= 6 => (0..n)
+            .map(|i| format!("{name}-{i}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        n => format!("{name}-0 .. {name}-{}", n - 1),
+    }
+}
+
+/// The app and index of instance id `id` (`<app name>-<index>`), or the problem and the allowed
+/// ids.
+fn find_instance(id: &str, apps: &[AppConfig]) -> Result<(usize, u32), (String, String)> {
+    if let Some((name, index)) = id.rsplit_once('-')
+        && let Some((a, app)) = apps.iter().enumerate().find(|(_, app)| app.name == name)
+    {
+        // Only the canonical spelling `svc-3` (not `svc-03` or `svc-+3`) is the id of instance 3.
+        let index = index.parse::<u32>().ok().filter(|i| i.to_string() == index);
+        return match index {
+            Some(i) if i < app.instances => Ok((a, i)),
+            _ => Err((
+                format!(
+                    "`{id}` is not an instance of app `{name}`, which has {} instance{}",
+                    app.instances,
+                    if app.instances == 1 { "" } else { "s" }
+                ),
+                instance_ids(app),
+            )),
+        };
+    }
+    let all = apps.iter().map(instance_ids).collect::<Vec<_>>().join(", ");
+    if let Some(app) = apps.iter().find(|a| a.name == id) {
+        return Err((
+            format!("`{id}` is an app; name one of its instances"),
+            instance_ids(app),
+        ));
+    }
+    // Suggest among the first few ids of each app; enough for a typo in the app name.
+    let candidates: Vec<String> = apps
+        .iter()
+        .flat_map(|a| (0..a.instances.min(10)).map(move |i| format!("{}-{i}", a.name)))
+        .collect();
+    let hint = closest(id, candidates.iter().map(String::as_str))
+        .map(|c| format!("; did you mean `{c}`?"))
+        .unwrap_or_default();
+    Err((
+        format!("`{id}` is not an instance of any [[app]] (ids are <app name>-<index>){hint}"),
+        all,
+    ))
+}

@@ -1,0 +1,394 @@
+//! Binding: each flattened entry of a table becomes a [`Setting`] of a known key with a checked
+//! value, or an error that says which key was meant.
+//!
+//! Matching follows [`crate::scenario::keys`]: relaxed for Spring and model keys, exact for Ribbon
+//! keys (with a did-you-mean on the wrong case), and `<app>.ribbon.<Key>` for the Ribbon keys of
+//! one called app. Two spellings of one key in one table are an error; a `--set` entry replaces
+//! the file's value instead.
+
+use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
+use crate::scenario::keys::{
+    Binding, DEFS, KeyDef, Problem, Section, Val, canonical, canonical_segment, closest,
+};
+
+use super::raw::{Entry, RawTable};
+
+/// Which configuration a setting belongs to: the table's own, or one called app's Ribbon client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::scenario) enum Scope {
+    Global,
+    /// `<app>.ribbon.<Key>`: the app's name.
+    App(String),
+}
+
+/// A key bound to its definition, with a checked value.
+#[derive(Debug, Clone)]
+pub(in crate::scenario) struct Setting {
+    /// Index into [`DEFS`]: settings are applied in this order.
+    pub index: usize,
+    pub def: &'static KeyDef,
+    pub scope: Scope,
+    pub val: Val,
+    /// The key as written, with its table (`server.eureka.server.x`).
+    pub display: String,
+    pub key_at: Place,
+    pub value_at: Place,
+}
+
+/// One table with its keys bound.
+#[derive(Debug)]
+pub(in crate::scenario) struct Resolved {
+    pub section: Section,
+    pub label: String,
+    pub at: Place,
+    /// In [`DEFS`] order, one per key and scope.
+    pub settings: Vec<Setting>,
+}
+
+impl Resolved {
+    /// The setting of `key` (a definition's spelling) in the table's own scope.
+    pub(in crate::scenario) fn get(&self, key: &str) -> Option<&Setting> {
+        self.settings
+            .iter()
+            .find(|s| s.def.key == key && s.scope == Scope::Global)
+    }
+
+    /// Where `key` was set, or the table itself when it was not.
+    pub(in crate::scenario) fn place_of(&self, key: &str) -> Place {
+        self.get(key)
+            .map_or(self.at.clone(), |s| s.value_at.clone())
+    }
+
+    /// The full dotted path of `key` in this table, as the user wrote it if they did.
+    pub(in crate::scenario) fn path_of(&self, key: &str) -> String {
+        self.get(key)
+            .map_or_else(|| format!("{}.{key}", self.label), |s| s.display.clone())
+    }
+}
+
+/// Binds every entry of `table`; `apps` are the declared app names (for `<app>.ribbon.<Key>`).
+/// Errors are appended to `errors` so that a file's problems are reported together.
+pub(in crate::scenario) fn resolve(
+    table: &RawTable,
+    apps: &[&str],
+    file: &str,
+    errors: &mut Vec<ScenarioError>,
+) -> Resolved {
+    let at = |place: &Place| Location::boxed(file, place.clone());
+    let mut settings: Vec<Setting> = Vec::new();
+    for entry in &table.entries {
+        let (index, scope) = match bind(table.section, entry, apps, file) {
+            Ok(bound) => bound,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let Some(def) = DEFS.get(index) else {
+            continue;
+        };
+        let val = match def.kind.convert(&entry.value, entry.literal.as_deref()) {
+            Ok(val) => val,
+            Err(Problem::WrongType { expected, found }) => {
+                errors.push(ScenarioError::WrongType {
+                    at: at(&entry.value_at),
+                    key: entry.display(),
+                    expected,
+                    found,
+                    allowed: def.kind.allowed(),
+                });
+                continue;
+            }
+            Err(Problem::Invalid(problem)) => {
+                errors.push(ScenarioError::InvalidValue {
+                    at: at(&entry.value_at),
+                    key: entry.display(),
+                    problem,
+                    allowed: def.kind.allowed(),
+                });
+                continue;
+            }
+        };
+        let setting = Setting {
+            index,
+            def,
+            scope,
+            val,
+            display: entry.display(),
+            key_at: entry.key_at.clone(),
+            value_at: entry.value_at.clone(),
+        };
+        let same = settings
+            .iter()
+            .position(|s| s.index == setting.index && s.scope == setting.scope);
+        match same {
+            None => settings.push(setting),
+            // `--set` entries come after the file's and replace them (and earlier `--set`s).
+            Some(i) if entry.is_override() => settings[i] = setting,
+            Some(i) => errors.push(ScenarioError::DuplicateKey {
+                at: at(&setting.key_at),
+                key: setting.display,
+                first_key: settings[i].display.clone(),
+                first_at: settings[i].key_at.clone(),
+            }),
+        }
+    }
+    settings.sort_by_key(|s| s.index);
+    Resolved {
+        section: table.section,
+        label: table.label.clone(),
+        at: table.at.clone(),
+        settings,
+    }
+}
+
+/// The definition (index into [`DEFS`]) and scope `entry` names in `section`.
+fn bind(
+    section: Section,
+    entry: &Entry,
+    apps: &[&str],
+    file: &str,
+) -> Result<(usize, Scope), ScenarioError> {
+    let at = Location::boxed(file, entry.key_at.clone());
+    let written = entry.path.join(".");
+    let wanted = canonical(&written);
+    let names = |def: &'static KeyDef| std::iter::once(def.key).chain(def.aliases.iter().copied());
+    let accepted = || {
+        DEFS.iter()
+            .enumerate()
+            .filter(move |(_, d)| section.accepts(d.section()))
+    };
+
+    if let Some((index, def)) = accepted().find(|(_, d)| names(d).any(|n| canonical(n) == wanted)) {
+        if def.binding == Binding::Ribbon && written != def.key {
+            return Err(ScenarioError::WrongCase {
+                at,
+                key: entry.display(),
+                expected: format!("{}{}", entry.prefix, def.key),
+            });
+        }
+        return Ok((index, Scope::Global));
+    }
+
+    if let Some(bound) = bind_per_app(section, entry, apps, &at) {
+        return bound;
+    }
+
+    let homes: Vec<String> = Section::ALL
+        .into_iter()
+        .filter(|s| {
+            DEFS.iter()
+                .any(|d| d.section() == *s && names(d).any(|n| canonical(n) == wanted))
+        })
+        .map(Section::header)
+        .collect();
+    if !homes.is_empty() {
+        return Err(ScenarioError::MisplacedKey {
+            at,
+            key: entry.display(),
+            table: section.header(),
+            belongs: homes.join(" or "),
+        });
+    }
+
+    let candidates: Vec<(String, &str)> = accepted()
+        .flat_map(|(_, d)| names(d).map(move |n| (canonical(n), d.key)))
+        .collect();
+    let best = closest(&wanted, candidates.iter().map(|(c, _)| c.as_str()));
+    let suggestion = best
+        .and_then(|b| candidates.iter().find(|(c, _)| c == b))
+        .map(|(_, key)| format!("{}{key}", entry.prefix));
+    Err(ScenarioError::UnknownKey {
+        at,
+        key: entry.display(),
+        suggestion: Suggestion(suggestion),
+    })
+}
+
+/// `<app>.ribbon.<Key>`, in the tables of processes with a Ribbon client; `None` when the entry
+/// does not have that shape.
+fn bind_per_app(
+    section: Section,
+    entry: &Entry,
+    apps: &[&str],
+    at: &Location,
+) -> Option<Result<(usize, Scope), ScenarioError>> {
+    if !section.accepts(Section::Clients) {
+        return None;
+    }
+    let [client @ .., ribbon, leaf] = entry.path.as_slice() else {
+        return None;
+    };
+    if client.is_empty() || canonical_segment(ribbon) != "ribbon" {
+        return None;
+    }
+    let client = client.join(".");
+    let leaves = || {
+        DEFS.iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.ribbon_leaf().map(|leaf| (i, leaf)))
+    };
+    let full = |leaf: &str| format!("{}{client}.ribbon.{leaf}", entry.prefix);
+    let Some((index, exact)) =
+        leaves().find(|(_, l)| canonical_segment(l) == canonical_segment(leaf))
+    else {
+        let best = closest(leaf, leaves().map(|(_, l)| l));
+        return Some(Err(ScenarioError::UnknownKey {
+            at: Box::new(at.clone()),
+            key: entry.display(),
+            suggestion: Suggestion(best.map(full)),
+        }));
+    };
+    if ribbon != "ribbon" || leaf != exact {
+        return Some(Err(ScenarioError::WrongCase {
+            at: Box::new(at.clone()),
+            key: entry.display(),
+            expected: full(exact),
+        }));
+    }
+    if !apps.contains(&client.as_str()) {
+        let suggestion = closest(&client, apps.iter().copied())
+            .map(|app| format!("{}{app}.ribbon.{exact}", entry.prefix));
+        return Some(Err(ScenarioError::UnknownClient {
+            at: Box::new(at.clone()),
+            key: entry.display(),
+            client,
+            declared: if apps.is_empty() {
+                "none".to_string()
+            } else {
+                apps.join(", ")
+            },
+            suggestion: Suggestion(suggestion),
+        }));
+    }
+    Some(Ok((index, Scope::App(client))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse::raw::read;
+
+    /// The settings of `[clients]` (or the errors) for a file.
+    fn clients(text: &str) -> Result<Resolved, Vec<String>> {
+        let (raw, mut errors) = read(text, "t.toml").map_err(|e| vec![e.to_string()])?;
+        let table = raw.single(Section::Clients).unwrap();
+        let resolved = resolve(table, &["svc"], "t.toml", &mut errors);
+        if errors.is_empty() {
+            Ok(resolved)
+        } else {
+            Err(errors.iter().map(|e| e.to_string()).collect())
+        }
+    }
+
+    fn one_error(text: &str) -> String {
+        let errors = clients(text).err().unwrap();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        errors[0].clone()
+    }
+
+    #[test]
+    fn relaxed_spellings_bind_to_one_key() {
+        for key in [
+            "eureka.client.registry-fetch-interval-seconds",
+            "eureka.client.registryFetchIntervalSeconds",
+            "eureka.client.registry_fetch_interval_seconds",
+            "Eureka.Client.REGISTRY-FETCH-INTERVAL-SECONDS",
+        ] {
+            let r = clients(&format!("[clients]\n{key} = 5\n")).unwrap();
+            let s = r
+                .get("eureka.client.registry-fetch-interval-seconds")
+                .unwrap();
+            assert_eq!(
+                (s.val.clone(), s.display.clone()),
+                (Val::Int(5), format!("clients.{key}"))
+            );
+        }
+    }
+
+    #[test]
+    fn ribbon_keys_are_case_sensitive_with_a_suggestion() {
+        let e = one_error("[clients]\nribbon.serverListRefreshInterval = 5\n");
+        assert_eq!(
+            e,
+            "t.toml:2:1: unknown key `clients.ribbon.serverListRefreshInterval`: Ribbon keys are \
+             case-sensitive; did you mean `clients.ribbon.ServerListRefreshInterval`?"
+        );
+        let e = one_error("[clients]\nsvc.ribbon.maxAutoRetries = 1\n");
+        assert!(
+            e.ends_with("did you mean `clients.svc.ribbon.MaxAutoRetries`?"),
+            "{e}"
+        );
+        // `ribbon.eager-load.enabled` is a Spring key: relaxed.
+        assert!(clients("[clients]\nribbon.eagerLoad.enabled = true\n").is_ok());
+    }
+
+    #[test]
+    fn per_app_ribbon_keys_need_a_declared_app() {
+        let r = clients("[clients]\nsvc.ribbon.MaxAutoRetries = 2\n").unwrap();
+        assert_eq!(r.settings[0].scope, Scope::App("svc".into()));
+        let e = one_error("[clients]\nsvx.ribbon.MaxAutoRetries = 2\n");
+        assert_eq!(
+            e,
+            "t.toml:2:1: `clients.svx.ribbon.MaxAutoRetries`: `svx` is not a declared [[app]] \
+             (declared: svc); did you mean `clients.svc.ribbon.MaxAutoRetries`?"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_suggest_the_closest_key_of_the_table() {
+        let e = one_error("[clients]\n\neureka.client.registry-fetch-interval-secs = 5\n");
+        assert_eq!(
+            e,
+            "t.toml:3:1: unknown key `clients.eureka.client.registry-fetch-interval-secs`; did \
+             you mean `clients.eureka.client.registry-fetch-interval-seconds`? (`eureka-sim keys` \
+             lists every key)"
+        );
+    }
+
+    #[test]
+    fn server_keys_in_clients_say_where_they_belong() {
+        let e = one_error("[clients]\neureka.server.responseCacheUpdateIntervalMs = 5\n");
+        assert_eq!(
+            e,
+            "t.toml:2:1: `clients.eureka.server.responseCacheUpdateIntervalMs` is not a key of \
+             [clients]; it belongs in [server]"
+        );
+        let e = one_error("[clients]\nname = \"x\"\n");
+        assert!(e.ends_with("it belongs in [[app]] or [[caller]]"), "{e}");
+    }
+
+    #[test]
+    fn two_spellings_of_one_key_are_an_error_naming_both() {
+        let e = one_error(
+            "[clients]\neureka.client.fetch-registry = true\neureka.client.fetchRegistry = false\n",
+        );
+        assert_eq!(
+            e,
+            "t.toml:3:1: `clients.eureka.client.fetchRegistry` sets the same property as \
+             `clients.eureka.client.fetch-registry` at line 2, column 1; set it once"
+        );
+    }
+
+    #[test]
+    fn values_are_checked_against_the_key() {
+        let e = one_error("[clients]\neureka.instance.lease-renewal-interval-in-seconds = 0\n");
+        assert_eq!(
+            e,
+            "t.toml:2:53: `clients.eureka.instance.lease-renewal-interval-in-seconds`: must be at \
+             least 1, got 0; allowed: an integer in 1..=86400 (seconds)"
+        );
+        let e = one_error("[clients]\neureka.client.fetch-registry = 1\n");
+        assert_eq!(
+            e,
+            "t.toml:2:32: `clients.eureka.client.fetch-registry`: expected a boolean, found an \
+             integer (1); allowed: true or false"
+        );
+    }
+
+    #[test]
+    fn all_problems_of_a_table_are_reported() {
+        let errors = clients("[clients]\na = 1\nb = 2\nribbon.MaxAutoRetries = -1\n").unwrap_err();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+    }
+}
