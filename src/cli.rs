@@ -140,7 +140,11 @@ fn print_keys() -> anyhow::Result<()> {
             table = key.table;
             writeln!(stdout, "[{table}]")?;
         }
-        writeln!(stdout, "  {} = {}    # {}", key.key, key.default, key.meaning)?;
+        writeln!(
+            stdout,
+            "  {} = {}    # {}",
+            key.key, key.default, key.meaning
+        )?;
     }
     Ok(())
 }

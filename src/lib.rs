@@ -8,7 +8,7 @@
 pub mod engine;
 pub mod eureka;
 pub mod experiment;
-pub mod scenario;
 pub mod report;
+pub mod scenario;
 
 pub mod cli;

@@ -121,7 +121,11 @@ mod tests {
         assert_eq!(splitmix64(0), 0xe220_a839_7b1d_cdaf);
     }
 
-    const GOLDEN_SERVER_42: [u64; 3] = [0, 0, 0];
+    const GOLDEN_SERVER_42: [u64; 3] = [
+        11_193_031_750_347_340_030,
+        18_230_522_510_510_922_409,
+        9_493_261_348_466_600_153,
+    ];
 
     #[test]
     fn streams_are_independent_of_each_other() {

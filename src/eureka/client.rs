@@ -164,16 +164,21 @@ impl<O: Observer> World<'_, O> {
     /// `DiscoveryClient` constructor runs its synchronous full fetch (FACTS.md §5.1).
     pub(super) fn on_client_create(&mut self, p: ProcessId) {
         let wall = self.wall_now();
-        let process = &mut self.processes[p];
-        process.alive = true;
-        let client = &mut process.client;
+        self.processes[p].alive = true;
+        self.observe(Observation::ClientCreated { process: p });
+        let client = &mut self.processes[p].client;
         client.info = InstanceInfo {
             status: InstanceStatus::Starting,
             dirty: false,
             last_dirty: wall,
         };
         if client.config.fetch_registry {
-            self.send(p, Call::FetchAll { why: FetchWhy::Init });
+            self.send(
+                p,
+                Call::FetchAll {
+                    why: FetchWhy::Init,
+                },
+            );
         } else {
             self.client_constructed_fetch(p);
         }
@@ -182,8 +187,7 @@ impl<O: Observer> World<'_, O> {
     /// After the constructor's fetch: the optional enforced register, then the scheduled tasks.
     fn client_constructed_fetch(&mut self, p: ProcessId) {
         let client = self.client(p);
-        if client.config.register_with_eureka && client.config.should_enforce_registration_at_init
-        {
+        if client.config.register_with_eureka && client.config.should_enforce_registration_at_init {
             let info = client.registrant();
             self.send(
                 p,
@@ -201,11 +205,15 @@ impl<O: Observer> World<'_, O> {
     /// +renewal interval, replicator started (InstanceInfo marked dirty) at +initial delay, and
     /// the status-change listener. Then the context goes on to start the web server.
     fn init_scheduled_tasks(&mut self, p: ProcessId) {
+        self.observe(Observation::ClientTasksStarted { process: p });
         let now = self.now();
         let wall = self.wall_now();
         let client = self.client(p);
         client.tasks_running = true;
-        let fetch = client.config.fetch_registry.then(|| client.fetch_interval_ms());
+        let fetch = client
+            .config
+            .fetch_registry
+            .then(|| client.fetch_interval_ms());
         let mut replicator_due = None;
         let mut heartbeat = None;
         if client.config.register_with_eureka {
@@ -246,8 +254,11 @@ impl<O: Observer> World<'_, O> {
                 },
             );
         }
-        let context_start = self.scenario.simulation.context_start_ms;
-        self.queue.schedule_in(context_start, Event::WebServerReady(p));
+        let sim = &self.scenario.simulation;
+        let (least, spread) = (sim.context_start_ms, sim.context_start_spread_ms);
+        let context_start = least + self.processes[p].client.rng.between(0, spread);
+        self.queue
+            .schedule_in(context_start, Event::WebServerReady(p));
     }
 
     /// `EurekaAutoServiceRegistration#start` on `WebServerInitializedEvent`: the instance's status
@@ -415,7 +426,9 @@ impl<O: Observer> World<'_, O> {
     /// The cache-refresh task (`DiscoveryClient#refreshRegistry`, full fetch).
     pub(super) fn on_fetch_timer(&mut self, p: ProcessId, generation: u32) {
         let client = &self.processes[p].client;
-        if !self.processes[p].alive || !client.tasks_running || client.fetch_generation != generation
+        if !self.processes[p].alive
+            || !client.tasks_running
+            || client.fetch_generation != generation
         {
             return;
         }
@@ -443,20 +456,18 @@ impl<O: Observer> World<'_, O> {
 
     pub(super) fn on_client_reply(&mut self, p: ProcessId, reply: Reply) {
         match reply {
-            Reply::Fetched { why, payload } => {
-                match why {
-                    FetchWhy::Init => {
+            Reply::Fetched { why, payload } => match why {
+                FetchWhy::Init => {
+                    self.apply_fetch(p, payload);
+                    self.client_constructed_fetch(p);
+                }
+                FetchWhy::Periodic => {
+                    if self.processes[p].client.tasks_running {
                         self.apply_fetch(p, payload);
-                        self.client_constructed_fetch(p);
-                    }
-                    FetchWhy::Periodic => {
-                        if self.processes[p].client.tasks_running {
-                            self.apply_fetch(p, payload);
-                            self.schedule_fetch(p);
-                        }
+                        self.schedule_fetch(p);
                     }
                 }
-            }
+            },
             Reply::Registered { why } => match why {
                 RegisterWhy::Init => self.init_scheduled_tasks(p),
                 RegisterWhy::Replicator => {

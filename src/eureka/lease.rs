@@ -48,7 +48,8 @@ impl Lease {
     /// `evictionTimestamp > 0 || now > lastUpdateTimestamp + duration + additionalLeaseMs`
     /// (strict `>`).
     pub fn is_expired(&self, now: SimTime, additional_ms: u64) -> bool {
-        self.eviction.is_some() || now.ms() > self.last_update.ms() + self.duration_ms + additional_ms
+        self.eviction.is_some()
+            || now.ms() > self.last_update.ms() + self.duration_ms + additional_ms
     }
 
     /// The first millisecond at which `is_expired(_, 0)` holds.
@@ -66,7 +67,10 @@ mod tests {
     #[test]
     fn fresh_lease_expires_one_duration_after_registration() {
         let lease = Lease::new(SimTime(1_000), D);
-        assert!(!lease.is_expired(SimTime(1_000 + D), 0), "strict > at the boundary");
+        assert!(
+            !lease.is_expired(SimTime(1_000 + D), 0),
+            "strict > at the boundary"
+        );
         assert!(lease.is_expired(SimTime(1_000 + D + 1), 0));
         assert_eq!(lease.expirable_from(), SimTime(1_000 + D + 1));
     }

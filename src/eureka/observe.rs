@@ -70,6 +70,12 @@ pub enum Observation {
     Fetched { observer: ProcessId, changed: bool },
     /// A Ribbon load balancer re-read its server list.
     RibbonRefreshed { route: RouteId },
+    /// The server opened for traffic (its timers start now).
+    ServerStarted,
+    /// A process started and created its Eureka client.
+    ClientCreated { process: ProcessId },
+    /// A client's scheduled tasks started (the timers count from here).
+    ClientTasksStarted { process: ProcessId },
 }
 
 /// A consumer of observations.

@@ -108,7 +108,10 @@ impl Registry {
 
     /// Statuses of every registered process, in process order (a full-registry payload).
     pub fn statuses(&self) -> Vec<Option<InstanceStatus>> {
-        self.entries.iter().map(|e| e.map(|e| e.info.status)).collect()
+        self.entries
+            .iter()
+            .map(|e| e.map(|e| e.info.status))
+            .collect()
     }
 
     /// `getLocalRegistrySize()`: every lease, any status, expired ones included.
@@ -122,7 +125,8 @@ impl Registry {
     fn update_renews_per_min_threshold(&mut self) {
         let pct = self.renewal_percent_threshold;
         let value = if self.release.threshold_uses_renewal_interval() {
-            self.expected_clients as f64 * (60.0 / self.expected_client_renewal_interval_s as f64)
+            self.expected_clients as f64
+                * (60.0 / self.expected_client_renewal_interval_s as f64)
                 * pct
         } else {
             (self.expected_clients * 2) as f64 * pct
@@ -303,7 +307,12 @@ impl Registry {
 
     /// `InstanceResource#validateDirtyTimestamp` for a client (not a replica): the client is
     /// dirtier -> 404 (forces a re-register); otherwise 200.
-    pub fn heartbeat_needs_reregister(&self, now: SimTime, p: ProcessId, client_dirty: u64) -> bool {
+    pub fn heartbeat_needs_reregister(
+        &self,
+        now: SimTime,
+        p: ProcessId,
+        client_dirty: u64,
+    ) -> bool {
         match self.visible(now, p) {
             Some(e) => client_dirty > e.info.last_dirty,
             None => false,
@@ -396,7 +405,10 @@ mod tests {
     }
 
     fn with_status(status: InstanceStatus, dirty: u64) -> Registrant {
-        Registrant { status, ..up(dirty) }
+        Registrant {
+            status,
+            ..up(dirty)
+        }
     }
 
     fn status(r: &Registry, p: ProcessId) -> InstanceStatus {
@@ -439,7 +451,10 @@ mod tests {
             r.renews_last_min.increment();
         }
         r.renews_last_min.roll();
-        assert!(!r.is_lease_expiration_enabled(), "threshold 0 => never expire");
+        assert!(
+            !r.is_lease_expiration_enabled(),
+            "threshold 0 => never expire"
+        );
     }
 
     #[test]
@@ -487,10 +502,17 @@ mod tests {
         let mut r = registry(2);
         r.open_for_traffic(1);
         r.register(SimTime(0), 0, up(1));
-        assert_eq!(r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1), Some(true));
+        assert_eq!(
+            r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1),
+            Some(true)
+        );
         assert_eq!(status(&r, 0), InstanceStatus::OutOfService);
         r.register(SimTime(2), 0, up(5));
-        assert_eq!(status(&r, 0), InstanceStatus::OutOfService, "override beats a later UP");
+        assert_eq!(
+            status(&r, 0),
+            InstanceStatus::OutOfService,
+            "override beats a later UP"
+        );
         assert_eq!(
             r.delete_status_override(SimTime(3), 0, InstanceStatus::Down),
             Some(true)
@@ -594,7 +616,10 @@ mod tests {
     fn threshold_update_uses_up_count_and_the_version_rule() {
         let mut r = registry(1);
         r.open_for_traffic(1);
-        assert!(!r.update_renewal_threshold(0), "count 0 never lowers with self-preservation");
+        assert!(
+            !r.update_renewal_threshold(0),
+            "count 0 never lowers with self-preservation"
+        );
         assert!(r.update_renewal_threshold(5));
         assert_eq!(r.expected_clients(), 5);
         assert_eq!(r.threshold(), 8);

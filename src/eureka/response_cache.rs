@@ -56,10 +56,10 @@ impl ResponseCache {
         now: SimTime,
         registry: impl FnOnce() -> Vec<Option<InstanceStatus>>,
     ) -> Rc<Payload> {
-        if let Some((payload, written)) = &self.read_write {
-            if now.saturating_since(*written) < self.auto_expiration_ms {
-                return Rc::clone(payload);
-            }
+        if let Some((payload, written)) = &self.read_write
+            && now.saturating_since(*written) < self.auto_expiration_ms
+        {
+            return Rc::clone(payload);
         }
         let payload = Rc::new(Payload {
             version: self.next_version,
@@ -143,9 +143,15 @@ mod tests {
 
     #[test]
     fn first_fill_is_wall_clock_aligned() {
-        assert_eq!(first_fill_delay(1_000_000_007_000, 30_000), 23_000);
-        assert_eq!(first_fill_delay(1_000_000_020_000, 30_000), 10_000);
-        assert_eq!(first_fill_delay(60_000, 30_000), 30_000, "on a boundary: the next one");
+        let minute = 1_700_000_040_000; // a multiple of 60 000
+        assert_eq!(first_fill_delay(minute + 7_000, 30_000), 23_000);
+        assert_eq!(first_fill_delay(minute + 20_000, 30_000), 10_000);
+        assert_eq!(first_fill_delay(minute + 37_000, 30_000), 23_000);
+        assert_eq!(
+            first_fill_delay(minute, 30_000),
+            30_000,
+            "on a boundary: the next one"
+        );
     }
 
     #[test]
@@ -155,19 +161,40 @@ mod tests {
         assert!(filled && first.is_up(0));
         cache.invalidate();
         let (served, _) = cache.get(SimTime(10), snapshot(InstanceStatus::Down));
-        assert!(served.is_up(0), "read-only level still serves the old payload");
-        let new = cache.tick(SimTime(30_000), snapshot(InstanceStatus::Down)).unwrap();
+        assert!(
+            served.is_up(0),
+            "read-only level still serves the old payload"
+        );
+        let new = cache
+            .tick(SimTime(30_000), snapshot(InstanceStatus::Down))
+            .unwrap();
         assert!(!new.is_up(0));
-        assert!(!cache.get(SimTime(30_001), snapshot(InstanceStatus::Up)).0.is_up(0));
-        assert!(cache.tick(SimTime(60_000), snapshot(InstanceStatus::Up)).is_none(), "no change");
+        assert!(
+            !cache
+                .get(SimTime(30_001), snapshot(InstanceStatus::Up))
+                .0
+                .is_up(0)
+        );
+        assert!(
+            cache
+                .tick(SimTime(60_000), snapshot(InstanceStatus::Up))
+                .is_none(),
+            "no change"
+        );
     }
 
     #[test]
     fn read_write_expires_after_write() {
         let mut cache = ResponseCache::new(true, 180_000);
         cache.get(SimTime(0), snapshot(InstanceStatus::Up));
-        assert!(cache.tick(SimTime(179_999), snapshot(InstanceStatus::Up)).is_none());
-        let reloaded = cache.tick(SimTime(180_000), snapshot(InstanceStatus::Up)).unwrap();
+        assert!(
+            cache
+                .tick(SimTime(179_999), snapshot(InstanceStatus::Up))
+                .is_none()
+        );
+        let reloaded = cache
+            .tick(SimTime(180_000), snapshot(InstanceStatus::Up))
+            .unwrap();
         assert_eq!(reloaded.generated_at, SimTime(180_000));
     }
 
@@ -176,14 +203,27 @@ mod tests {
         let mut cache = ResponseCache::new(false, 180_000);
         cache.get(SimTime(0), snapshot(InstanceStatus::Up));
         cache.invalidate();
-        assert!(!cache.get(SimTime(1), snapshot(InstanceStatus::Down)).0.is_up(0));
-        assert!(cache.tick(SimTime(30_000), snapshot(InstanceStatus::Up)).is_none());
+        assert!(
+            !cache
+                .get(SimTime(1), snapshot(InstanceStatus::Down))
+                .0
+                .is_up(0)
+        );
+        assert!(
+            cache
+                .tick(SimTime(30_000), snapshot(InstanceStatus::Up))
+                .is_none()
+        );
     }
 
     #[test]
     fn keys_never_read_are_not_ticked() {
         let mut cache = ResponseCache::new(true, 180_000);
-        assert!(cache.tick(SimTime(30_000), snapshot(InstanceStatus::Up)).is_none());
+        assert!(
+            cache
+                .tick(SimTime(30_000), snapshot(InstanceStatus::Up))
+                .is_none()
+        );
         assert!(cache.served().is_none());
     }
 }

@@ -63,7 +63,10 @@ impl Route {
             .map(|slot| {
                 let caller = &scenario.callers[slot.caller];
                 let target = &caller.calls[slot.target];
-                let name = format!("route/{}/{}", caller.name, scenario.apps[slot.application].name);
+                let name = format!(
+                    "route/{}/{}",
+                    caller.name, scenario.apps[slot.application].name
+                );
                 Route {
                     caller: slot.caller,
                     process: slot.process,

@@ -81,6 +81,7 @@ impl EurekaServer {
 impl<O: Observer> World<'_, O> {
     /// Server bootstrap (see the module doc for the order).
     pub(super) fn start_server(&mut self) {
+        self.observe(Observation::ServerStarted);
         let fill_interval = self.server.config.response_cache_update_interval_ms;
         if self.server.cache.uses_read_only() {
             let first = first_fill_delay(self.wall_now(), fill_interval);

@@ -86,7 +86,13 @@ impl<O: Observer> World<'_, O> {
                 Strategy::Kill15 => self.begin_kill15(run),
                 Strategy::Pause => {
                     self.deregister(run, AfterClientShutdown::Nothing);
-                    self.queue.schedule_in(wait, Event::Shutdown { run, step: Step::Final });
+                    self.queue.schedule_in(
+                        wait,
+                        Event::Shutdown {
+                            run,
+                            step: Step::Final,
+                        },
+                    );
                 }
                 Strategy::ServiceRegistry => {
                     // CloudEurekaClient#setStatus: a direct PUT; the local status stays UP.
@@ -120,7 +126,12 @@ impl<O: Observer> World<'_, O> {
     /// SIGTERM: `context.close()`.
     fn begin_kill15(&mut self, run: usize) {
         let p = self.shutdowns[run].process;
-        if self.scenario.simulation.release.deregister_shuts_client_down() {
+        if self
+            .scenario
+            .simulation
+            .release
+            .deregister_shuts_client_down()
+        {
             // The web server stops after the ContextClosedEvent handler returned.
             self.deregister(run, AfterClientShutdown::StopServingThenExit);
         } else {
@@ -128,8 +139,13 @@ impl<O: Observer> World<'_, O> {
             self.stop_serving(p);
             let (lo, hi) = WEB_SERVER_STOP_MS;
             let stop = self.net[p].between(lo, hi);
-            self.queue
-                .schedule_in(stop, Event::Shutdown { run, step: Step::DestroyBeans });
+            self.queue.schedule_in(
+                stop,
+                Event::Shutdown {
+                    run,
+                    step: Step::DestroyBeans,
+                },
+            );
         }
     }
 
@@ -138,7 +154,12 @@ impl<O: Observer> World<'_, O> {
     fn deregister(&mut self, run: usize, after: AfterClientShutdown) {
         let p = self.shutdowns[run].process;
         self.set_instance_status(p, InstanceStatus::Down);
-        if self.scenario.simulation.release.deregister_shuts_client_down() {
+        if self
+            .scenario
+            .simulation
+            .release
+            .deregister_shuts_client_down()
+        {
             self.shutdowns[run].after_client_shutdown = after;
             let (lo, hi) = DALSTON_DEREGISTER_HOP_MS;
             let hop = self.net[p].between(lo, hi);

@@ -104,7 +104,10 @@ pub enum Event {
     ServerStart,
     ServerTimer(ServerTimer),
     /// A REST call reaches the server.
-    AtServer { from: ProcessId, call: Call },
+    AtServer {
+        from: ProcessId,
+        call: Call,
+    },
     /// The reply reaches the client; `incarnation` guards against a restarted process.
     AtClient {
         to: ProcessId,
@@ -113,14 +116,36 @@ pub enum Event {
     },
     ClientCreate(ProcessId),
     WebServerReady(ProcessId),
-    Heartbeat { process: ProcessId, generation: u32 },
-    Fetch { process: ProcessId, generation: u32 },
-    Replicator { process: ProcessId, generation: u32 },
-    ReplicatorOnDemand { process: ProcessId },
-    ReplicatorStopDeadline { process: ProcessId, generation: u32 },
-    Arrivals { route: RouteId },
-    RibbonRefresh { route: RouteId, generation: u32 },
-    Shutdown { run: usize, step: Step },
+    Heartbeat {
+        process: ProcessId,
+        generation: u32,
+    },
+    Fetch {
+        process: ProcessId,
+        generation: u32,
+    },
+    Replicator {
+        process: ProcessId,
+        generation: u32,
+    },
+    ReplicatorOnDemand {
+        process: ProcessId,
+    },
+    ReplicatorStopDeadline {
+        process: ProcessId,
+        generation: u32,
+    },
+    Arrivals {
+        route: RouteId,
+    },
+    RibbonRefresh {
+        route: RouteId,
+        generation: u32,
+    },
+    Shutdown {
+        run: usize,
+        step: Step,
+    },
 }
 
 /// One trial's world.
@@ -171,7 +196,9 @@ impl<'s, O: Observer> World<'s, O> {
         };
         let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
         let server_start = setup.below(phase);
-        world.queue.schedule(SimTime(server_start), Event::ServerStart);
+        world
+            .queue
+            .schedule(SimTime(server_start), Event::ServerStart);
         for p in 0..world.processes.len() {
             let at = match world.processes[p].kind {
                 ProcessKind::Server => server_start,
@@ -181,7 +208,13 @@ impl<'s, O: Observer> World<'s, O> {
         }
         for run in 0..world.shutdowns.len() {
             let at = SimTime(world.shutdowns[run].config.at_ms);
-            world.queue.schedule(at, Event::Shutdown { run, step: Step::Begin });
+            world.queue.schedule(
+                at,
+                Event::Shutdown {
+                    run,
+                    step: Step::Begin,
+                },
+            );
         }
         world
     }
@@ -284,6 +317,11 @@ impl<'s, O: Observer> World<'s, O> {
     /// The observer, e.g. to inspect it mid-run in tests.
     pub fn observer(&self) -> &O {
         &self.observer
+    }
+
+    /// Wall-clock milliseconds at simulated time 0.
+    pub fn wall_epoch_ms(&self) -> u64 {
+        self.wall_epoch_ms
     }
 
     pub fn server(&self) -> &EurekaServer {

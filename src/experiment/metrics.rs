@@ -173,18 +173,18 @@ impl Observer for MetricsObserver {
                 dead: true,
                 ..
             } => {
-                if let Some(t) = self.tracker(process) {
-                    if t.t_stop.is_some() {
-                        t.dead_hits += 1;
-                        t.last_dead_hit = Some(at);
-                    }
+                if let Some(t) = self.tracker(process)
+                    && t.t_stop.is_some()
+                {
+                    t.dead_hits += 1;
+                    t.last_dead_hit = Some(at);
                 }
             }
             Observation::RequestFailed { first, .. } => {
-                if let Some(t) = self.tracker(first) {
-                    if t.t_stop.is_some() {
-                        t.errors += 1;
-                    }
+                if let Some(t) = self.tracker(first)
+                    && t.t_stop.is_some()
+                {
+                    t.errors += 1;
                 }
             }
             Observation::Registry { process, up } => {
@@ -202,10 +202,10 @@ impl Observer for MetricsObserver {
                 process,
                 up,
             } => {
-                if let Some(t) = self.tracker(process) {
-                    if let Some((_, view)) = t.clients.iter_mut().find(|(p, _)| *p == observer) {
-                        view.set(at, up);
-                    }
+                if let Some(t) = self.tracker(process)
+                    && let Some((_, view)) = t.clients.iter_mut().find(|(p, _)| *p == observer)
+                {
+                    view.set(at, up);
                 }
             }
             Observation::RibbonList {
@@ -213,10 +213,10 @@ impl Observer for MetricsObserver {
                 process,
                 listed,
             } => {
-                if let Some(t) = self.tracker(process) {
-                    if let Some((_, view)) = t.ribbons.iter_mut().find(|(r, _)| *r == route) {
-                        view.set(at, listed);
-                    }
+                if let Some(t) = self.tracker(process)
+                    && let Some((_, view)) = t.ribbons.iter_mut().find(|(r, _)| *r == route)
+                {
+                    view.set(at, listed);
                 }
             }
             Observation::StoppedServing { process } => {
@@ -247,6 +247,9 @@ mod tests {
         let never = Presence::default();
         assert_eq!(removed_everywhere([&never]), Removal::NeverPresent);
         q.set(SimTime(50), false);
-        assert_eq!(removed_everywhere([&p, &q, &never]), Removal::At(SimTime(50)));
+        assert_eq!(
+            removed_everywhere([&p, &q, &never]),
+            Removal::At(SimTime(50))
+        );
     }
 }

@@ -123,11 +123,18 @@ fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
             .zip(&means)
             .map(|(name, m)| format!("{name} {m:.1}s"))
             .collect();
-        let _ = writeln!(out, "  where the news waited (mean over {n} trial(s)): {}", parts.join(" -> "));
+        let _ = writeln!(
+            out,
+            "  where the news waited (mean over {n} trial(s)): {}",
+            parts.join(" -> ")
+        );
         let (worst, _) = names
             .iter()
             .zip(&means)
-            .fold(("", f64::MIN), |acc, (name, m)| if *m > acc.1 { (name, *m) } else { acc });
+            .fold(
+                ("", f64::MIN),
+                |acc, (name, m)| if *m > acc.1 { (name, *m) } else { acc },
+            );
         let _ = writeln!(out, "  the longest wait was in the {worst}");
     }
     let _ = writeln!(

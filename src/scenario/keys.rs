@@ -327,9 +327,18 @@ pub(super) static DEFS: &[KeyDef] = &[
         "context-start-ms",
         Kind::millis(0, 600_000),
         "3000",
-        "Time from the Eureka client's creation to the web server being ready, when Spring \
-         Cloud registers (FACTS.md §5.1).",
+        "Least time from the Eureka client's scheduled tasks starting to the web server being \
+         ready, when Spring Cloud registers and callers start sending (FACTS.md §5.1).",
         Apply::Simulation(|c, v| c.context_start_ms = v.int()),
+    ),
+    relaxed(
+        "context-start-spread-ms",
+        Kind::millis(0, 600_000),
+        "30000",
+        "Each process adds a uniform [0, x] ms to context-start-ms, so web servers (and the \
+         callers' lazily created Ribbon load balancers) start at random phases of the \
+         Eureka timers.",
+        Apply::Simulation(|c, v| c.context_start_spread_ms = v.int()),
     ),
     // [network]
     relaxed(

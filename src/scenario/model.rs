@@ -35,9 +35,12 @@ pub struct SimulationConfig {
     /// `start-spread-s`: every app instance and caller process starts at a uniformly random
     /// instant in `[0, start-spread)` (default 60 s).
     pub start_spread_ms: u64,
-    /// `context-start-ms`: time from the Eureka client's creation to the web server being ready
-    /// (Spring Cloud registers then, FACTS.md §5.1; default 3000 ms).
+    /// `context-start-ms`: least time from the Eureka client's scheduled tasks starting to the
+    /// web server being ready (Spring Cloud registers then, FACTS.md §5.1; default 3000 ms).
     pub context_start_ms: u64,
+    /// `context-start-spread-ms`: each process adds a uniform `[0, x]` ms (default 30000), so
+    /// registrations and the callers' first requests fall at random phases of the timers.
+    pub context_start_spread_ms: u64,
 }
 
 /// `[network]`: every REST call's one-way latency is `latency-ms` plus a uniform draw in
@@ -230,6 +233,7 @@ impl Default for SimulationConfig {
             release: Release::default(),
             start_spread_ms: 60_000,
             context_start_ms: 3_000,
+            context_start_spread_ms: 30_000,
         }
     }
 }

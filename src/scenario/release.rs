@@ -241,7 +241,10 @@ mod tests {
         assert_eq!(Train::parse("hoxton"), Some(Train::Hoxton));
         assert_eq!(Train::parse("Kilburn"), Some(Train::Y2022));
         assert_eq!(Train::parse("Camden"), None);
-        assert_eq!(EurekaVersion::parse("1.9"), Some(EurekaVersion::new(1, 9, 0)));
+        assert_eq!(
+            EurekaVersion::parse("1.9"),
+            Some(EurekaVersion::new(1, 9, 0))
+        );
         assert_eq!(EurekaVersion::parse("1.x"), None);
     }
 }
