@@ -17,6 +17,9 @@ mod shutdown;
 pub mod status;
 mod world;
 
+#[cfg(test)]
+mod tests;
+
 /// Index of a process (an app instance, a caller, or the server) in the world.
 pub type ProcessId = usize;
 

@@ -1,0 +1,433 @@
+//! World-level tests: each runs a small scenario with a fixed network latency, records every
+//! observation, and checks a timing rule against a value derived by hand from the rule's source.
+
+use crate::engine::SimTime;
+use crate::scenario::{Scenario, parse_str};
+
+use super::observe::Observation;
+use super::world::{Layout, ProcessKind, World};
+
+/// One-way latency of every REST call in these tests (no jitter), so request times are exact.
+const LAT: u64 = 5;
+
+fn scenario(extra: &str, overrides: &[&str]) -> Scenario {
+    let text = format!(
+        r#"
+[simulation]
+duration-s = 900
+trials = 1
+context-start-spread-ms = 0
+[network]
+latency-ms = {LAT}
+latency-jitter-ms = 0
+[[app]]
+name = "svc"
+instances = 20
+[[caller]]
+name = "gateway"
+calls = "svc"
+rate-per-s = 20
+{extra}
+"#
+    );
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    match parse_str(&text, "test.toml", "test", &overrides) {
+        Ok(s) => s,
+        Err(e) => panic!("test scenario invalid: {e}"),
+    }
+}
+
+const KILL9: &str = r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 300
+strategy = "kill-9"
+"#;
+
+type Log = Vec<(SimTime, Observation)>;
+
+fn record(scenario: &Scenario, seed: u64) -> (Log, u64) {
+    let world = World::new(scenario, seed, Vec::new());
+    let epoch = world.wall_epoch_ms();
+    let (log, _) = world.run();
+    (log, epoch)
+}
+
+fn process(scenario: &Scenario, name: &str) -> usize {
+    Layout::new(scenario)
+        .processes
+        .iter()
+        .position(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no process {name}"))
+}
+
+fn times(log: &Log, pred: impl Fn(&Observation) -> bool) -> Vec<SimTime> {
+    log.iter()
+        .filter(|(_, o)| pred(o))
+        .map(|(t, _)| *t)
+        .collect()
+}
+
+fn first_at_or_after(list: &[SimTime], t: SimTime) -> Option<SimTime> {
+    list.iter().copied().find(|&x| x >= t)
+}
+
+fn gaps(list: &[SimTime]) -> Vec<u64> {
+    list.windows(2).map(|w| w[1].ms() - w[0].ms()).collect()
+}
+
+/// FACTS.md §5.1/§5.2/§0.3: the heartbeat and the fetch start one interval after the client's
+/// tasks start, and are fixed-delay from the END of the previous run: each renew reaches the
+/// server 5 ms after it is sent, its reply 5 ms later, and the next one is sent 30 s after that,
+/// so renews arrive every 30 000 + 2 * 5 ms.
+#[test]
+fn heartbeat_and_fetch_are_fixed_delay_from_task_start() {
+    let s = scenario("", &[]);
+    let (log, _) = record(&s, 11);
+    let gw = process(&s, "gateway");
+    let started = times(&log, |o| {
+        *o == Observation::ClientTasksStarted { process: gw }
+    })[0];
+    let renews = times(
+        &log,
+        |o| matches!(o, Observation::Renewed { process, .. } if *process == gw),
+    );
+    assert_eq!(renews[0], started + 30_000 + LAT);
+    assert!(gaps(&renews[..10]).iter().all(|&g| g == 30_000 + 2 * LAT));
+    let fetches = times(
+        &log,
+        |o| matches!(o, Observation::Fetched { observer, .. } if *observer == gw),
+    );
+    // The constructor's fetch completes exactly when the tasks start.
+    assert_eq!(fetches[0], started);
+    assert_eq!(fetches[1], started + 30_000 + 2 * LAT);
+    assert!(gaps(&fetches[1..10]).iter().all(|&g| g == 30_000 + 2 * LAT));
+}
+
+/// FACTS.md §5.1: Spring Cloud registers when the web server is up (status STARTING -> UP ->
+/// on-demand register), not at the replicator's +40 s.
+#[test]
+fn spring_cloud_registers_at_web_server_start() {
+    let s = scenario("", &[]);
+    let (log, _) = record(&s, 12);
+    let p = process(&s, "svc-3");
+    let started = times(&log, |o| {
+        *o == Observation::ClientTasksStarted { process: p }
+    })[0];
+    let registered = times(
+        &log,
+        |o| matches!(o, Observation::Registered { process, .. } if *process == p),
+    );
+    assert_eq!(registered, [started + s.simulation.context_start_ms + LAT]);
+}
+
+/// FACTS.md §8: the load balancer is created at the first request with one synchronous update,
+/// then refreshes 1 s later and every ServerListRefreshInterval (fixed delay, instant update).
+#[test]
+fn ribbon_refreshes_after_one_second_then_every_interval() {
+    let s = scenario("", &["clients.ribbon.ServerListRefreshInterval=7000"]);
+    let (log, _) = record(&s, 13);
+    let refreshes = times(&log, |o| {
+        matches!(o, Observation::RibbonRefreshed { route: 0 })
+    });
+    assert_eq!(gaps(&refreshes[..2]), [1_000]);
+    assert!(gaps(&refreshes[1..20]).iter().all(|&g| g == 7_000));
+}
+
+/// FACTS.md §3: the read-only cache's timer is aligned to wall-clock multiples of its interval.
+#[test]
+fn read_only_refreshes_fall_on_wall_clock_multiples() {
+    let s = scenario(KILL9, &[]);
+    for seed in 1..4 {
+        let (log, epoch) = record(&s, seed);
+        let ticks = times(&log, |o| *o == Observation::ReadOnlyRefreshed);
+        assert!(ticks.len() >= 3);
+        for t in ticks {
+            assert_eq!((epoch + t.ms()) % 30_000, 0, "seed {seed}, tick at {t}");
+        }
+    }
+}
+
+/// FACTS.md §2.1: eviction runs every period from postInit (openForTraffic) + one period.
+#[test]
+fn eviction_runs_every_period_from_server_start() {
+    let s = scenario(
+        KILL9,
+        &["server.eureka.server.eviction-interval-timer-in-ms=45000"],
+    );
+    let (log, _) = record(&s, 14);
+    let start = times(&log, |o| *o == Observation::ServerStarted)[0];
+    let runs = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
+    assert_eq!(runs[0], start + 45_000);
+    assert!(gaps(&runs).iter().all(|&g| g == 45_000));
+}
+
+/// FACTS.md §13 kill -9 chain, derived step by step from the rules: the lease becomes expirable
+/// 2 x 90 s after its last renew (Lease#isExpired), the first eviction run from then removes it,
+/// the first read-only refresh after that serves it, the gateway's first fetch that reaches the
+/// server after that refresh learns it, and Ribbon's first refresh after that drops it.
+#[test]
+fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
+    let s = scenario(
+        KILL9,
+        &["server.eureka.server.enable-self-preservation=false"],
+    );
+    let target = process(&s, "svc-0");
+    let gw = process(&s, "gateway");
+    for seed in 1..6 {
+        let (log, _) = record(&s, seed);
+        let t_stop = times(&log, |o| {
+            *o == Observation::StoppedServing { process: target }
+        })[0];
+        assert_eq!(t_stop, SimTime(300_000));
+        let expirable = log
+            .iter()
+            .filter(|(t, _)| *t <= t_stop)
+            .filter_map(|(_, o)| match o {
+                Observation::Renewed {
+                    process,
+                    expirable_from,
+                } if *process == target => Some(*expirable_from),
+                _ => None,
+            })
+            .last()
+            .unwrap();
+        let evictions = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
+        let evicted = first_at_or_after(&evictions, expirable).unwrap();
+        let registry_down = times(&log, |o| {
+            *o == Observation::Registry {
+                process: target,
+                up: false,
+            }
+        });
+        assert_eq!(registry_down, [evicted], "seed {seed}");
+        assert!(evicted.ms() - t_stop.ms() >= 150_000 && evicted.ms() - t_stop.ms() < 240_000);
+
+        let ticks = times(&log, |o| *o == Observation::ReadOnlyRefreshed);
+        let served = first_at_or_after(&ticks, evicted).unwrap();
+        let served_down = times(&log, |o| {
+            *o == Observation::Served {
+                process: target,
+                up: false,
+            }
+        });
+        assert_eq!(served_down, [served], "seed {seed}");
+
+        // A fetch is observed when its reply arrives; it was read at the server LAT earlier.
+        let fetches = times(
+            &log,
+            |o| matches!(o, Observation::Fetched { observer, .. } if *observer == gw),
+        );
+        let fetched = fetches
+            .iter()
+            .copied()
+            .find(|t| t.ms() - LAT >= served.ms())
+            .unwrap();
+        let client_down = times(&log, |o| {
+            *o == Observation::ClientCache {
+                observer: gw,
+                process: target,
+                up: false,
+            }
+        });
+        assert_eq!(client_down, [fetched], "seed {seed}");
+
+        let refreshes = times(&log, |o| {
+            matches!(o, Observation::RibbonRefreshed { route: 0 })
+        });
+        let dropped = first_at_or_after(&refreshes, fetched).unwrap();
+        let ribbon_down = times(&log, |o| {
+            *o == Observation::RibbonList {
+                route: 0,
+                process: target,
+                listed: false,
+            }
+        });
+        assert_eq!(ribbon_down, [dropped], "seed {seed}");
+    }
+}
+
+/// FACTS.md §2.5 worked example. 5 instances + 1 gateway: expected 7, threshold 11, healthy renews
+/// 12 > 11 so evictions run; after one kill -9, 10 > 11 fails and every run is gated. Without the
+/// gateway registering (N = 5), even the healthy fleet is gated: 10 > 10 is false.
+#[test]
+fn small_fleet_self_preservation_gates_eviction() {
+    let gated_runs = |overrides: &[&str]| {
+        let s = scenario(KILL9, overrides);
+        let (log, _) = record(&s, 3);
+        log.iter()
+            .filter_map(|(t, o)| match o {
+                Observation::EvictionRun {
+                    gated, threshold, ..
+                } if t.ms() >= 180_000 => Some((*t, *gated, *threshold)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let runs = gated_runs(&["app[0].instances=5"]);
+    for (t, gated, threshold) in &runs {
+        assert_eq!(*threshold, 11);
+        // The window that closed at t holds renews from before the kill until t > kill + 60 s.
+        if t.ms() < 300_000 {
+            assert!(!gated, "healthy at {t}");
+        } else if t.ms() > 360_000 {
+            assert!(gated, "after the kill at {t}");
+        }
+    }
+    let runs = gated_runs(&[
+        "app[0].instances=5",
+        "caller[0].eureka.client.register-with-eureka=false",
+    ]);
+    assert!(
+        runs.iter()
+            .all(|(_, gated, threshold)| *gated && *threshold == 10)
+    );
+}
+
+/// FACTS.md §7 / §5.6, Edgware and later: DOWN goes out as a register right away, the web server
+/// stops, and the DELETE waits for the replicator's stop: `awaitTermination(3 s)` times out on
+/// the pending periodic run (due in ~30 s), so the DELETE leaves 3 s after bean destruction.
+/// Edgware itself (Eureka 1.7.2) stops the replicator with shutdownNow: no wait.
+#[test]
+fn kill15_sends_down_then_delete_after_replicator_stop() {
+    let kill15 = KILL9.replace("kill-9", "kill-15");
+    let target = process(&scenario(&kill15, &[]), "svc-0");
+    for (release, wait) in [("Hoxton", 3_000), ("Edgware", 0)] {
+        let s = scenario(&kill15, &[&format!("simulation.release={release}")]);
+        let (log, _) = record(&s, 5);
+        let t_stop = times(&log, |o| {
+            *o == Observation::StoppedServing { process: target }
+        })[0];
+        let down = log
+            .iter()
+            .find(|(t, o)| {
+                *t >= t_stop
+                    && matches!(o, Observation::Registered { process, status }
+                        if *process == target && *status == super::InstanceStatus::Down)
+            })
+            .map(|(t, _)| *t)
+            .unwrap();
+        assert_eq!(down, t_stop + LAT, "{release}");
+        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target })[0];
+        let after = cancelled.ms() - t_stop.ms();
+        let (lo, hi) = super::WEB_SERVER_STOP_MS;
+        assert!(
+            (wait + lo + LAT..=wait + hi + LAT).contains(&after),
+            "{release}: DELETE {after} ms after the stop"
+        );
+    }
+}
+
+/// seed 000 / spring-cloud-netflix#2101: on Dalston the DOWN register (replicator thread) races
+/// the DELETE (closing thread). When the DOWN lands second it re-creates a DOWN lease that is
+/// never renewed: it expires 90 s after that register and the next eviction run removes it.
+#[test]
+fn dalston_down_register_races_the_delete() {
+    let kill15 = KILL9.replace("kill-9", "kill-15");
+    let s = scenario(
+        &kill15,
+        &[
+            "simulation.release=Dalston",
+            "network.latency-jitter-ms=6",
+            "server.eureka.server.enable-self-preservation=false",
+        ],
+    );
+    let target = process(&s, "svc-0");
+    let (mut ghosts, mut clean) = (0, 0);
+    for seed in 1..40 {
+        let (log, _) = record(&s, seed);
+        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target })[0];
+        let late_down = log.iter().find(|(t, o)| {
+            *t > cancelled
+                && matches!(o, Observation::Registered { process, .. } if *process == target)
+        });
+        match late_down {
+            None => clean += 1,
+            Some((registered, _)) => {
+                ghosts += 1;
+                let evictions = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
+                let due = first_at_or_after(&evictions, *registered + 90_001).unwrap();
+                let evicted = times(&log, |o| *o == Observation::Evicted { process: target });
+                assert_eq!(evicted, [due], "seed {seed}");
+            }
+        }
+    }
+    assert!(ghosts > 0 && clean > 0, "ghosts {ghosts}, clean {clean}");
+}
+
+/// FACTS.md §6: OUT_OF_SERVICE is a server-side override; the instance keeps heartbeating and
+/// its renews are counted, but it never turns UP again until the override is deleted.
+#[test]
+fn out_of_service_override_survives_heartbeats() {
+    let text = KILL9
+        .replace("kill-9", "service-registry")
+        .replace("at-s = 300", "at-s = 300\nwait-s = 200");
+    let s = scenario(&text, &[]);
+    let target = process(&s, "svc-0");
+    let (log, _) = record(&s, 9);
+    let down = times(&log, |o| {
+        *o == Observation::Registry {
+            process: target,
+            up: false,
+        }
+    });
+    assert_eq!(down[0], SimTime(300_000 + LAT));
+    let renews_during_wait = times(
+        &log,
+        |o| matches!(o, Observation::Renewed { process, .. } if *process == target),
+    )
+    .into_iter()
+    .filter(|t| t.ms() > 300_000 && t.ms() < 500_000)
+    .count();
+    assert!(renews_during_wait >= 6);
+    let back_up = times(&log, |o| {
+        *o == Observation::Registry {
+            process: target,
+            up: true,
+        }
+    });
+    assert!(back_up.iter().all(|t| t.ms() < 300_000));
+}
+
+/// `pause` keeps serving through the wait: the instance stops serving only at at-s + wait-s.
+#[test]
+fn pause_keeps_serving_through_the_wait() {
+    let text = KILL9
+        .replace("kill-9", "pause")
+        .replace("at-s = 300", "at-s = 300\nwait-s = 45");
+    let s = scenario(&text, &[]);
+    let target = process(&s, "svc-0");
+    let (log, _) = record(&s, 2);
+    let stopped = times(&log, |o| {
+        *o == Observation::StoppedServing { process: target }
+    });
+    assert_eq!(stopped, [SimTime(345_000)]);
+}
+
+/// Same scenario and seed: the same observation stream, event for event.
+#[test]
+fn trials_are_deterministic() {
+    let s = scenario(KILL9, &[]);
+    assert_eq!(record(&s, 77), record(&s, 77));
+    assert_ne!(record(&s, 77).0, record(&s, 78).0);
+}
+
+/// Callers are Eureka clients too: they register unless told not to.
+#[test]
+fn callers_register_unless_disabled() {
+    let registered = |overrides: &[&str]| {
+        let s = scenario("", overrides);
+        let gw = process(&s, "gateway");
+        assert!(matches!(
+            Layout::new(&s).processes[gw].kind,
+            ProcessKind::Caller { .. }
+        ));
+        let (log, _) = record(&s, 1);
+        log.iter()
+            .any(|(_, o)| matches!(o, Observation::Registered { process, .. } if *process == gw))
+    };
+    assert!(registered(&[]));
+    assert!(!registered(&[
+        "caller[0].eureka.client.register-with-eureka=false"
+    ]));
+}
