@@ -183,14 +183,14 @@ fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
         let expirable = log
             .iter()
             .filter(|(t, _)| *t <= t_stop)
-            .filter_map(|(_, o)| match o {
+            .rev()
+            .find_map(|(_, o)| match o {
                 Observation::Renewed {
                     process,
                     expirable_from,
                 } if *process == target => Some(*expirable_from),
                 _ => None,
             })
-            .last()
             .unwrap();
         let evictions = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
         let evicted = first_at_or_after(&evictions, expirable).unwrap();
