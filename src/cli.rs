@@ -28,7 +28,11 @@ enum Command {
     /// Run a scenario's trials; print a summary and write trials.csv and summary.csv.
     Run(RunArgs),
     /// List every scenario key with its default.
-    Keys,
+    Keys {
+        /// Print a Markdown table (as in README.md).
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -86,7 +90,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run_scenario(args),
-        Command::Keys => print_keys(),
+        Command::Keys { markdown } => print_keys(markdown),
     }
 }
 
@@ -132,8 +136,23 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_keys() -> anyhow::Result<()> {
+fn print_keys(markdown: bool) -> anyhow::Result<()> {
     let mut stdout = io::stdout().lock();
+    if markdown {
+        writeln!(stdout, "| table | key | default | meaning |")?;
+        writeln!(stdout, "|---|---|---|---|")?;
+        for key in key_catalogue() {
+            writeln!(
+                stdout,
+                "| `[{}]` | `{}` | {} | {} |",
+                key.table,
+                key.key,
+                key.default,
+                key.meaning.replace('|', "\\|")
+            )?;
+        }
+        return Ok(());
+    }
     let mut table = "";
     for key in key_catalogue() {
         if key.table != table {

@@ -59,22 +59,25 @@ impl EurekaServer {
         }
     }
 
-    /// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous
-    /// run this run started; 0 on the first run (FACTS.md §2.1).
     fn compensation_ms(&mut self, now: SimTime) -> u64 {
         let previous = self.last_eviction.replace(now);
-        match previous {
-            Some(prev) => now
-                .saturating_since(prev)
-                .saturating_sub(self.config.eviction_interval_ms),
-            None => 0,
-        }
+        compensation_ms(previous, now, self.config.eviction_interval_ms)
     }
 
     /// Delay until a fixed-delay `java.util.Timer` task runs again: one period after this run
     /// started, plus this model's wake-up lateness.
     fn timer_delay(&mut self, period_ms: u64) -> u64 {
         period_ms + self.rng.between(0, self.config.timer_lateness_ms)
+    }
+}
+
+/// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous run
+/// this run started, never negative; 0 on the first run (FACTS.md §2.1). It is added to every
+/// lease's expiry, so a late eviction run does not evict leases a GC pause kept from renewing.
+pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) -> u64 {
+    match previous {
+        Some(prev) => now.saturating_since(prev).saturating_sub(period_ms),
+        None => 0,
     }
 }
 
@@ -316,5 +319,28 @@ impl<O: Observer> World<'_, O> {
                         .heartbeat_needs_reregister(now, from, client_dirty))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// InstanceRegistryTest#testEvictionTaskCompensationTime: runs at 1, 1+P, 1+2P+10 ms and
+    /// 1+3P-1 (ns in the original; ms here) give 0, 0, 10, 0.
+    #[test]
+    fn eviction_compensation_time() {
+        let p = 60_000;
+        let runs = [1, 1 + p, 1 + 2 * p + 10, 1 + 3 * p - 1];
+        let mut previous = None;
+        let got: Vec<u64> = runs
+            .iter()
+            .map(|&t| {
+                let c = compensation_ms(previous, SimTime(t), p);
+                previous = Some(SimTime(t));
+                c
+            })
+            .collect();
+        assert_eq!(got, [0, 0, 10, 0]);
     }
 }

@@ -431,3 +431,126 @@ fn callers_register_unless_disabled() {
         "caller[0].eureka.client.register-with-eureka=false"
     ]));
 }
+
+/// FACTS.md §0.3 and §2.1: java.util.Timer is fixed-delay, so each run's wake-up lateness pushes
+/// every later run back (runs drift), and the eviction's compensation equals that lateness.
+#[test]
+fn late_timer_runs_drift_and_are_compensated() {
+    let s = scenario(KILL9, &["server.timer-lateness-ms=40"]);
+    let (log, _) = record(&s, 21);
+    let start = times(&log, |o| *o == Observation::ServerStarted)[0];
+    let runs = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
+    let lateness: Vec<u64> = runs
+        .iter()
+        .enumerate()
+        .map(|(k, t)| t.ms() - start.ms() - 60_000 * (k as u64 + 1))
+        .collect();
+    assert!(
+        lateness.windows(2).all(|w| w[1] >= w[0]),
+        "drift accumulates"
+    );
+    assert!(
+        *lateness.last().unwrap() > 40,
+        "more than one run's lateness"
+    );
+    assert!(gaps(&runs).iter().all(|&g| (60_000..=60_040).contains(&g)));
+}
+
+/// FACTS.md §2.4: the 15-minute update resets expected clients to the UP instances in the
+/// server's embedded client's cache, which is empty unless the server fetches its registry.
+#[test]
+fn threshold_update_counts_the_embedded_clients_up_instances() {
+    let threshold_after_update = |fetch: bool| {
+        let s = scenario(
+            "",
+            &[
+                "server.eureka.server.renewal-threshold-update-interval-ms=300000",
+                &format!("server.eureka.client.fetch-registry={fetch}"),
+            ],
+        );
+        let (log, _) = record(&s, 4);
+        log.iter()
+            .filter(|(t, _)| t.ms() > 400_000)
+            .find_map(|(_, o)| match o {
+                Observation::EvictionRun { threshold, .. } => Some(*threshold),
+                _ => None,
+            })
+            .unwrap()
+    };
+    // 20 instances + gateway + the phantom client: expected 22, threshold (int)(22 * 2 * 0.85).
+    assert_eq!(threshold_after_update(false), 37);
+    // The embedded client sees 21 UP instances: 21 > 0.85 * 22, so expected = 21.
+    assert_eq!(threshold_after_update(true), 35);
+}
+
+/// FACTS.md §3: without the read-only level, clients are served the registry as of the last
+/// invalidation: a DOWN register is visible at once, not at the next 30 s tick.
+#[test]
+fn without_read_only_cache_changes_are_served_at_once() {
+    let kill15 = KILL9.replace("kill-9", "kill-15");
+    let s = scenario(
+        &kill15,
+        &["server.eureka.server.use-read-only-response-cache=false"],
+    );
+    let target = process(&s, "svc-0");
+    let (log, _) = record(&s, 6);
+    let registry = times(&log, |o| {
+        *o == Observation::Registry {
+            process: target,
+            up: false,
+        }
+    });
+    let served = times(&log, |o| {
+        *o == Observation::Served {
+            process: target,
+            up: false,
+        }
+    });
+    assert_eq!(registry, served);
+    assert!(times(&log, |o| *o == Observation::ReadOnlyRefreshed).is_empty());
+}
+
+/// FACTS.md §8 retries: a GET that hits a refused connection is retried once on the next server
+/// (MaxAutoRetriesNextServer = 1); with a single, dead instance both attempts fail, so every
+/// failed request counts two dead hits. A POST is not retried.
+#[test]
+fn refused_get_is_retried_on_the_next_server_once() {
+    let count = |overrides: &[&str]| {
+        let mut all = vec![
+            "app[0].instances=1",
+            "server.eureka.server.enable-self-preservation=false",
+        ];
+        all.extend_from_slice(overrides);
+        let s = scenario(KILL9, &all);
+        let (log, _) = record(&s, 8);
+        let dead = log
+            .iter()
+            .filter(|(_, o)| matches!(o, Observation::Attempt { dead: true, .. }))
+            .count();
+        let failed = log
+            .iter()
+            .filter(|(_, o)| matches!(o, Observation::RequestFailed { .. }))
+            .count();
+        (dead, failed)
+    };
+    let (dead, failed) = count(&[]);
+    assert!(failed > 100);
+    assert_eq!(dead, 2 * failed);
+    let (dead, failed) = count(&["caller[0].method=POST"]);
+    assert_eq!(dead, failed);
+    let (dead, failed) = count(&["clients.ribbon.MaxAutoRetries=1"]);
+    assert_eq!(dead, 4 * failed);
+}
+
+/// Poisson arrivals: the number of requests over the run is close to rate x time.
+#[test]
+fn requests_arrive_at_the_configured_rate() {
+    let s = scenario("", &["caller[0].rate-per-s=50"]);
+    let (log, _) = record(&s, 10);
+    let attempts = times(&log, |o| matches!(o, Observation::Attempt { .. }));
+    let (first, last) = (attempts[0], *attempts.last().unwrap());
+    let seconds = (last.ms() - first.ms()) as f64 / 1000.0;
+    let rate = attempts.len() as f64 / seconds;
+    // ~40 000 arrivals: the standard deviation of the count is ~0.5 %; allow 5 sigma.
+    assert!((rate - 50.0).abs() < 50.0 * 0.025, "rate {rate}");
+}

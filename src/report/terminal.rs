@@ -112,12 +112,16 @@ fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
     let mut out = String::new();
     if n > 0 {
         let names = [
-            "registry (lease + eviction)",
+            "registry",
             "read-only cache",
             "client fetch",
             "Ribbon refresh",
         ];
-        let means: Vec<f64> = sums.iter().map(|s| s / n as f64 / 1000.0).collect();
+        // Rounded to 0.1 s here so that a tiny negative mean does not print as "-0.0s".
+        let means: Vec<f64> = sums
+            .iter()
+            .map(|s| (s / n as f64 / 100.0).round() / 10.0 + 0.0)
+            .collect();
         let parts: Vec<String> = names
             .iter()
             .zip(&means)
@@ -135,7 +139,15 @@ fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
                 ("", f64::MIN),
                 |acc, (name, m)| if *m > acc.1 { (name, *m) } else { acc },
             );
-        let _ = writeln!(out, "  the longest wait was in the {worst}");
+        let _ = writeln!(
+            out,
+            "  the longest wait was in the {worst}{}",
+            if means[0] < 0.0 {
+                " (the registry knew before the instance stopped)"
+            } else {
+                ""
+            }
+        );
     }
     let _ = writeln!(
         out,

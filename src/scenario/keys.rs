@@ -320,7 +320,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         Kind::seconds(0, 86_400),
         "60",
         "Every app instance and caller starts at a uniformly random instant in \
-         [0, start-spread-s); 0 starts them all at once.",
+         [0, start-spread-s) after the server opened (itself at a random instant in the first \
+         eviction period, so timer phases are random); 0 starts them all at once.",
         Apply::Simulation(|c, v| c.start_spread_ms = v.secs_as_ms()),
     ),
     relaxed(
