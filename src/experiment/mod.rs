@@ -8,6 +8,8 @@ pub use metric::Metric;
 pub use metrics::{MetricsObserver, ShutdownOutcome};
 pub use stats::{Stats, percentile};
 
+use rayon::prelude::*;
+
 use crate::engine::trial_seed;
 use crate::eureka::{Layout, World};
 use crate::scenario::Scenario;
@@ -37,10 +39,26 @@ pub fn simulate(scenario: &Scenario, trial: u32, seed: u64) -> TrialOutcome {
     }
 }
 
-/// Runs every trial of the scenario, in trial order.
+/// Runs every trial of the scenario on all cores and returns them in trial order. Each trial's
+/// streams derive from the scenario seed and the trial index alone, so the result does not depend
+/// on the number of threads.
 pub fn run_trials(scenario: &Scenario) -> Vec<TrialOutcome> {
+    run_trials_with(scenario, &|| {})
+}
+
+/// [`run_trials`], calling `on_trial_done` after each trial (from any thread), e.g. for a
+/// progress bar.
+pub fn run_trials_with(
+    scenario: &Scenario,
+    on_trial_done: &(dyn Fn() + Sync),
+) -> Vec<TrialOutcome> {
     let seed = scenario.simulation.seed;
     (0..scenario.simulation.trials)
-        .map(|trial| simulate(scenario, trial, trial_seed(seed, trial)))
+        .into_par_iter()
+        .map(|trial| {
+            let outcome = simulate(scenario, trial, trial_seed(seed, trial));
+            on_trial_done();
+            outcome
+        })
         .collect()
 }

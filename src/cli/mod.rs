@@ -1,0 +1,95 @@
+//! The command line: parses arguments, runs the library, writes files. Exit codes are decided
+//! here: 0 success, 1 a failure while running or writing, 2 bad input (arguments or scenario).
+
+mod keys;
+mod progress;
+mod run;
+
+use std::io;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::scenario::ScenarioError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "eureka-sim",
+    version,
+    about = "Simulates how long callers keep hitting a stopped Eureka instance, and why"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a scenario's trials; print a summary and write trials.csv and summary.csv.
+    Run(RunArgs),
+    /// List every scenario key with its default.
+    Keys {
+        /// Print a Markdown table (as in README.md).
+        #[arg(long)]
+        markdown: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunArgs {
+    /// The scenario file (TOML).
+    pub(crate) scenario: PathBuf,
+    /// Number of trials (same as --set simulation.trials=N).
+    #[arg(long)]
+    pub(crate) trials: Option<u32>,
+    /// Seed of the run (same as --set simulation.seed=S).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Output folder [default: output/<scenario file stem>].
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+    /// Override any scenario key by its dotted path, e.g.
+    /// server.eureka.server.response-cache-update-interval-ms=5000 or shutdown[0].strategy=kill-15.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub(crate) set: Vec<String>,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return err.exit_code();
+        }
+    };
+    match run(cli) {
+        Ok(()) => 0,
+        Err(err) => {
+            if err.downcast_ref::<ScenarioError>().is_some() {
+                eprintln!("error: {err}");
+                2
+            } else if is_broken_pipe(&err) {
+                0
+            } else {
+                eprintln!("error: {err:#}");
+                1
+            }
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Run(args) => run::run_scenario(args),
+        Command::Keys { markdown } => keys::print_keys(markdown),
+    }
+}
