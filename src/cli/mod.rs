@@ -1,6 +1,7 @@
 //! The command line: parses arguments, runs the library, writes files. Exit codes are decided
 //! here: 0 success, 1 a failure while running or writing, 2 bad input (arguments or scenario).
 
+mod check;
 mod keys;
 mod progress;
 mod run;
@@ -27,6 +28,8 @@ pub struct Cli {
 enum Command {
     /// Run a scenario's trials; print a summary and write trials.csv and summary.csv.
     Run(RunArgs),
+    /// Run the trials of scenario files and check their [[claim]]s; exit 1 if one fails.
+    Check(check::CheckArgs),
     /// List every scenario key with its default.
     Keys {
         /// Print a Markdown table (as in README.md).
@@ -52,6 +55,10 @@ pub(crate) struct RunArgs {
     /// server.eureka.server.response-cache-update-interval-ms=5000 or shutdown[0].strategy=kill-15.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub(crate) set: Vec<String>,
+    /// Simulate every request as its own step (the reference mode) instead of counting the
+    /// requests between routing changes at once. Same distributions, slower at high rates.
+    #[arg(long)]
+    pub(crate) per_request: bool,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -90,6 +97,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run_scenario(args),
+        Command::Check(args) => check::check(args),
         Command::Keys { markdown } => keys::print_keys(markdown),
     }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::eureka::RequestMode;
 use crate::experiment::run_trials_with;
 use crate::report::{render_summary, summarize, write_summary_csv, write_trials_csv};
 use crate::scenario::load;
@@ -30,7 +31,12 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
         .out
         .unwrap_or_else(|| Path::new("output").join(&scenario.name));
     let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");
-    let outcomes = run_trials_with(&scenario, &|| progress.tick());
+    let mode = if args.per_request {
+        RequestMode::PerRequest
+    } else {
+        RequestMode::Batched
+    };
+    let outcomes = run_trials_with(&scenario, mode, &|| progress.tick());
     progress.finish();
     let rows = summarize(&scenario, &outcomes);
     fs::create_dir_all(&out_dir)

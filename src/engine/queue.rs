@@ -9,33 +9,39 @@ use std::collections::BinaryHeap;
 
 use super::SimTime;
 
-struct Entry<E> {
-    time: SimTime,
-    seq: u64,
-    event: E,
+/// Bits of the packed key that hold the sequence number; the time (ms) takes the other 31, up to
+/// 24.8 days, beyond the longest scenario allowed (7 days).
+const SEQ_BITS: u32 = 33;
+
+/// The longest simulated time the queue can order.
+pub const MAX_TIME_MS: u64 = (1 << (64 - SEQ_BITS)) - 1;
+
+/// Heap entry: the ordering key packed into one integer (time above, sequence below) and the slot
+/// of the event in the slab. Keeping the (large) events out of the heap makes every sift move 16
+/// bytes instead of a whole event, and every comparison one integer compare.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    key: u64,
+    slot: u32,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl PartialOrd for Entry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Entry<E> {
+impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse so the earliest (time, seq) is on top.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
 /// Pending events of one trial.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: BinaryHeap<Entry>,
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
     next_seq: u64,
     now: SimTime,
 }
@@ -50,6 +56,8 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(256),
+            slab: Vec::with_capacity(256),
+            free: Vec::with_capacity(256),
             next_seq: 0,
             now: SimTime::ZERO,
         }
@@ -66,7 +74,22 @@ impl<E> EventQueue<E> {
         let time = time.max(self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(event);
+                slot
+            }
+            None => {
+                self.slab.push(Some(event));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        assert!(
+            time.ms() <= MAX_TIME_MS && seq < (1 << SEQ_BITS),
+            "event queue key overflow (time {time}, sequence {seq})"
+        );
+        let key = (time.ms() << SEQ_BITS) | seq;
+        self.heap.push(Entry { key, slot });
     }
 
     /// Schedules `event` `delay_ms` after now.
@@ -76,12 +99,15 @@ impl<E> EventQueue<E> {
 
     /// Pops the next event if it is due no later than `until`, advancing the clock to it.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
-        if self.heap.peek()?.time > until {
+        let time = SimTime(self.heap.peek()?.key >> SEQ_BITS);
+        if time > until {
             return None;
         }
         let entry = self.heap.pop()?;
-        self.now = entry.time;
-        Some((entry.time, entry.event))
+        let event = self.slab[entry.slot as usize].take()?;
+        self.free.push(entry.slot);
+        self.now = time;
+        Some((time, event))
     }
 
     /// Number of events scheduled so far (a cheap work counter for benchmarks).

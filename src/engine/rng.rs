@@ -96,11 +96,101 @@ impl RngStream {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Poisson-distributed count with the given mean: multiplication of uniforms below 10, the
+    /// PTRS transformed rejection of Hörmann (1993) above, as numpy's legacy-free generator does.
+    pub fn poisson(&mut self, mean: f64) -> u64 {
+        if mean.is_nan() || mean <= 0.0 {
+            return 0;
+        }
+        if mean < 10.0 {
+            let limit = (-mean).exp();
+            let mut product = 1.0;
+            let mut count = 0;
+            loop {
+                product *= self.unit();
+                if product > limit {
+                    count += 1;
+                } else {
+                    return count;
+                }
+            }
+        }
+        let slam = mean.sqrt();
+        let loglam = mean.ln();
+        let b = 0.931 + 2.53 * slam;
+        let a = -0.059 + 0.02483 * b;
+        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        let vr = 0.9277 - 3.6224 / (b - 2.0);
+        loop {
+            let u = self.unit() - 0.5;
+            let v = self.unit();
+            let us = 0.5 - u.abs();
+            let k = ((2.0 * a / us + b) * u + mean + 0.43).floor();
+            if us >= 0.07 && v <= vr {
+                return k as u64;
+            }
+            if k < 0.0 || (us < 0.013 && v > us) {
+                continue;
+            }
+            if v.ln() + invalpha.ln() - (a / (us * us) + b).ln()
+                <= -mean + k * loglam - ln_gamma(k + 1.0)
+            {
+                return k as u64;
+            }
+        }
+    }
+
+    /// The top order statistics of `count` independent uniforms on `[0, 1)`, largest first,
+    /// `take` of them: `U(n) = V^(1/n)`, `U(k-1) = U(k) V^(1/(k-1))`.
+    pub fn top_uniform_order_statistics(&mut self, count: u64, take: u64) -> Vec<f64> {
+        let mut out = Vec::with_capacity(take.min(count) as usize);
+        let mut current = 1.0f64;
+        let mut k = count;
+        while k > 0 && (out.len() as u64) < take {
+            current *= (1.0 - self.unit()).powf(1.0 / k as f64);
+            out.push(current);
+            k -= 1;
+        }
+        out
+    }
+
     /// Exponentially distributed float with the given mean (inverse transform on `1 - U`,
     /// which is in `(0, 1]`, so the logarithm is finite).
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.unit()).ln()
     }
+}
+
+/// `ln Γ(x)` for x >= 1 by the Stirling series (as numpy's `random_loggam`).
+fn ln_gamma(x: f64) -> f64 {
+    const A: [f64; 10] = [
+        8.333333333333333e-02,
+        -2.777777777777778e-03,
+        7.936507936507937e-04,
+        -5.952380952380952e-04,
+        8.417508417508418e-04,
+        -1.917526917526918e-03,
+        6.410256410256410e-03,
+        -2.955065359477124e-02,
+        1.796443723688307e-01,
+        -1.39243221690590e+00,
+    ];
+    if x == 1.0 || x == 2.0 {
+        return 0.0;
+    }
+    let n = if x < 7.0 { (7.0 - x) as i64 } else { 0 };
+    let mut x0 = x + n as f64;
+    let x2 = (1.0 / x0) * (1.0 / x0);
+    let mut gl0 = A[9];
+    for a in A[..9].iter().rev() {
+        gl0 = gl0 * x2 + a;
+    }
+    let mut gl = gl0 / x0 + 0.5 * 1.837_877_066_409_345_3 + (x0 - 0.5) * x0.ln() - x0;
+    for _ in 0..n {
+        gl -= (x0 - 1.0).ln();
+        x0 -= 1.0;
+    }
+    gl
 }
 
 #[cfg(test)]
@@ -165,6 +255,52 @@ mod tests {
         let mean = (0..n).map(|_| s.exponential(50.0)).sum::<f64>() / n as f64;
         // Standard error of the mean is 50/sqrt(n) ~ 0.11; allow 5 sigma.
         assert!((mean - 50.0).abs() < 0.56, "{mean}");
+    }
+
+    #[test]
+    fn ln_gamma_matches_factorials() {
+        let mut factorial = 1.0f64;
+        for n in 1..30u32 {
+            factorial *= f64::from(n);
+            let got = ln_gamma(f64::from(n) + 1.0);
+            assert!((got - factorial.ln()).abs() < 1e-9, "{n}: {got}");
+        }
+    }
+
+    /// Mean and variance of a Poisson both equal its mean; checked on both branches.
+    #[test]
+    fn poisson_mean_and_variance() {
+        let mut s = StreamFactory::new(9).stream("t");
+        for mean in [0.5, 3.0, 9.9, 10.0, 57.3, 2_000.0] {
+            let n = 100_000;
+            let draws: Vec<f64> = (0..n).map(|_| s.poisson(mean) as f64).collect();
+            let m = draws.iter().sum::<f64>() / n as f64;
+            let var = draws.iter().map(|d| (d - m).powi(2)).sum::<f64>() / (n as f64 - 1.0);
+            // Standard error of the mean sqrt(mean / n); allow 5 sigma. Variance within 3 %.
+            assert!(
+                (m - mean).abs() < 5.0 * (mean / n as f64).sqrt(),
+                "{mean}: mean {m}"
+            );
+            assert!((var / mean - 1.0).abs() < 0.03, "{mean}: variance {var}");
+        }
+        assert_eq!(s.poisson(0.0), 0);
+    }
+
+    /// The largest of n uniforms has E = n / (n + 1); the second largest (n - 1) / (n + 1).
+    #[test]
+    fn order_statistics_means() {
+        let mut s = StreamFactory::new(4).stream("t");
+        let (n, reps) = (20u64, 50_000);
+        let (mut top, mut second) = (0.0, 0.0);
+        for _ in 0..reps {
+            let v = s.top_uniform_order_statistics(n, 2);
+            top += v[0];
+            second += v[1];
+        }
+        let (top, second) = (top / reps as f64, second / reps as f64);
+        assert!((top - 20.0 / 21.0).abs() < 0.002, "{top}");
+        assert!((second - 19.0 / 21.0).abs() < 0.002, "{second}");
+        assert!(s.top_uniform_order_statistics(0, 3).is_empty());
     }
 
     #[test]

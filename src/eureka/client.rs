@@ -267,6 +267,8 @@ impl<O: Observer> World<'_, O> {
         if !self.processes[p].alive {
             return;
         }
+        let now = self.now();
+        self.flush_all_routes(now);
         self.processes[p].serving = true;
         self.set_instance_status(p, InstanceStatus::Up);
         if let ProcessKind::Caller { caller } = self.processes[p].kind {
@@ -685,6 +687,8 @@ impl<O: Observer> World<'_, O> {
     /// The web server stops accepting requests.
     pub(super) fn stop_serving(&mut self, p: ProcessId) {
         if self.processes[p].serving {
+            let now = self.now();
+            self.flush_all_routes(now);
             self.processes[p].serving = false;
             self.observe(Observation::StoppedServing { process: p });
         }

@@ -11,6 +11,7 @@ mod observe;
 pub mod rate_limiter;
 pub mod registry;
 pub mod response_cache;
+pub mod round_robin;
 mod route;
 mod server;
 mod shutdown;
@@ -25,7 +26,7 @@ pub type ProcessId = usize;
 
 pub use client::{DiscoveryClient, REPLICATOR_STOP_WAIT_MS};
 pub use observe::{Observation, Observer, RouteId};
-pub use route::RIBBON_FIRST_REFRESH_MS;
+pub use route::{RIBBON_FIRST_REFRESH_MS, RequestMode};
 pub use server::{EurekaServer, RENEWS_WINDOW_MS};
 pub use shutdown::{DALSTON_DEREGISTER_HOP_MS, WEB_SERVER_STOP_MS};
 pub use status::InstanceStatus;

@@ -42,6 +42,22 @@ pub enum Observation {
     RequestFailed { route: RouteId, first: ProcessId },
     /// A request found an empty server list.
     NoServer { route: RouteId },
+    /// Batched mode: `count` attempts of `route` were refused by `process` since the previous
+    /// count, the last of them at `last`.
+    DeadHits {
+        route: RouteId,
+        process: ProcessId,
+        count: u64,
+        last: SimTime,
+    },
+    /// Batched mode: `count` requests failed after retries, their first attempt to `first`.
+    RequestsFailed {
+        route: RouteId,
+        first: ProcessId,
+        count: u64,
+    },
+    /// Batched mode: `count` requests found an empty server list.
+    NoServers { route: RouteId, count: u64 },
     /// The server handled a register from `process` (a new lease) with the resulting status.
     Registered {
         process: ProcessId,

@@ -5,6 +5,7 @@ use crate::scenario::{HttpMethod, RibbonConfig, Scenario};
 
 use super::ProcessId;
 use super::observe::{Observation, Observer, RouteId};
+use super::round_robin::run_batch;
 use super::world::{Event, Layout, World};
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
@@ -20,6 +21,22 @@ pub struct RibbonLoadBalancer {
 }
 
 impl RibbonLoadBalancer {
+    #[cfg(test)]
+    pub fn with_cursor(servers: Vec<ProcessId>, next_index: usize) -> Self {
+        RibbonLoadBalancer {
+            servers,
+            next_index,
+        }
+    }
+
+    pub fn cursor(&self) -> usize {
+        self.next_index
+    }
+
+    pub fn set_cursor(&mut self, next_index: usize) {
+        self.next_index = next_index;
+    }
+
     /// `AbstractServerPredicate#incrementAndGetModulo`: returns the current cursor and advances
     /// it; a cursor beyond a shrunken list wraps through `(current + 1) % modulo` first.
     pub fn choose(&mut self) -> Option<ProcessId> {
@@ -50,9 +67,25 @@ pub struct Route {
     /// Created lazily at the first request (or at start with eager loading).
     pub balancer: Option<RibbonLoadBalancer>,
     refresh_generation: u32,
-    /// The next arrival, in microseconds of simulated time.
+    /// The next arrival, in microseconds of simulated time (per-request mode).
     next_arrival_us: f64,
+    /// Batched mode, after the first request: arrivals since this instant (µs) are not yet
+    /// counted.
+    batch_from_us: Option<f64>,
     rng: RngStream,
+}
+
+/// How requests are simulated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequestMode {
+    /// Requests between two changes of routing state are counted at once: their number is drawn
+    /// from the Poisson distribution and the round-robin walk is summed ([`run_batch`]); the time
+    /// of the last refused attempt is drawn from the uniform order statistics. Exact in
+    /// distribution, and its cost does not grow with the request rate.
+    #[default]
+    Batched,
+    /// One event per millisecond with arrivals, one round-robin step per request: the reference.
+    PerRequest,
 }
 
 impl Route {
@@ -78,6 +111,7 @@ impl Route {
                     balancer: None,
                     refresh_generation: 0,
                     next_arrival_us: 0.0,
+                    batch_from_us: None,
                     rng: streams.stream(&name),
                 }
             })
@@ -119,13 +153,21 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
-    /// Every request due in this millisecond, then the next wake-up.
+    /// Every request due in this millisecond, then the next wake-up. In batched mode only the
+    /// first request of the route comes here (it creates the load balancer); later ones are
+    /// counted by [`World::flush_route`].
     pub(super) fn on_arrivals(&mut self, r: RouteId) {
         let now = self.now();
         let horizon_us = (now.ms() + 1) as f64 * 1000.0;
         let Some(mean) = self.routes[r].mean_gap_us else {
             return;
         };
+        if self.request_mode == RequestMode::Batched {
+            self.handle_request(r);
+            let route = &mut self.routes[r];
+            route.batch_from_us = Some(route.next_arrival_us);
+            return;
+        }
         while self.routes[r].next_arrival_us < horizon_us {
             self.handle_request(r);
             let route = &mut self.routes[r];
@@ -199,12 +241,113 @@ impl<O: Observer> World<'_, O> {
         );
     }
 
+    /// Counts the requests of route `r` that arrived since the last count, up to `until_us`
+    /// (batched mode; the routing state is constant over that interval by construction).
+    pub(super) fn flush_route(&mut self, r: RouteId, until_us: f64) {
+        let route = &mut self.routes[r];
+        let (Some(from), Some(mean)) = (route.batch_from_us, route.mean_gap_us) else {
+            return;
+        };
+        if until_us <= from {
+            return;
+        }
+        route.batch_from_us = Some(until_us);
+        let span = until_us - from;
+        let requests = route.rng.poisson(span / mean);
+        if requests == 0 {
+            return;
+        }
+        let (next_servers, same_server) = route.servers_to_try();
+        let Some(balancer) = route.balancer.as_mut() else {
+            return;
+        };
+        if balancer.servers.is_empty() {
+            self.observe(Observation::NoServers {
+                route: r,
+                count: requests,
+            });
+            return;
+        }
+        if balancer.servers.iter().all(|&p| self.processes[p].serving) {
+            // Nobody refuses: only the cursor moves (the common case).
+            let n = balancer.servers.len();
+            let cursor = balancer.cursor();
+            let start = if cursor < n { cursor } else { (cursor + 1) % n };
+            balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
+            return;
+        }
+        if balancer.servers.iter().all(|&p| self.processes[p].serving) {
+            // Nobody refuses: only the cursor moves (the common case).
+            let n = balancer.servers.len();
+            let cursor = balancer.cursor();
+            let start = if cursor < n { cursor } else { (cursor + 1) % n };
+            balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
+            return;
+        }
+        let alive: Vec<bool> = balancer
+            .servers
+            .iter()
+            .map(|&p| self.processes[p].serving)
+            .collect();
+        let batch = run_batch(
+            &balancer.servers,
+            &alive,
+            balancer.cursor(),
+            requests,
+            next_servers,
+            same_server,
+        );
+        balancer.set_cursor(batch.cursor);
+        // Arrival times given their number are uniform order statistics over the interval.
+        let deepest = batch
+            .dead_hits
+            .iter()
+            .map(|&(_, _, last)| requests - last + 1)
+            .max()
+            .unwrap_or(0);
+        let tops = self.routes[r]
+            .rng
+            .top_uniform_order_statistics(requests, deepest);
+        for (process, count, last) in batch.dead_hits {
+            let u = tops[(requests - last) as usize];
+            let at_us = from + u * span;
+            self.observe(Observation::DeadHits {
+                route: r,
+                process,
+                count,
+                last: SimTime((at_us / 1000.0) as u64),
+            });
+        }
+        for (first, count) in batch.failed {
+            self.observe(Observation::RequestsFailed {
+                route: r,
+                first,
+                count,
+            });
+        }
+    }
+
+    /// Counts every route's pending requests up to now (before a routing state changes).
+    pub(super) fn flush_all_routes(&mut self, until: SimTime) {
+        if self.request_mode != RequestMode::Batched {
+            return;
+        }
+        let until_us = until.ms() as f64 * 1000.0;
+        for r in 0..self.routes.len() {
+            self.flush_route(r, until_us);
+        }
+    }
+
     /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
     /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList` keeps UP
     /// only; the single-zone filter keeps all).
     fn update_server_list(&mut self, r: RouteId) {
+        if self.request_mode == RequestMode::Batched {
+            let now_us = self.now().ms() as f64 * 1000.0;
+            self.flush_route(r, now_us);
+        }
         let route = &self.routes[r];
-        let fresh: Vec<ProcessId> = self.processes[route.process]
+        let fresh = self.processes[route.process]
             .client
             .up_list(route.application)
             .to_vec();
@@ -213,10 +356,27 @@ impl<O: Observer> World<'_, O> {
         };
         let old = std::mem::replace(&mut balancer.servers, fresh);
         self.observe(Observation::RibbonRefreshed { route: r });
-        let new = &self.routes[r].balancer.as_ref().map(|b| b.servers.clone());
-        let new = new.as_deref().unwrap_or(&[]);
+        // Membership diff in O(n) with a scratch mark per process.
+        let mut marks = std::mem::take(&mut self.scratch_marks);
+        marks.resize(self.processes.len(), false);
         for &p in &old {
-            if !new.contains(&p) {
+            marks[p] = true;
+        }
+        let new = self.routes[r]
+            .balancer
+            .as_ref()
+            .map_or(&[][..], |b| b.servers.as_slice());
+        let mut entered = Vec::new();
+        for &p in new {
+            if marks[p] {
+                marks[p] = false;
+            } else {
+                entered.push(p);
+            }
+        }
+        for &p in &old {
+            if marks[p] {
+                marks[p] = false;
                 self.observe(Observation::RibbonList {
                     route: r,
                     process: p,
@@ -224,15 +384,14 @@ impl<O: Observer> World<'_, O> {
                 });
             }
         }
-        for &p in new {
-            if !old.contains(&p) {
-                self.observe(Observation::RibbonList {
-                    route: r,
-                    process: p,
-                    listed: true,
-                });
-            }
+        for p in entered {
+            self.observe(Observation::RibbonList {
+                route: r,
+                process: p,
+                listed: true,
+            });
         }
+        self.scratch_marks = marks;
     }
 }
 

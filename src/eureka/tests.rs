@@ -5,6 +5,7 @@ use crate::engine::SimTime;
 use crate::scenario::{Scenario, parse_str};
 
 use super::observe::Observation;
+use super::route::RequestMode;
 use super::world::{Layout, ProcessKind, World};
 
 /// One-way latency of every REST call in these tests (no jitter), so request times are exact.
@@ -46,8 +47,9 @@ strategy = "kill-9"
 
 type Log = Vec<(SimTime, Observation)>;
 
+/// Runs a trial in the per-request reference mode, so that every attempt is observed.
 fn record(scenario: &Scenario, seed: u64) -> (Log, u64) {
-    let world = World::new(scenario, seed, Vec::new());
+    let world = World::with_mode(scenario, seed, Vec::new(), RequestMode::PerRequest);
     let epoch = world.wall_epoch_ms();
     let (log, _) = world.run();
     (log, epoch)

@@ -15,7 +15,7 @@ use super::client::DiscoveryClient;
 use super::observe::{Observation, Observer, RouteId};
 use super::registry::Registrant;
 use super::response_cache::Payload;
-use super::route::Route;
+use super::route::{RequestMode, Route};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 use super::status::InstanceStatus;
@@ -160,6 +160,9 @@ pub struct World<'s, O: Observer> {
     pub(super) net: Vec<RngStream>,
     pub(super) wall_epoch_ms: u64,
     pub(super) observer: O,
+    pub(super) request_mode: RequestMode,
+    /// Scratch space: one mark per process (left all false between uses).
+    pub(super) scratch_marks: Vec<bool>,
     end: SimTime,
 }
 
@@ -170,6 +173,16 @@ impl<'s, O: Observer> World<'s, O> {
     /// server that has been up for a while; every app instance and caller is created at a random
     /// instant in `[server start, server start + start-spread)`.
     pub fn new(scenario: &'s Scenario, trial_seed: u64, observer: O) -> Self {
+        Self::with_mode(scenario, trial_seed, observer, RequestMode::default())
+    }
+
+    /// [`World::new`] with a choice of how requests are simulated.
+    pub fn with_mode(
+        scenario: &'s Scenario,
+        trial_seed: u64,
+        observer: O,
+        request_mode: RequestMode,
+    ) -> Self {
         let streams = StreamFactory::new(trial_seed);
         let mut setup = streams.stream("setup");
         let wall_epoch_ms = WALL_EPOCH_BASE_MS + setup.below(86_400_000);
@@ -192,6 +205,8 @@ impl<'s, O: Observer> World<'s, O> {
             net,
             wall_epoch_ms,
             observer,
+            request_mode,
+            scratch_marks: Vec::new(),
             end: SimTime(scenario.simulation.duration_ms),
         };
         let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
@@ -225,6 +240,7 @@ impl<'s, O: Observer> World<'s, O> {
         while self.step() {
             handled += 1;
         }
+        self.flush_all_routes(self.end);
         (self.observer, handled)
     }
 

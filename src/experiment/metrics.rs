@@ -180,6 +180,26 @@ impl Observer for MetricsObserver {
                     t.last_dead_hit = Some(at);
                 }
             }
+            Observation::DeadHits {
+                process,
+                count,
+                last,
+                ..
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && t.t_stop.is_some()
+                {
+                    t.dead_hits += count;
+                    t.last_dead_hit = t.last_dead_hit.max(Some(last));
+                }
+            }
+            Observation::RequestsFailed { first, count, .. } => {
+                if let Some(t) = self.tracker(first)
+                    && t.t_stop.is_some()
+                {
+                    t.errors += count;
+                }
+            }
             Observation::RequestFailed { first, .. } => {
                 if let Some(t) = self.tracker(first)
                     && t.t_stop.is_some()

@@ -1,9 +1,11 @@
 //! Experiments: trials of a scenario and their outcomes.
 
+pub mod claims;
 mod metric;
 mod metrics;
 mod stats;
 
+pub use claims::{ClaimResult, evaluate};
 pub use metric::Metric;
 pub use metrics::{MetricsObserver, ShutdownOutcome};
 pub use stats::{Stats, percentile};
@@ -11,7 +13,7 @@ pub use stats::{Stats, percentile};
 use rayon::prelude::*;
 
 use crate::engine::trial_seed;
-use crate::eureka::{Layout, World};
+use crate::eureka::{Layout, RequestMode, World};
 use crate::scenario::Scenario;
 
 /// The outcome of one trial.
@@ -28,8 +30,18 @@ pub struct TrialOutcome {
 
 /// Simulates one trial. Pure and deterministic: the same scenario and seed give the same outcome.
 pub fn simulate(scenario: &Scenario, trial: u32, seed: u64) -> TrialOutcome {
+    simulate_with(scenario, trial, seed, RequestMode::default())
+}
+
+/// [`simulate`] with a choice of request mode (batched, or the per-request reference).
+pub fn simulate_with(
+    scenario: &Scenario,
+    trial: u32,
+    seed: u64,
+    mode: RequestMode,
+) -> TrialOutcome {
     let layout = Layout::new(scenario);
-    let world = World::new(scenario, seed, MetricsObserver::new(&layout));
+    let world = World::with_mode(scenario, seed, MetricsObserver::new(&layout), mode);
     let (observer, events) = world.run();
     TrialOutcome {
         trial,
@@ -43,22 +55,141 @@ pub fn simulate(scenario: &Scenario, trial: u32, seed: u64) -> TrialOutcome {
 /// streams derive from the scenario seed and the trial index alone, so the result does not depend
 /// on the number of threads.
 pub fn run_trials(scenario: &Scenario) -> Vec<TrialOutcome> {
-    run_trials_with(scenario, &|| {})
+    run_trials_with(scenario, RequestMode::default(), &|| {})
 }
 
 /// [`run_trials`], calling `on_trial_done` after each trial (from any thread), e.g. for a
 /// progress bar.
 pub fn run_trials_with(
     scenario: &Scenario,
+    mode: RequestMode,
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Vec<TrialOutcome> {
     let seed = scenario.simulation.seed;
     (0..scenario.simulation.trials)
         .into_par_iter()
         .map(|trial| {
-            let outcome = simulate(scenario, trial, trial_seed(seed, trial));
+            let outcome = simulate_with(scenario, trial, trial_seed(seed, trial), mode);
             on_trial_done();
             outcome
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_str;
+
+    /// Two-sample Kolmogorov-Smirnov statistic.
+    fn ks(a: &[i64], b: &[i64]) -> f64 {
+        let (mut a, mut b) = (a.to_vec(), b.to_vec());
+        a.sort_unstable();
+        b.sort_unstable();
+        let (mut i, mut j, mut d) = (0, 0, 0f64);
+        while i < a.len() && j < b.len() {
+            let x = a[i].min(b[j]);
+            while i < a.len() && a[i] <= x {
+                i += 1;
+            }
+            while j < b.len() && b[j] <= x {
+                j += 1;
+            }
+            d = d.max((i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs());
+        }
+        d
+    }
+
+    /// The batched counting and the per-request reference agree in distribution. The routing
+    /// timeline is the same in both (it does not depend on request draws), so exposure is equal
+    /// trial by trial; dead hits, errors and the last dead hit are compared by the two-sample
+    /// Kolmogorov-Smirnov test at alpha = 0.001 (critical D = 1.95 sqrt(2 / n)) and by their
+    /// means (within 4 standard errors).
+    #[test]
+    fn batched_counting_matches_the_per_request_reference() {
+        let text = r#"
+[simulation]
+duration-s = 700
+trials = 400
+seed = 5
+[server]
+eureka.server.enable-self-preservation = false
+[clients]
+ribbon.MaxAutoRetriesNextServer = 0
+[[app]]
+name = "svc"
+instances = 4
+[[caller]]
+name = "gateway"
+calls = "svc"
+rate-per-s = 15
+[[shutdown]]
+instance = "svc-1"
+at-s = 300
+strategy = "kill-9"
+"#;
+        let scenario = parse_str(text, "t.toml", "t", &[]).unwrap();
+        let fast = run_trials_with(&scenario, RequestMode::Batched, &|| {});
+        let slow = run_trials_with(&scenario, RequestMode::PerRequest, &|| {});
+        let n = fast.len();
+        let critical = 1.95 * (2.0 / n as f64).sqrt();
+        for metric in [Metric::DeadHits, Metric::Errors, Metric::LastDeadHitMs] {
+            let values = |outcomes: &[TrialOutcome]| -> Vec<i64> {
+                outcomes
+                    .iter()
+                    .filter_map(|o| metric.value(&o.shutdowns[0]))
+                    .collect()
+            };
+            let (a, b) = (values(&fast), values(&slow));
+            let d = ks(&a, &b);
+            assert!(
+                d < critical,
+                "{}: KS D = {d:.3} >= {critical:.3}",
+                metric.name()
+            );
+            let mean = |v: &[i64]| v.iter().sum::<i64>() as f64 / v.len() as f64;
+            let sd = |v: &[i64]| {
+                let m = mean(v);
+                (v.iter().map(|&x| (x as f64 - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64)
+                    .sqrt()
+            };
+            let se = (sd(&a).powi(2) / a.len() as f64 + sd(&b).powi(2) / b.len() as f64).sqrt();
+            assert!(
+                (mean(&a) - mean(&b)).abs() < 4.0 * se,
+                "{}: means {} vs {}",
+                metric.name(),
+                mean(&a),
+                mean(&b)
+            );
+        }
+        for (f, s) in fast.iter().zip(&slow) {
+            assert_eq!(f.shutdowns[0].exposure_ms, s.shutdowns[0].exposure_ms);
+            // Without retries every dead hit is a failed request.
+            assert_eq!(f.shutdowns[0].dead_hits, f.shutdowns[0].errors);
+        }
+    }
+
+    /// Results do not depend on the number of threads.
+    #[test]
+    fn thread_count_does_not_change_results() {
+        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
+        let scenario = parse_str(
+            &text,
+            "kill-9.toml",
+            "kill-9",
+            &["simulation.trials=16".into()],
+        )
+        .unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| run_trials(&scenario));
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(|| run_trials(&scenario));
+        assert_eq!(one, two);
+    }
 }

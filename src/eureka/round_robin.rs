@@ -1,0 +1,263 @@
+//! Many requests through Ribbon's round robin at once.
+//!
+//! Between two changes of a route's routing state (its server list, or any instance starting or
+//! stopping to serve), every request walks the same deterministic automaton: the shared
+//! round-robin cursor picks a server (`incrementAndGetModulo`), a refused connection is retried on
+//! the same server `MaxAutoRetries` times and on the next server (the cursor moves on)
+//! `MaxAutoRetriesNextServer` times. So the attempts that land on each instance follow from the
+//! number of requests and the cursor alone: the walk from the cursor is eventually periodic with
+//! a period of at most the list length, and [`run_batch`] sums it in O(list length) instead of
+//! one step per request.
+
+use super::ProcessId;
+
+/// What one request does, starting with the cursor at `start`.
+#[derive(Debug, Clone, Default)]
+struct Step {
+    next: usize,
+    /// Refused attempts, by list position (a position may repeat with same-server retries).
+    dead: Vec<usize>,
+    failed: bool,
+}
+
+fn step(start: usize, alive: &[bool], next_servers: u32, same_server: u32) -> Step {
+    let n = alive.len();
+    let mut pos = start;
+    let mut dead = Vec::new();
+    for _ in 0..next_servers {
+        let chosen = pos;
+        pos = (pos + 1) % n;
+        for _ in 0..same_server {
+            if alive[chosen] {
+                return Step {
+                    next: pos,
+                    dead,
+                    failed: false,
+                };
+            }
+            dead.push(chosen);
+        }
+    }
+    Step {
+        next: pos,
+        dead,
+        failed: true,
+    }
+}
+
+/// Totals of a batch of requests.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BatchOutcome {
+    /// Per refused server: (server, attempts refused, 1-based index of the last request among the
+    /// batch that had one of them).
+    pub dead_hits: Vec<(ProcessId, u64, u64)>,
+    /// Per first-chosen server: requests that failed after all retries.
+    pub failed: Vec<(ProcessId, u64)>,
+    /// The cursor after the batch (already reduced modulo the list length).
+    pub cursor: usize,
+}
+
+/// Runs `requests` requests over `servers` (with `alive[i]` telling whether `servers[i]` accepts
+/// connections) from round-robin cursor `cursor`; `next_servers` = MaxAutoRetriesNextServer + 1
+/// and `same_server` = MaxAutoRetries + 1 (both 1 when the request may not be retried).
+pub fn run_batch(
+    servers: &[ProcessId],
+    alive: &[bool],
+    cursor: usize,
+    requests: u64,
+    next_servers: u32,
+    same_server: u32,
+) -> BatchOutcome {
+    let n = servers.len();
+    if n == 0 || requests == 0 {
+        return BatchOutcome {
+            cursor,
+            ..BatchOutcome::default()
+        };
+    }
+    // incrementAndGetModulo: a cursor beyond the list first wraps through (current + 1) % n.
+    let start = if cursor < n { cursor } else { (cursor + 1) % n };
+    if alive.iter().all(|&a| a) {
+        return BatchOutcome {
+            cursor: ((start as u64 + requests) % n as u64) as usize,
+            ..BatchOutcome::default()
+        };
+    }
+    let steps: Vec<Step> = (0..n)
+        .map(|s| step(s, alive, next_servers, same_server))
+        .collect();
+    // The walk start, s1, s2, ... enters a cycle within n steps.
+    let mut first_seen = vec![usize::MAX; n];
+    let mut walk = Vec::with_capacity(n + 1);
+    let mut s = start;
+    while first_seen[s] == usize::MAX {
+        first_seen[s] = walk.len();
+        walk.push(s);
+        s = steps[s].next;
+    }
+    let prefix = first_seen[s];
+    let cycle = walk.len() - prefix;
+    let state_at = |i: u64| -> usize {
+        if i < prefix as u64 {
+            walk[i as usize]
+        } else {
+            walk[prefix + ((i - prefix as u64) % cycle as u64) as usize]
+        }
+    };
+    // How many times each walk position is visited among the first `requests` requests.
+    let visits = |k: usize| -> u64 {
+        if k < prefix {
+            u64::from(requests > k as u64)
+        } else if requests <= k as u64 {
+            0
+        } else {
+            let after = requests - prefix as u64;
+            let offset = (k - prefix) as u64;
+            after / cycle as u64 + u64::from(offset < after % cycle as u64)
+        }
+    };
+    let mut dead_counts = vec![0u64; n];
+    let mut failed_counts = vec![0u64; n];
+    for (k, &state) in walk.iter().enumerate() {
+        let times = visits(k);
+        if times == 0 {
+            continue;
+        }
+        for &position in &steps[state].dead {
+            dead_counts[position] += times;
+        }
+        if steps[state].failed {
+            failed_counts[state] += times;
+        }
+    }
+    // The last request touching each dead server lies within the last prefix + cycle requests.
+    let mut last = vec![0u64; n];
+    let window = (prefix + cycle) as u64;
+    let mut i = requests;
+    while i > requests.saturating_sub(window) {
+        i -= 1;
+        for &position in &steps[state_at(i)].dead {
+            if last[position] == 0 {
+                last[position] = i + 1;
+            }
+        }
+    }
+    let dead_hits = (0..n)
+        .filter(|&p| dead_counts[p] > 0)
+        .map(|p| (servers[p], dead_counts[p], last[p]))
+        .collect();
+    let failed = (0..n)
+        .filter(|&p| failed_counts[p] > 0)
+        .map(|p| (servers[p], failed_counts[p]))
+        .collect();
+    BatchOutcome {
+        dead_hits,
+        failed,
+        cursor: state_at(requests),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::StreamFactory;
+    use crate::eureka::route::RibbonLoadBalancer;
+
+    /// The reference: one request at a time through `RibbonLoadBalancer::choose`, exactly as the
+    /// per-request path does.
+    fn one_by_one(
+        servers: &[ProcessId],
+        alive: &[bool],
+        cursor: usize,
+        requests: u64,
+        next_servers: u32,
+        same_server: u32,
+    ) -> BatchOutcome {
+        let mut lb = RibbonLoadBalancer::with_cursor(servers.to_vec(), cursor);
+        let is_alive = |p: ProcessId| alive[servers.iter().position(|&s| s == p).unwrap()];
+        let mut dead: Vec<(ProcessId, u64, u64)> = Vec::new();
+        let mut failed: Vec<(ProcessId, u64)> = Vec::new();
+        for r in 1..=requests {
+            let mut first = None;
+            let mut ok = false;
+            'request: for _ in 0..next_servers {
+                let server = lb.choose().unwrap();
+                first.get_or_insert(server);
+                for _ in 0..same_server {
+                    if is_alive(server) {
+                        ok = true;
+                        break 'request;
+                    }
+                    match dead.iter_mut().find(|(p, _, _)| *p == server) {
+                        Some(entry) => {
+                            entry.1 += 1;
+                            entry.2 = r;
+                        }
+                        None => dead.push((server, 1, r)),
+                    }
+                }
+            }
+            if !ok {
+                let first = first.unwrap();
+                match failed.iter_mut().find(|(p, _)| *p == first) {
+                    Some(entry) => entry.1 += 1,
+                    None => failed.push((first, 1)),
+                }
+            }
+        }
+        let order = |p: &ProcessId| servers.iter().position(|s| s == p).unwrap();
+        dead.sort_by_key(|(p, _, _)| order(p));
+        failed.sort_by_key(|(p, _)| order(p));
+        BatchOutcome {
+            dead_hits: dead,
+            failed,
+            cursor: lb.cursor(),
+        }
+    }
+
+    #[test]
+    fn batch_equals_request_by_request() {
+        let mut rng = StreamFactory::new(5).stream("test");
+        for case in 0..3000 {
+            let n = 1 + rng.below(9) as usize;
+            let servers: Vec<ProcessId> = (0..n).map(|i| 100 + i * 7).collect();
+            let alive: Vec<bool> = (0..n).map(|_| rng.below(3) != 0).collect();
+            let cursor = rng.below(2 * n as u64) as usize;
+            let requests = rng.below(60);
+            let next_servers = 1 + rng.below(3) as u32;
+            let same_server = 1 + rng.below(2) as u32;
+            let fast = run_batch(
+                &servers,
+                &alive,
+                cursor,
+                requests,
+                next_servers,
+                same_server,
+            );
+            let slow = one_by_one(
+                &servers,
+                &alive,
+                cursor,
+                requests,
+                next_servers,
+                same_server,
+            );
+            assert_eq!(
+                fast, slow,
+                "case {case}: {servers:?} {alive:?} cursor {cursor} x{requests}"
+            );
+        }
+    }
+
+    #[test]
+    fn large_batches_are_exact_totals() {
+        // One dead server out of four, 1 retry on the next server: every request starting at the
+        // dead one is refused once and succeeds on the next, so a full cycle of 4 positions
+        // takes 3 requests (the dead position is skipped as a start) with 1 dead hit.
+        let servers = [1, 2, 3, 4];
+        let alive = [true, false, true, true];
+        let out = run_batch(&servers, &alive, 0, 3_000_000, 2, 1);
+        assert_eq!(out.dead_hits, vec![(2, 1_000_000, 2_999_999)]);
+        assert!(out.failed.is_empty());
+    }
+}

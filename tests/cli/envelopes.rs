@@ -1,0 +1,358 @@
+//! The timing envelopes of each bundled scenario, derived from the rules in
+//! shared/eureka/FACTS.md and checked on every row of trials.csv.
+//!
+//! Notation as in FACTS.md §13: every removal is measured in ms from the moment the instance
+//! stopped serving (`t_stop_ms`), and the news travels registry -> read-only response cache (next
+//! cache tick) -> the caller's Eureka cache (next fetch) -> the caller's Ribbon list (next poll).
+
+use super::csv_files::TrialRow;
+use super::invariant_trials;
+use super::test::Test;
+
+/// What request times can add to a bound: the bundled scenarios use the default network
+/// (1 ms + up to 4 ms jitter each way, so at most 10 ms a round trip), and a stage involves at
+/// most a few requests (a fetch and, after a delta whose hash disagrees, a full fetch).
+pub const SLACK_MS: i64 = 100;
+
+const S: i64 = 1_000;
+
+fn run(name: &str, sets: &[&str]) -> Vec<TrialRow> {
+    run_n(name, sets, invariant_trials())
+}
+
+fn run_n(name: &str, sets: &[&str], trials: u32) -> Vec<TrialRow> {
+    let mut test = Test::scenario(name).trials(trials);
+    for set in sets {
+        test = test.set(set);
+    }
+    let rows = test.run().trials();
+    assert_eq!(rows.len() as u32, trials);
+    rows
+}
+
+fn within(value: Option<i64>, low: i64, high: i64, what: &str, row: &TrialRow) {
+    let v = value.unwrap_or_else(|| panic!("{what} is empty in {row:#?}"));
+    assert!(
+        (low..=high).contains(&v),
+        "{what} = {v} is outside [{low}, {high}] in {row:#?}"
+    );
+}
+
+/// The periods of the three caches after the registry, in ms.
+struct Periods {
+    /// eureka.server.response-cache-update-interval-ms (FACTS.md §3).
+    cache: i64,
+    /// eureka.client.registry-fetch-interval-seconds (FACTS.md §5.1).
+    fetch: i64,
+    /// ribbon.ServerListRefreshInterval (FACTS.md §8).
+    ribbon: i64,
+}
+
+const DEFAULT_PERIODS: Periods = Periods {
+    cache: 30 * S,
+    fetch: 30 * S,
+    ribbon: 30 * S,
+};
+
+/// The news passes the stages in order, and waits at most one period at each:
+/// - read-only cache: the next tick of a fixed-delay timer (FACTS.md §3), at most `cache` after
+///   the registry changed;
+/// - caller's Eureka cache: the first fetch whose request arrives after that tick; fetches are
+///   fixed-delay from the end of the previous one (§5.2), so at most `fetch` plus request times;
+/// - Ribbon: the next poll of `PollingServerListUpdater` (fixed-delay, reads the local cache
+///   without a request, §8), so at most `ribbon` exactly.
+///
+/// Exposure is how long the stopped instance stayed in a Ribbon list: the Ribbon removal, or 0
+/// if every list had dropped it before it stopped.
+fn assert_stages(r: &TrialRow, p: &Periods) {
+    let server = r.server_removed_ms.expect("server_removed_ms");
+    let readonly = r.readonly_removed_ms.expect("readonly_removed_ms");
+    let client = r.client_removed_ms.expect("client_removed_ms");
+    let ribbon = r.ribbon_removed_ms.expect("ribbon_removed_ms");
+    assert!(
+        server <= readonly && readonly <= client && client <= ribbon,
+        "stages out of order in {r:#?}"
+    );
+    assert!(
+        readonly - server <= p.cache,
+        "read-only cache lag in {r:#?}"
+    );
+    assert!(
+        client - readonly <= p.fetch + SLACK_MS,
+        "fetch lag in {r:#?}"
+    );
+    assert!(client + p.ribbon >= ribbon, "Ribbon lag in {r:#?}");
+    assert_eq!(r.exposure_ms, Some(ribbon.max(0)), "exposure in {r:#?}");
+    // A dead hit is a request sent to the stopped instance: only while a list still has it.
+    if let Some(last) = r.last_dead_hit_ms {
+        assert!(
+            r.dead_hits > 0 && (0..=ribbon).contains(&last),
+            "last dead hit in {r:#?}"
+        );
+    } else {
+        assert_eq!(r.dead_hits, 0, "dead hits without a last one in {r:#?}");
+    }
+}
+
+/// kill -9 with expiration enabled (FACTS.md §13): the last renew r reached the server in the
+/// 30 s (plus a request) before the kill; the lease is expirable after r + 2 x 90 s (§1,
+/// Consequence A), evicted at the next 60 s eviction tick (§2.1), then the three 30 s caches.
+/// So the registry drops it within [150 s, 240 s] and callers within [150 s, 330 s].
+fn assert_kill_9_envelope(rows: &[TrialRow], at_s: u64) {
+    for r in rows {
+        assert_eq!(r.strategy, "kill-9");
+        assert_eq!(r.t_stop_ms, Some(at_s * 1_000), "kill -9 stops at once");
+        within(
+            r.server_removed_ms,
+            150 * S - SLACK_MS,
+            240 * S + SLACK_MS,
+            "server_removed_ms",
+            r,
+        );
+        within(
+            r.exposure_ms,
+            150 * S - SLACK_MS,
+            330 * S + 1_000,
+            "exposure_ms",
+            r,
+        );
+        assert_stages(r, &DEFAULT_PERIODS);
+        // 20 requests/s spread over the instances by round robin: minutes of exposure mean hits.
+        assert!(r.dead_hits > 0, "no dead hits in {r:#?}");
+        // GETs are retried once on another server (FACTS.md §8, RibbonLoadBalancedRetryPolicy),
+        // and only one instance is dead: no request fails.
+        assert_eq!(r.errors, 0, "{r:#?}");
+    }
+    // The mean: heartbeat phase ~U(0, 30 s] before the kill, then +180 s, eviction wait
+    // ~U(0, 60 s], and three ~U(0, 30 s] waits: 165 + 30 + 15 + 15 + 15 = 240 s (FACTS.md §13),
+    // standard deviation sqrt(75 + 300 + 3 * 75) ~ 24.5 s per trial. Six standard errors.
+    let n = rows.len() as f64;
+    let mean = rows
+        .iter()
+        .map(|r| r.exposure_ms.unwrap() as f64)
+        .sum::<f64>()
+        / n;
+    let tolerance = 6.0 * 24_500.0 / n.sqrt();
+    assert!(
+        (mean - 240_000.0).abs() <= tolerance,
+        "mean exposure {mean} ms, expected 240 s +- {tolerance} ms"
+    );
+}
+
+#[test]
+fn kill_9_at_defaults_stays_in_the_derived_envelope() {
+    assert_kill_9_envelope(&run("kill-9.toml", &[]), 300);
+}
+
+/// The lease arithmetic is the same in every Eureka version (FACTS.md §0.2, last line), and
+/// with one kill in a 21-client fleet no version's threshold rule engages self-preservation.
+/// (Hoxton, the file's own train, is the test above; fewer trials per train here.)
+#[test]
+fn kill_9_envelope_holds_on_every_ribbon_train() {
+    let trials = invariant_trials().div_ceil(3);
+    for train in ["Dalston", "Edgware", "Finchley", "Greenwich"] {
+        let rows = run_n(
+            "kill-9.toml",
+            &[&format!("simulation.release={train}")],
+            trials,
+        );
+        assert_kill_9_envelope(&rows, 300);
+    }
+}
+
+/// Without retries (POST, OkToRetryOnAllOperations = false, FACTS.md §8) every request that
+/// Ribbon sends to the dead instance fails.
+#[test]
+fn kill_9_without_retries_every_dead_hit_is_an_error() {
+    let rows = run("kill-9.toml", &["caller[0].method=POST"]);
+    for r in &rows {
+        assert!(r.dead_hits > 0);
+        assert_eq!(r.errors, r.dead_hits, "{r:#?}");
+    }
+}
+
+/// kill -15 on Edgware and later (FACTS.md §7): ContextClosedEvent sets DOWN, which goes out as
+/// a register within one request, and the web server stops at once; callers drop it within
+/// read-only cache + fetch + Ribbon <= 90 s (§13, "Graceful").
+#[test]
+fn kill_15_sends_down_at_once_and_callers_follow_within_90_s() {
+    for r in &run("kill-15.toml", &[]) {
+        within(
+            r.t_stop_ms.map(|t| t as i64),
+            300 * S,
+            300 * S + SLACK_MS,
+            "t_stop_ms",
+            r,
+        );
+        within(r.server_removed_ms, 0, SLACK_MS, "server_removed_ms", r);
+        within(r.exposure_ms, 0, 90 * S + SLACK_MS, "exposure_ms", r);
+        assert_stages(r, &DEFAULT_PERIODS);
+        assert_eq!(r.errors, 0, "{r:#?}");
+    }
+}
+
+/// Dalston (FACTS.md §7): DOWN and then, on the same thread, the client's shutdown and its
+/// DELETE, before the web server stops. Whichever of the two arrives last, the registry no
+/// longer lists the instance as UP within a request of the stop, and the same 90 s tail follows.
+#[test]
+fn kill_15_on_dalston_leaves_the_registry_before_the_stop() {
+    for r in &run("kill-15.toml", &["simulation.release=Dalston"]) {
+        within(
+            r.server_removed_ms,
+            -SLACK_MS,
+            SLACK_MS,
+            "server_removed_ms",
+            r,
+        );
+        within(r.exposure_ms, 0, 90 * S + SLACK_MS, "exposure_ms", r);
+        assert_stages(r, &DEFAULT_PERIODS);
+    }
+}
+
+/// pause / service-registry with wait-s = 90 (FACTS.md §7): the registry learns DOWN (pause)
+/// or OUT_OF_SERVICE (PUT status override) within a request of the start, and the process stops
+/// 90 s later; so the registry removal is 90 s before the stop, and the callers' lists follow
+/// within 90 s plus request times, i.e. around the stop.
+fn assert_announced_90_s_ahead(name: &str) {
+    for r in &run(name, &[]) {
+        within(
+            r.t_stop_ms.map(|t| t as i64),
+            390 * S,
+            390 * S + SLACK_MS,
+            "t_stop_ms",
+            r,
+        );
+        within(
+            r.server_removed_ms,
+            -90 * S - SLACK_MS,
+            -90 * S + SLACK_MS,
+            "server_removed_ms",
+            r,
+        );
+        assert_stages(r, &DEFAULT_PERIODS);
+        within(r.exposure_ms, 0, 2 * SLACK_MS, "exposure_ms", r);
+    }
+}
+
+/// With wait-s = 120, longer than 90 s of caches plus request times, every caller has dropped
+/// the instance before it stops: nothing reaches it after it stopped.
+fn assert_no_exposure_with_wait_120(name: &str) {
+    for r in &run(name, &["shutdown[0].wait-s=120"]) {
+        within(
+            r.server_removed_ms,
+            -120 * S - SLACK_MS,
+            -120 * S + SLACK_MS,
+            "server_removed_ms",
+            r,
+        );
+        assert_stages(r, &DEFAULT_PERIODS);
+        within(r.ribbon_removed_ms, i64::MIN, -1, "ribbon_removed_ms", r);
+        assert_eq!(r.exposure_ms, Some(0), "{r:#?}");
+        assert_eq!(r.dead_hits, 0, "{r:#?}");
+        assert_eq!(r.last_dead_hit_ms, None, "{r:#?}");
+        assert_eq!(r.errors, 0, "{r:#?}");
+    }
+}
+
+#[test]
+fn pause_announces_down_90_s_ahead() {
+    assert_announced_90_s_ahead("pause.toml");
+}
+
+#[test]
+fn pause_with_wait_120_has_no_exposure() {
+    assert_no_exposure_with_wait_120("pause.toml");
+}
+
+#[test]
+fn service_registry_announces_out_of_service_90_s_ahead() {
+    assert_announced_90_s_ahead("service-registry.toml");
+}
+
+#[test]
+fn service_registry_with_wait_120_has_no_exposure() {
+    assert_no_exposure_with_wait_120("service-registry.toml");
+}
+
+/// tuned-5s.toml: OUT_OF_SERVICE 15 s ahead with 5 s caches (FACTS.md §3, §5.1, §8).
+#[test]
+fn tuned_5s_caches_lag_at_most_5_s_each() {
+    let tuned = Periods {
+        cache: 5 * S,
+        fetch: 5 * S,
+        ribbon: 5 * S,
+    };
+    for r in &run("tuned-5s.toml", &[]) {
+        assert_eq!(r.strategy, "service-registry");
+        within(
+            r.server_removed_ms,
+            -15 * S - SLACK_MS,
+            -15 * S + SLACK_MS,
+            "server_removed_ms",
+            r,
+        );
+        assert_stages(r, &tuned);
+        within(r.exposure_ms, 0, 2 * SLACK_MS, "exposure_ms", r);
+    }
+    // The file's own advice: 16 s covers 5 + 5 + 5 s plus request times.
+    for r in &run("tuned-5s.toml", &["shutdown[0].wait-s=16"]) {
+        assert_stages(r, &tuned);
+        assert_eq!(r.exposure_ms, Some(0), "{r:#?}");
+        assert_eq!(r.dead_hits, 0, "{r:#?}");
+    }
+}
+
+/// self-preservation.toml (FACTS.md §2.5 worked example): 5 instances + 1 gateway give
+/// expected = 7 and threshold floor(7 x 2 x 0.85) = 11; after the kill 10 renews a minute do not
+/// exceed it, expiration stays disabled and the lease is never evicted: every trial unresolved,
+/// and the gateway keeps hitting the dead instance until the trial ends.
+#[test]
+fn self_preservation_never_evicts() {
+    let out = Test::scenario("self-preservation.toml")
+        .trials(invariant_trials())
+        .run();
+    let rows = out.trials();
+    let doc: toml_edit::DocumentMut = super::test::bundled_text("self-preservation.toml")
+        .parse()
+        .expect("valid TOML");
+    let duration_ms = doc["simulation"]["duration-s"].as_integer().unwrap() * S;
+    let at_ms = doc["shutdown"][0]["at-s"].as_integer().unwrap() * S;
+    for r in &rows {
+        assert_eq!(r.exposure_ms, None, "{r:#?}");
+        assert_eq!(r.server_removed_ms, None, "{r:#?}");
+        assert_eq!(r.readonly_removed_ms, None, "{r:#?}");
+        assert_eq!(r.client_removed_ms, None, "{r:#?}");
+        assert_eq!(r.ribbon_removed_ms, None, "{r:#?}");
+        assert!(r.dead_hits > 0, "{r:#?}");
+        // Still hit in the trial's last minute (even a tripped Ribbon circuit breaker lets a
+        // request through every 30 s at most, FACTS.md §8).
+        within(
+            r.last_dead_hit_ms,
+            duration_ms - at_ms - 60 * S,
+            duration_ms - at_ms,
+            "last_dead_hit_ms",
+            r,
+        );
+    }
+    let summary = out.summary();
+    let exposure = summary
+        .iter()
+        .find(|s| s.metric == "exposure_ms")
+        .expect("an exposure_ms row");
+    assert_eq!(exposure.trials, u64::from(invariant_trials()));
+    assert_eq!(exposure.unresolved, exposure.trials);
+    assert_eq!(
+        (exposure.min, exposure.max, exposure.mean),
+        (None, None, None)
+    );
+}
+
+/// The remedy in the file's comment: 20 instances + 1 gateway give expected 22, threshold
+/// floor(1.7 x 22) = 37 and 40 renews a minute after one kill, so expiration stays enabled and
+/// the kill -9 resolves in every trial, within the kill -9 envelope.
+#[test]
+fn self_preservation_with_20_instances_resolves() {
+    let rows = run("self-preservation.toml", &["app[0].instances=20"]);
+    assert!(rows.iter().all(|r| r.exposure_ms.is_some()));
+    assert_kill_9_envelope(&rows, 300);
+}
