@@ -8,7 +8,9 @@ use anyhow::Context;
 
 use crate::eureka::RequestMode;
 use crate::experiment::run_trials_with;
-use crate::report::{render_summary, summarize, write_summary_csv, write_trials_csv};
+use crate::report::{
+    render_summary, render_summary_json, summarize, write_summary_csv, write_trials_csv,
+};
 use crate::scenario::load;
 
 use super::RunArgs;
@@ -51,14 +53,18 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to create {}", summary_path.display()))?;
     write_summary_csv(io::BufWriter::new(file), &rows)
         .with_context(|| format!("failed to write {}", summary_path.display()))?;
+    let json_path = out_dir.join("summary.json");
+    fs::write(&json_path, render_summary_json(&scenario, &rows))
+        .with_context(|| format!("failed to write {}", json_path.display()))?;
     let source = args.scenario.display().to_string();
     let mut stdout = io::stdout().lock();
     stdout.write_all(render_summary(&scenario, &source, &outcomes, &rows).as_bytes())?;
     writeln!(
         stdout,
-        "\nwrote {} and {}",
+        "\nwrote {}, {} and {}",
         trials_path.display(),
-        summary_path.display()
+        summary_path.display(),
+        json_path.display()
     )?;
     Ok(())
 }

@@ -1,8 +1,12 @@
 //! Reports: renderers of trial outcomes for people (terminal) and machines (CSV).
 
 mod csv_files;
+mod json;
+pub mod html;
+pub mod plot;
 mod terminal;
 
+pub use json::{render_summary_json, scenario_hash};
 pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
 pub use terminal::render_summary;
 

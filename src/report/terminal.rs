@@ -78,24 +78,51 @@ pub fn render_summary(
                 st.unresolved
             );
         }
+        out.push_str(&intervals(rows.iter().filter(|r| r.shutdown == s)));
         out.push_str(&where_the_news_waited(s, outcomes));
     }
     out
 }
 
-/// Mean time the news spent at each layer, over trials where every stage resolved, and the
-/// share of trials with dead hits.
+/// The exposure's mean with its 95 % interval and p99.9, and the share of clean trials.
+fn intervals<'a>(rows: impl Iterator<Item = &'a SummaryRow>) -> String {
+    let mut out = String::new();
+    for row in rows {
+        let st = &row.stats;
+        match row.metric {
+            Metric::ExposureMs => {
+                if let (Some(mean), Some((lo, hi))) = (st.mean, st.mean_ci95) {
+                    let _ = writeln!(
+                        out,
+                        "  mean exposure {:.1}s (95 % CI {:.1}-{:.1}s), p99.9 {}",
+                        mean / 1000.0,
+                        lo / 1000.0,
+                        hi / 1000.0,
+                        cell(row.metric, st.p999)
+                    );
+                }
+            }
+            Metric::DeadHits => {
+                let _ = writeln!(
+                    out,
+                    "  no dead hit in {:.1} % of trials",
+                    st.zero_share * 100.0
+                );
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Mean time the news spent at each layer, over trials where every stage resolved.
 fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
     let mut sums = [0f64; 4];
     let mut n = 0usize;
-    let mut with_hits = 0usize;
     for trial in outcomes {
         let Some(o) = trial.shutdowns.get(s) else {
             continue;
         };
-        if o.dead_hits > 0 {
-            with_hits += 1;
-        }
         let (Some(a), Some(b), Some(c), Some(d)) = (
             o.server_removed_ms,
             o.readonly_removed_ms,
@@ -149,10 +176,5 @@ fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
             }
         );
     }
-    let _ = writeln!(
-        out,
-        "  {with_hits} of {} trial(s) sent requests to the stopped instance",
-        outcomes.len()
-    );
     out
 }
