@@ -7,7 +7,8 @@ use std::ops::{Add, AddAssign};
 ///
 /// Integer milliseconds keep every comparison exact (Eureka's own arithmetic is in ms, and the
 /// lease rule `now > lastUpdate + duration` is strict, so a float would blur it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+#[serde(transparent)]
 pub struct SimTime(pub u64);
 
 impl SimTime {

@@ -12,7 +12,8 @@ use super::status::InstanceStatus;
 /// Index of a caller's route to one app (a caller has one Ribbon load balancer per called app).
 pub type RouteId = usize;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Observation {
     /// `process` became UP / stopped being UP in the server's registry.
     Registry { process: ProcessId, up: bool },
@@ -103,6 +104,15 @@ pub trait Observer {
 impl Observer for () {
     #[inline]
     fn observe(&mut self, _: SimTime, _: Observation) {}
+}
+
+/// Feeds two observers (e.g. the metrics and a trace of the same trial).
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    #[inline]
+    fn observe(&mut self, at: SimTime, observation: Observation) {
+        self.0.observe(at, observation.clone());
+        self.1.observe(at, observation);
+    }
 }
 
 /// Records everything (for tests and traces).
