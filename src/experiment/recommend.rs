@@ -1,0 +1,247 @@
+//! The shortest wait that makes a graceful shutdown clean (`eureka-sim recommend`).
+//!
+//! With `pause` and `service-registry` the instance is taken out of the registry first and stops
+//! serving `wait-s` later. It gets no request after it stopped iff every caller's Ribbon list
+//! dropped it by then. Nothing before the stop depends on the wait, so one run with a long wait
+//! measures, per trial, the wait that would have been just enough: the time from the start of the
+//! wait to the last Ribbon removal. Its percentile is the wait that is clean in that share of
+//! trials; the worst case is bounded in closed form by the rules (FACTS.md §13):
+//! registry change (one request) + read-only tick (C) + the next fetch (F plus its round trip) +
+//! the next Ribbon refresh (L).
+
+use crate::scenario::{Scenario, ScenarioError, Strategy, parse_str};
+
+use super::{Metric, Stats, run_trials};
+
+/// The closed-form worst case of a graceful departure, term by term (ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosedForm {
+    pub terms: Vec<(&'static str, u64)>,
+}
+
+impl ClosedForm {
+    pub fn total_ms(&self) -> u64 {
+        self.terms.iter().map(|(_, ms)| ms).sum()
+    }
+}
+
+/// The worst case from the start of the wait to the last Ribbon list dropping the instance:
+/// the registry change arrives within one request latency; the read-only cache refreshes within
+/// one interval (plus timer lateness); the first fetch that reads the server after that arrives
+/// within one fetch interval and a round trip and its reply within one latency; Ribbon re-reads
+/// the client cache within one refresh interval. Callers take their slowest settings.
+pub fn closed_form(scenario: &Scenario) -> ClosedForm {
+    let server = &scenario.server;
+    let latency = scenario.network.latency_ms + scenario.network.latency_jitter_ms;
+    let fetch_s = scenario
+        .callers
+        .iter()
+        .map(|c| c.client.registry_fetch_interval_s)
+        .max()
+        .unwrap_or(0);
+    let ribbon_ms = scenario
+        .callers
+        .iter()
+        .flat_map(|c| {
+            c.calls
+                .iter()
+                .map(|t| t.ribbon.server_list_refresh_interval_ms)
+        })
+        .max()
+        .unwrap_or(0);
+    let cache_ms = if server.use_read_only_response_cache {
+        server.response_cache_update_interval_ms + server.timer_lateness_ms
+    } else {
+        0
+    };
+    ClosedForm {
+        terms: vec![
+            ("read-only cache refresh", cache_ms),
+            ("client fetch", fetch_s * 1000),
+            ("Ribbon refresh", ribbon_ms),
+            ("request times (4 one-way latencies)", 4 * latency),
+        ],
+    }
+}
+
+/// What one strategy needs.
+#[derive(Debug, Clone)]
+pub struct Recommendation {
+    pub strategy: Strategy,
+    pub trials: u32,
+    /// Per trial, the wait (ms) that would have been just enough; `None` if the instance was never
+    /// dropped by every caller within the trial.
+    pub needed: Stats,
+    pub target: f64,
+    /// Whole seconds: zero dead hits in `target` % of trials.
+    pub at_target_s: Option<u64>,
+    pub closed_form: ClosedForm,
+    /// Whole seconds: zero dead hits whatever the phases (the closed form, rounded up).
+    pub worst_case_s: u64,
+}
+
+/// The same with one interval changed, to show which setting shortens the wait most.
+#[derive(Debug, Clone)]
+pub struct WhatIf {
+    pub key: String,
+    pub value: String,
+    pub at_target_s: Option<u64>,
+    pub worst_case_s: u64,
+}
+
+/// The long wait used to measure: long enough for any chain at sane settings, short enough to fit
+/// in the trial.
+fn measuring_wait_ms(scenario: &Scenario, at_ms: u64) -> u64 {
+    let room = scenario
+        .simulation
+        .duration_ms
+        .saturating_sub(at_ms)
+        .saturating_sub(60_000);
+    room.clamp(1_000, 600_000)
+}
+
+fn ceil_s(ms: i64) -> u64 {
+    (ms.max(0) as u64).div_ceil(1000)
+}
+
+/// Measures the needed wait of shutdown 0 under `strategy`.
+pub fn measure(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    strategy: Strategy,
+    target: f64,
+) -> Result<Recommendation, ScenarioError> {
+    let base = parse_str(text, source, "recommend", overrides)?;
+    let at_ms = base.shutdowns.first().map_or(0, |s| s.at_ms);
+    let wait_ms = measuring_wait_ms(&base, at_ms);
+    let mut all = overrides.to_vec();
+    all.push(format!("shutdown[0].strategy={}", strategy.name()));
+    all.push(format!("shutdown[0].wait-s={}", wait_ms as f64 / 1000.0));
+    let scenario = parse_str(text, source, "recommend", &all)?;
+    let outcomes = run_trials(&scenario);
+    let needed = Stats::of(outcomes.iter().map(|o| {
+        o.shutdowns
+            .first()
+            .and_then(|s| Metric::RibbonRemovedMs.value(s))
+            .map(|removed| removed + wait_ms as i64)
+    }));
+    let closed_form = closed_form(&scenario);
+    Ok(Recommendation {
+        strategy,
+        trials: scenario.simulation.trials,
+        at_target_s: needed.percentile(target).map(ceil_s),
+        worst_case_s: closed_form.total_ms().div_ceil(1000),
+        closed_form,
+        needed,
+        target,
+    })
+}
+
+/// The three intervals on the path, each cut to a quarter, for the "what shortens it" table.
+pub fn what_ifs(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    strategy: Strategy,
+    target: f64,
+) -> Result<Vec<WhatIf>, ScenarioError> {
+    let base = parse_str(text, source, "recommend", overrides)?;
+    let mut changes: Vec<(String, String)> = Vec::new();
+    let cache = base.server.response_cache_update_interval_ms;
+    changes.push((
+        "server.eureka.server.response-cache-update-interval-ms".into(),
+        (cache / 4).max(1).to_string(),
+    ));
+    let fetch = base
+        .callers
+        .iter()
+        .map(|c| c.client.registry_fetch_interval_s)
+        .max()
+        .unwrap_or(30);
+    let ribbon = base
+        .callers
+        .iter()
+        .flat_map(|c| {
+            c.calls
+                .iter()
+                .map(|t| t.ribbon.server_list_refresh_interval_ms)
+        })
+        .max()
+        .unwrap_or(30_000);
+    changes.push((
+        "caller[*].eureka.client.registry-fetch-interval-seconds".into(),
+        (fetch / 4).max(1).to_string(),
+    ));
+    changes.push((
+        "caller[*].ribbon.ServerListRefreshInterval".into(),
+        (ribbon / 4).max(1).to_string(),
+    ));
+    let mut out = Vec::new();
+    for (key, value) in changes {
+        let mut all = overrides.to_vec();
+        if let Some(rest) = key.strip_prefix("caller[*].") {
+            for c in 0..base.callers.len() {
+                all.push(format!("caller[{c}].{rest}={value}"));
+            }
+        } else {
+            all.push(format!("{key}={value}"));
+        }
+        let r = measure(text, source, &all, strategy, target)?;
+        out.push(WhatIf {
+            key,
+            value,
+            at_target_s: r.at_target_s,
+            worst_case_s: r.worst_case_s,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closed_form_at_defaults_is_three_intervals_and_request_times() {
+        let text = std::fs::read_to_string("scenarios/pause.toml").unwrap();
+        let s = parse_str(&text, "pause.toml", "pause", &[]).unwrap();
+        let cf = closed_form(&s);
+        // 30 + 30 + 30 s + 4 x (1 + 4) ms.
+        assert_eq!(cf.total_ms(), 90_020);
+    }
+
+    /// The acceptance test: the recommended wait, fed back into `run` with 10 000
+    /// trials, gives zero dead hits.
+    #[test]
+    fn recommended_wait_gives_zero_dead_hits_in_10000_trials() {
+        let text = std::fs::read_to_string("scenarios/pause.toml").unwrap();
+        let r = measure(
+            &text,
+            "pause.toml",
+            &["simulation.trials=200".into()],
+            Strategy::Pause,
+            99.9,
+        )
+        .unwrap();
+        assert_eq!(r.worst_case_s, 91);
+        let max = r.needed.max.unwrap();
+        assert!(
+            max <= 90_020,
+            "simulated need {max} ms exceeds the closed form"
+        );
+        let check = parse_str(
+            &text,
+            "pause.toml",
+            "pause",
+            &[
+                "simulation.trials=10000".into(),
+                format!("shutdown[0].wait-s={}", r.worst_case_s),
+            ],
+        )
+        .unwrap();
+        let outcomes = run_trials(&check);
+        let hits: u64 = outcomes.iter().map(|o| o.shutdowns[0].dead_hits).sum();
+        assert_eq!(hits, 0);
+    }
+}
