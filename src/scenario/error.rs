@@ -210,6 +210,26 @@ pub enum ScenarioError {
     #[error("{at}: {problem}")]
     Invalid { at: Box<Location>, problem: String },
 
+    /// `eureka-sim check` on a scenario that makes no claim.
+    #[error(
+        "{file}: no [[claim]] to check; add one, such as [[claim]] with metric = \"exposure_ms\", \
+         statistic = \"max\", comparison = \"<=\", value-s = 180 and source = \"...\" \
+         (`eureka-sim keys` lists the [claim] keys)"
+    )]
+    NoClaims { file: String },
+
+    /// A folder given to `eureka-sim check` that cannot be listed.
+    #[error("cannot list folder {path}: {source}")]
+    ReadDir {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A folder given to `eureka-sim check` without any `*.toml` file.
+    #[error("{path}: no scenario file (*.toml) in this folder")]
+    NoScenarios { path: String },
+
     /// Several independent problems found in one pass (unknown keys, bad values).
     #[error("{} problems:\n{}", .0.len(), list(.0))]
     Many(Vec<ScenarioError>),

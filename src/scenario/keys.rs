@@ -12,13 +12,14 @@
 
 mod value;
 
-pub(super) use value::{Kind, Problem, Raw, Val};
+pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 
 use super::model::{
-    ClientConfig, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
-    SimulationConfig, Strategy,
+    ClientConfig, Comparison, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
+    SimulationConfig, Statistic, Strategy,
 };
 use super::release::Release;
+use crate::experiment::Metric;
 
 /// A table of the scenario file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +31,11 @@ pub(super) enum Section {
     App,
     Caller,
     Shutdown,
+    Claim,
 }
 
 impl Section {
-    pub(super) const ALL: [Section; 7] = [
+    pub(super) const ALL: [Section; 8] = [
         Section::Simulation,
         Section::Network,
         Section::Server,
@@ -41,6 +43,7 @@ impl Section {
         Section::App,
         Section::Caller,
         Section::Shutdown,
+        Section::Claim,
     ];
 
     /// The table's name in the file (`app` for `[[app]]`).
@@ -53,12 +56,16 @@ impl Section {
             Section::App => "app",
             Section::Caller => "caller",
             Section::Shutdown => "shutdown",
+            Section::Claim => "claim",
         }
     }
 
-    /// `[[app]]`, `[[caller]]` and `[[shutdown]]` are arrays of tables.
+    /// `[[app]]`, `[[caller]]`, `[[shutdown]]` and `[[claim]]` are arrays of tables.
     pub(super) fn is_array(self) -> bool {
-        matches!(self, Section::App | Section::Caller | Section::Shutdown)
+        matches!(
+            self,
+            Section::App | Section::Caller | Section::Shutdown | Section::Claim
+        )
     }
 
     /// The header as written: `[server]`, `[[app]]`.
@@ -119,6 +126,35 @@ pub(super) struct ShutdownDraft {
     pub then: FinalStop,
 }
 
+/// The `[[claim]]` keys before the required ones are checked, `shutdown` is resolved and the
+/// threshold is taken from `value` or `value-s`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ClaimDraft {
+    pub name: Option<String>,
+    pub shutdown: ShutdownRef,
+    pub metric: Metric,
+    pub statistic: Statistic,
+    pub comparison: Comparison,
+    pub value: Option<f64>,
+    pub value_s: Option<f64>,
+    pub source: String,
+}
+
+impl Default for ClaimDraft {
+    fn default() -> Self {
+        ClaimDraft {
+            name: None,
+            shutdown: ShutdownRef::Index(0),
+            metric: Metric::ExposureMs,
+            statistic: Statistic::Max,
+            comparison: Comparison::AtMost,
+            value: None,
+            value_s: None,
+            source: String::new(),
+        }
+    }
+}
+
 impl Default for AppDraft {
     fn default() -> Self {
         AppDraft {
@@ -163,6 +199,7 @@ pub(super) enum Apply {
     App(fn(&mut AppDraft, &Val)),
     Caller(fn(&mut CallerDraft, &Val)),
     Shutdown(fn(&mut ShutdownDraft, &Val)),
+    Claim(fn(&mut ClaimDraft, &Val)),
 }
 
 impl Apply {
@@ -175,6 +212,7 @@ impl Apply {
             Apply::App(_) => Section::App,
             Apply::Caller(_) => Section::Caller,
             Apply::Shutdown(_) => Section::Shutdown,
+            Apply::Claim(_) => Section::Claim,
         }
     }
 }
@@ -666,6 +704,82 @@ pub(super) static DEFS: &[KeyDef] = &[
             }
         }),
     ),
+    // [[claim]]
+    relaxed(
+        "name",
+        Kind::Text,
+        "(none)",
+        "A short label for the claim in check's report.",
+        Apply::Claim(|c, v| c.name = Some(v.text())),
+    ),
+    relaxed(
+        "shutdown",
+        Kind::ShutdownRef,
+        "0",
+        "The [[shutdown]] the claim is about: its index (0 is the first) or its instance id \
+         (svc-0).",
+        Apply::Claim(|c, v| {
+            if let Val::Shutdown(s) = v {
+                c.shutdown = s.clone();
+            }
+        }),
+    ),
+    required(
+        "metric",
+        Kind::Metric,
+        "The metric, named as in summary.csv (see Reading the metrics).",
+        Apply::Claim(|c, v| {
+            if let Val::Metric(m) = v {
+                c.metric = *m;
+            }
+        }),
+    ),
+    required(
+        "statistic",
+        Kind::Statistic,
+        "What is computed over the trials: min, max, mean, pN (the nearest-rank percentile N, \
+         such as p50 or p99.9), zero-share (share of trials with value 0) or unresolved (share \
+         of trials without a value).",
+        Apply::Claim(|c, v| {
+            if let Val::Statistic(s) = v {
+                c.statistic = *s;
+            }
+        }),
+    ),
+    KeyDef {
+        aliases: &["op"],
+        ..required(
+            "comparison",
+            Kind::Comparison,
+            "How the statistic compares with the value: <=, <, >=, > or ==; also spelled op.",
+            Apply::Claim(|c, v| {
+                if let Val::Comparison(o) = v {
+                    c.comparison = *o;
+                }
+            }),
+        )
+    },
+    relaxed(
+        "value",
+        Kind::Number,
+        "(value or value-s required)",
+        "The threshold in the metric's unit: ms for times, a count for dead_hits and errors, a \
+         fraction in 0..=1 for zero-share and unresolved.",
+        Apply::Claim(|c, v| c.value = Some(v.float())),
+    ),
+    relaxed(
+        "value-s",
+        Kind::Number,
+        "(none)",
+        "The threshold of a time metric in seconds, instead of value.",
+        Apply::Claim(|c, v| c.value_s = Some(v.float())),
+    ),
+    required(
+        "source",
+        Kind::Text,
+        "Where the claim comes from, in words (a document, a wiki page, an issue).",
+        Apply::Claim(|c, v| c.source = v.text()),
+    ),
 ];
 
 /// One accepted key, for the README table and the `keys` subcommand.
@@ -674,7 +788,7 @@ pub(super) static DEFS: &[KeyDef] = &[
 /// `[[app]]` and in `[[caller]]`, where they override `[clients]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyDoc {
-    /// `simulation`, `network`, `server`, `clients`, `app`, `caller` or `shutdown`.
+    /// `simulation`, `network`, `server`, `clients`, `app`, `caller`, `shutdown` or `claim`.
     pub table: &'static str,
     /// The spelling shown to users.
     pub key: &'static str,
@@ -834,6 +948,12 @@ mod tests {
             Kind::Method => Raw::Str("POST".into()),
             Kind::Apps => Raw::Str("svc".into()),
             Kind::Instance => Raw::Str("svc-0".into()),
+            Kind::Number => Raw::Float(0.5),
+            Kind::Text => Raw::Str("x".into()),
+            Kind::Metric => Raw::Str("dead_hits".into()),
+            Kind::Statistic => Raw::Str("p90".into()),
+            Kind::Comparison => Raw::Str(">".into()),
+            Kind::ShutdownRef => Raw::Str("svc-0".into()),
         }
     }
 
@@ -887,6 +1007,11 @@ mod tests {
                     let mut c = ShutdownDraft::default();
                     f(&mut c, v);
                     c != ShutdownDraft::default()
+                }
+                Apply::Claim(f) => {
+                    let mut c = ClaimDraft::default();
+                    f(&mut c, v);
+                    c != ClaimDraft::default()
                 }
             };
             assert!(

@@ -5,6 +5,7 @@
 //! Spring Cloud default named in FACTS.md, and every time is integer milliseconds.
 
 use super::release::Release;
+use crate::experiment::Metric;
 
 /// A whole scenario, ready to simulate.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +18,9 @@ pub struct Scenario {
     pub apps: Vec<AppConfig>,
     pub callers: Vec<CallerConfig>,
     pub shutdowns: Vec<ShutdownConfig>,
+    /// `[[claim]]`s: timing assertions that `eureka-sim check` evaluates (empty by default; `run`
+    /// ignores them).
+    pub claims: Vec<ClaimConfig>,
     /// Things that are allowed but probably not meant (e.g. `wait-s` on a kill-9), shown to the user.
     pub warnings: Vec<String>,
 }
@@ -222,6 +226,160 @@ impl Strategy {
 pub enum FinalStop {
     Kill15,
     Kill9,
+}
+
+/// One `[[claim]]`: "over the trials, `statistic` of `metric` for shutdown `shutdown` is `comparison`
+/// `value`", such as seed 000's "a kill -9 is over within 180 s" as `exposure_ms max <= 180000`.
+///
+/// `eureka-sim check` decides it on the measured point value (the confidence interval only flags
+/// it as marginal); see `crate::experiment::claims`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimConfig {
+    /// `name` (optional): a short label for the report.
+    pub name: Option<String>,
+    /// `shutdown` (default 0): index into `Scenario::shutdowns`; the file may also name the
+    /// shutdown by its instance id (`svc-0`).
+    pub shutdown: usize,
+    /// `metric`: a metric as named in `summary.csv` (`exposure_ms`, `dead_hits`, ...).
+    pub metric: Metric,
+    /// `statistic`: what is computed over the trials.
+    pub statistic: Statistic,
+    /// `comparison` (or `op`).
+    pub comparison: Comparison,
+    /// `value` in the metric's unit: ms for time metrics, a count for counts, a fraction in
+    /// `0..=1` for `zero-share` and `unresolved`. `value-s` (seconds) is stored here in ms.
+    pub value: f64,
+    /// `source`: where the claim comes from, in words (a document, a wiki page, a ticket).
+    pub source: String,
+}
+
+/// What a claim computes over the trials of one shutdown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Statistic {
+    Min,
+    Max,
+    Mean,
+    /// `p<number>`, `0 < number <= 100`: the nearest-rank percentile (`p50`, `p99.9`).
+    Percentile(f64),
+    /// `zero-share`: the share of all trials whose value is exactly 0.
+    ZeroShare,
+    /// `unresolved`: the share of all trials that have no value (see README, "Reading the
+    /// metrics": e.g. still listed when the trial ends).
+    Unresolved,
+}
+
+impl Statistic {
+    /// The named statistics, for messages and suggestions (any `p<number>` is accepted too).
+    pub const NAMES: [&'static str; 9] = [
+        "min",
+        "max",
+        "mean",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "zero-share",
+        "unresolved",
+    ];
+
+    /// `min`, `max`, `mean`, `p<number>`, `zero-share` (also `zero_share`, `zeroShare`) or
+    /// `unresolved`, in any case.
+    pub fn parse(text: &str) -> Option<Statistic> {
+        let word: String = text
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_'))
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        match word.as_str() {
+            "min" => return Some(Statistic::Min),
+            "max" => return Some(Statistic::Max),
+            "mean" => return Some(Statistic::Mean),
+            "zeroshare" => return Some(Statistic::ZeroShare),
+            "unresolved" => return Some(Statistic::Unresolved),
+            _ => {}
+        }
+        let exact = text.trim().to_ascii_lowercase();
+        let number = exact.strip_prefix('p')?;
+        // Digits and at most one point: `p99.9`, not `p1e2`, `pinf` or `p-5`.
+        let digits = number.chars().all(|c| c.is_ascii_digit() || c == '.');
+        if !digits || number.is_empty() || number.matches('.').count() > 1 {
+            return None;
+        }
+        let p: f64 = number.parse().ok()?;
+        (p > 0.0 && p <= 100.0).then_some(Statistic::Percentile(p))
+    }
+
+    /// The name as written in a claim (`p99.9`).
+    pub fn name(self) -> String {
+        match self {
+            Statistic::Min => "min".to_string(),
+            Statistic::Max => "max".to_string(),
+            Statistic::Mean => "mean".to_string(),
+            Statistic::Percentile(p) => format!("p{p}"),
+            Statistic::ZeroShare => "zero-share".to_string(),
+            Statistic::Unresolved => "unresolved".to_string(),
+        }
+    }
+
+    /// Whether the statistic is a share of the trials (a fraction in `0..=1`), not a value of the
+    /// metric.
+    pub fn is_share(self) -> bool {
+        matches!(self, Statistic::ZeroShare | Statistic::Unresolved)
+    }
+}
+
+/// How a claim compares the measured statistic with its `value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comparison {
+    /// `<=`
+    AtMost,
+    /// `<`
+    Below,
+    /// `>=`
+    AtLeast,
+    /// `>`
+    Above,
+    /// `==`
+    Equal,
+}
+
+impl Comparison {
+    pub const ALL: [Comparison; 5] = [
+        Comparison::AtMost,
+        Comparison::Below,
+        Comparison::AtLeast,
+        Comparison::Above,
+        Comparison::Equal,
+    ];
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Comparison::AtMost => "<=",
+            Comparison::Below => "<",
+            Comparison::AtLeast => ">=",
+            Comparison::Above => ">",
+            Comparison::Equal => "==",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Comparison> {
+        let text = text.trim();
+        Comparison::ALL.into_iter().find(|c| c.symbol() == text)
+    }
+
+    /// Whether `measured <op> value` holds. Equality is exact: measured values are whole
+    /// milliseconds, whole counts, or shares k/n (which equal the decimal a user writes for
+    /// them, both being the nearest double to the same number).
+    pub fn holds(self, measured: f64, value: f64) -> bool {
+        match self {
+            Comparison::AtMost => measured <= value,
+            Comparison::Below => measured < value,
+            Comparison::AtLeast => measured >= value,
+            Comparison::Above => measured > value,
+            Comparison::Equal => measured == value,
+        }
+    }
 }
 
 impl Default for SimulationConfig {

@@ -10,9 +10,12 @@
 //!    defaults <- `[clients] ribbon.*` <- `[clients] a.ribbon.*` <- caller `ribbon.*` <-
 //!    caller `a.ribbon.*`.
 //! 4. Check the rules that span keys and tables (required keys, unique names, shutdown ids,
-//!    shutdowns within the run), stopping at the first problem, and collect warnings for things
-//!    that are allowed but probably not meant.
+//!    shutdowns within the run, claims about existing shutdowns with thresholds in their
+//!    metric's unit), stopping at the first problem, and collect warnings for things that are
+//!    allowed but probably not meant.
 
+#[cfg(test)]
+mod claim_tests;
 mod raw;
 mod resolve;
 #[cfg(test)]
@@ -21,10 +24,12 @@ mod tests;
 use std::path::Path;
 
 use super::error::{Location, Place, ScenarioError};
-use super::keys::{AppDraft, Apply, CallerDraft, DEFS, Section, ShutdownDraft, closest};
+use super::keys::{
+    AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, Section, ShutdownDraft, ShutdownRef, closest,
+};
 use super::model::{
-    AppConfig, CallTarget, CallerConfig, ClientConfig, NetworkConfig, RibbonConfig, Scenario,
-    ServerConfig, ShutdownConfig, SimulationConfig, Strategy,
+    AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, NetworkConfig,
+    RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Statistic, Strategy,
 };
 use resolve::{Resolved, Scope, Setting, resolve};
 
@@ -205,6 +210,10 @@ impl Builder<'_> {
             }
             shutdowns.push(shutdown);
         }
+        let mut claims = Vec::new();
+        for table in array(Section::Claim) {
+            claims.push(self.claim(table, &shutdowns)?);
+        }
 
         if callers.is_empty() {
             self.warn(
@@ -228,6 +237,7 @@ impl Builder<'_> {
             apps,
             callers,
             shutdowns,
+            claims,
             warnings: self.warnings,
         })
     }
@@ -440,6 +450,161 @@ impl Builder<'_> {
             wait_ms: draft.wait_ms,
             then: draft.then,
         })
+    }
+
+    fn claim(
+        &mut self,
+        table: &Resolved,
+        shutdowns: &[ShutdownConfig],
+    ) -> Result<ClaimConfig, ScenarioError> {
+        self.require(table)?;
+        let mut draft = ClaimDraft::default();
+        for s in &table.settings {
+            if let Apply::Claim(f) = s.def.apply {
+                f(&mut draft, &s.val);
+            }
+        }
+        let shutdown = self.claim_shutdown(table, &draft.shutdown, shutdowns)?;
+        let value = self.claim_value(table, &draft)?;
+        let label = &table.label;
+        if draft.comparison == Comparison::Equal && draft.statistic == Statistic::Mean {
+            let text = format!(
+                "`{label}` compares a mean with ==, which holds only for an exact value; \
+                 <= or >= is probably meant"
+            );
+            self.warn(&table.place_of("comparison"), text);
+        }
+        if draft.statistic == Statistic::Unresolved && !draft.metric.is_time() {
+            let text = format!(
+                "`{label}`: {} has a value in every trial, so its unresolved share is always 0",
+                draft.metric.name()
+            );
+            self.warn(&table.place_of("statistic"), text);
+        }
+        Ok(ClaimConfig {
+            name: draft.name,
+            shutdown,
+            metric: draft.metric,
+            statistic: draft.statistic,
+            comparison: draft.comparison,
+            value,
+            source: draft.source,
+        })
+    }
+
+    /// The index of the shutdown a claim names (by index or instance id).
+    fn claim_shutdown(
+        &self,
+        table: &Resolved,
+        named: &ShutdownRef,
+        shutdowns: &[ShutdownConfig],
+    ) -> Result<usize, ScenarioError> {
+        let ids: Vec<&str> = shutdowns.iter().map(|s| s.instance.as_str()).collect();
+        let allowed = match shutdowns.len() {
+            0 => "a [[shutdown]] table to make the claim about".to_string(),
+            1 => format!("0 or {}", ids[0]),
+            n => format!("0..={} or one of {}", n - 1, ids.join(", ")),
+        };
+        if shutdowns.is_empty() {
+            return Err(self.invalid(
+                table,
+                "shutdown",
+                "the scenario has no [[shutdown]], so there is nothing to make a claim about"
+                    .to_string(),
+                allowed,
+            ));
+        }
+        match named {
+            ShutdownRef::Index(i) if *i < shutdowns.len() => Ok(*i),
+            ShutdownRef::Index(i) => {
+                let count = match shutdowns.len() {
+                    1 => "one [[shutdown]]".to_string(),
+                    n => format!("{n} [[shutdown]] tables"),
+                };
+                Err(self.invalid(
+                    table,
+                    "shutdown",
+                    format!("shutdown[{i}] does not exist: the file has {count}"),
+                    allowed,
+                ))
+            }
+            ShutdownRef::Instance(id) => ids.iter().position(|s| s == id).ok_or_else(|| {
+                let hint = closest(id, ids.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                self.invalid(
+                    table,
+                    "shutdown",
+                    format!("no [[shutdown]] stops `{id}`{hint}"),
+                    allowed,
+                )
+            }),
+        }
+    }
+
+    /// A claim's threshold in the metric's unit, from `value` or `value-s` (seconds).
+    fn claim_value(&self, table: &Resolved, draft: &ClaimDraft) -> Result<f64, ScenarioError> {
+        const ALLOWED: &str = "value in the metric's unit (ms for times, a count for dead_hits \
+                               and errors, a fraction for zero-share and unresolved), or value-s \
+                               in seconds for a time metric";
+        let from_set = |key: &str| {
+            table
+                .get(key)
+                .is_some_and(|s| matches!(s.key_at, Place::Set(_)))
+        };
+        let in_seconds = match (draft.value, draft.value_s) {
+            (Some(_), Some(_)) if from_set("value") != from_set("value-s") => from_set("value-s"),
+            (Some(_), Some(_)) => {
+                let problem = format!(
+                    "`{}` is also set; give the threshold once",
+                    table.path_of("value")
+                );
+                return Err(self.invalid(table, "value-s", problem, ALLOWED.to_string()));
+            }
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (None, None) => {
+                return Err(ScenarioError::MissingKey {
+                    at: self.at(&table.at),
+                    key: format!("{}.value", table.label),
+                    allowed: ALLOWED.to_string(),
+                });
+            }
+        };
+        let metric = draft.metric.name();
+        let statistic = draft.statistic.name();
+        if in_seconds {
+            let seconds = draft.value_s.unwrap_or_default();
+            if draft.statistic.is_share() {
+                let problem = format!(
+                    "{statistic} is a share of the trials, not a time; write the fraction as value"
+                );
+                return Err(self.invalid(table, "value-s", problem, ALLOWED.to_string()));
+            }
+            if !draft.metric.is_time() {
+                let problem = format!("{metric} is a count, not a time; write it as value");
+                return Err(self.invalid(table, "value-s", problem, ALLOWED.to_string()));
+            }
+            // Rounded to a nanosecond so that 0.1 s is 100 ms exactly.
+            let ms = (seconds * 1e9).round() / 1e6;
+            if !ms.is_finite() {
+                let problem = format!("{seconds} s is too large");
+                return Err(self.invalid(table, "value-s", problem, ALLOWED.to_string()));
+            }
+            return Ok(ms);
+        }
+        let value = draft.value.unwrap_or_default();
+        if draft.statistic.is_share() && !(0.0..=1.0).contains(&value) {
+            let problem =
+                format!("{statistic} is a share of the trials, a fraction in 0..=1, not {value}");
+            return Err(self.invalid(
+                table,
+                "value",
+                problem,
+                "a number in 0..=1 (0.95 for 95 %)".to_string(),
+            ));
+        }
+        Ok(value)
     }
 
     /// Keys the scenario's Eureka version does not have (FACTS.md §0.2).

@@ -5,10 +5,11 @@
 //! as strings (`"30000"`, `"true"`). Every integer kind has a maximum so that an absurd value is an
 //! error here rather than a simulation that never ends.
 
-use crate::scenario::model::{FinalStop, HttpMethod, Strategy};
+use crate::experiment::Metric;
+use crate::scenario::model::{Comparison, FinalStop, HttpMethod, Statistic, Strategy};
 use crate::scenario::release::{EurekaVersion, Train};
 
-use super::closest;
+use super::{canonical_segment, closest};
 
 /// A value as the TOML file (or a `--set` argument) wrote it, before any key is known.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +50,18 @@ pub(in crate::scenario) enum Val {
     Strategy(Strategy),
     Stop(FinalStop),
     Method(HttpMethod),
+    Metric(Metric),
+    Statistic(Statistic),
+    Comparison(Comparison),
+    Shutdown(ShutdownRef),
+}
+
+/// A claim's `shutdown`: an index into the `[[shutdown]]` tables or the instance id of one,
+/// resolved once the shutdowns are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::scenario) enum ShutdownRef {
+    Index(usize),
+    Instance(String),
 }
 
 // Accessors for the setters in `DEFS`. A key's `Kind` decides which `Val` it produces, so a
@@ -138,10 +151,23 @@ pub(in crate::scenario) enum Kind {
     Apps,
     /// An instance id `<app>-<index>`, checked against the apps once they are known.
     Instance,
+    /// Any finite number (a claim's threshold; its unit depends on other keys).
+    Number,
+    /// Free text, not empty (a claim's name and source).
+    Text,
+    /// A metric name as in `summary.csv`.
+    Metric,
+    Statistic,
+    Comparison,
+    /// A `[[shutdown]]` index or instance id.
+    ShutdownRef,
 }
 
 /// Longest accepted name; ids are shown in tables and file names.
 const MAX_NAME_LEN: usize = 64;
+
+/// Longest accepted free text (a claim's source): a sentence or two with a URL.
+const MAX_TEXT_LEN: usize = 1000;
 
 impl Kind {
     /// An interval or duration: at least 1, at most a day.
@@ -173,9 +199,11 @@ impl Kind {
     pub(in crate::scenario) fn expected(&self) -> &'static str {
         match self {
             Kind::Int { .. } => "an integer",
-            Kind::Float { .. } => "a number",
+            Kind::Float { .. } | Kind::Number => "a number",
             Kind::Bool => "a boolean",
             Kind::Apps => "a string or an array of strings",
+            Kind::ShutdownRef => "an integer or a string",
+            Kind::Text | Kind::Metric | Kind::Statistic | Kind::Comparison => "a string",
             Kind::Name
             | Kind::Train
             | Kind::Version
@@ -215,6 +243,18 @@ impl Kind {
             Kind::Method => "GET, POST".to_string(),
             Kind::Apps => "an [[app]] name or an array of [[app]] names".to_string(),
             Kind::Instance => "an instance id `<app name>-<index>` such as `svc-0`".to_string(),
+            Kind::Number => "a finite number".to_string(),
+            Kind::Text => format!("a non-empty string of at most {MAX_TEXT_LEN} characters"),
+            Kind::Metric => Metric::ALL.map(Metric::name).join(", "),
+            Kind::Statistic => "min, max, mean, p<number> with 0 < number <= 100 (p50, p90, p99, \
+                                p99.9), zero-share (share of trials with value 0), unresolved \
+                                (share of trials without a value)"
+                .to_string(),
+            Kind::Comparison => Comparison::ALL.map(Comparison::symbol).join(", "),
+            Kind::ShutdownRef => {
+                "a [[shutdown]] index (0, 1, ...) or the instance id of a [[shutdown]] (svc-0)"
+                    .to_string()
+            }
         }
     }
 
@@ -287,6 +327,77 @@ impl Kind {
                 }
             }
             Kind::Apps => apps(raw, self),
+            Kind::Number => float(raw, f64::MIN, false, f64::MAX, self),
+            Kind::Text => {
+                let text = self.text(raw, literal)?;
+                if text.trim().is_empty() {
+                    Err(Problem::Invalid("the text is empty".to_string()))
+                } else if text.chars().count() > MAX_TEXT_LEN {
+                    Err(Problem::Invalid(format!(
+                        "the text is longer than {MAX_TEXT_LEN} characters"
+                    )))
+                } else {
+                    Ok(Val::Text(text))
+                }
+            }
+            Kind::Metric => {
+                let text = self.text(raw, literal)?;
+                // Relaxed like a key: `exposure-ms` and `ExposureMs` are `exposure_ms`.
+                let wanted = canonical_segment(text.trim());
+                Metric::ALL
+                    .into_iter()
+                    .find(|m| canonical_segment(m.name()) == wanted)
+                    .map(Val::Metric)
+                    .ok_or_else(|| {
+                        let hint = closest(&text, Metric::ALL.map(Metric::name))
+                            .map(|n| format!("; did you mean `{n}`?"));
+                        Problem::Invalid(format!(
+                            "unknown metric `{text}`{}",
+                            hint.unwrap_or_default()
+                        ))
+                    })
+            }
+            Kind::Statistic => {
+                let text = self.text(raw, literal)?;
+                Statistic::parse(&text).map(Val::Statistic).ok_or_else(|| {
+                    let hint =
+                        closest(&text, Statistic::NAMES).map(|n| format!("; did you mean `{n}`?"));
+                    Problem::Invalid(format!(
+                        "unknown statistic `{text}`{}",
+                        hint.unwrap_or_default()
+                    ))
+                })
+            }
+            Kind::Comparison => {
+                let text = self.text(raw, literal)?;
+                Comparison::parse(&text)
+                    .map(Val::Comparison)
+                    .ok_or_else(|| {
+                        let hint = match text.trim() {
+                            "=" => "; did you mean `==`?",
+                            "=<" | "≤" => "; did you mean `<=`?",
+                            "=>" | "≥" => "; did you mean `>=`?",
+                            _ => "",
+                        };
+                        Problem::Invalid(format!("unknown comparison `{text}`{hint}"))
+                    })
+            }
+            Kind::ShutdownRef => match raw {
+                Raw::Int(i) => usize::try_from(*i)
+                    .map(|i| Val::Shutdown(ShutdownRef::Index(i)))
+                    .map_err(|_| Problem::Invalid(format!("must be at least 0, got {i}"))),
+                _ => {
+                    let text = self.text(raw, literal)?;
+                    let text = text.trim();
+                    if text.is_empty() {
+                        Err(Problem::Invalid("the shutdown is empty".to_string()))
+                    } else if let Ok(i) = text.parse::<usize>() {
+                        Ok(Val::Shutdown(ShutdownRef::Index(i)))
+                    } else {
+                        Ok(Val::Shutdown(ShutdownRef::Instance(text.to_string())))
+                    }
+                }
+            },
         }
     }
 

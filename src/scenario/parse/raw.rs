@@ -80,6 +80,7 @@ pub(in crate::scenario) struct RawScenario {
     pub apps: Vec<RawTable>,
     pub callers: Vec<RawTable>,
     pub shutdowns: Vec<RawTable>,
+    pub claims: Vec<RawTable>,
 }
 
 impl RawScenario {
@@ -94,6 +95,7 @@ impl RawScenario {
             apps: Vec::new(),
             callers: Vec::new(),
             shutdowns: Vec::new(),
+            claims: Vec::new(),
         }
     }
 
@@ -111,6 +113,7 @@ impl RawScenario {
             Section::App => &self.apps,
             Section::Caller => &self.callers,
             Section::Shutdown => &self.shutdowns,
+            Section::Claim => &self.claims,
             _ => &[],
         }
     }
@@ -120,6 +123,7 @@ impl RawScenario {
             Section::App => Some(&mut self.apps),
             Section::Caller => Some(&mut self.callers),
             Section::Shutdown => Some(&mut self.shutdowns),
+            Section::Claim => Some(&mut self.claims),
             _ => None,
         }
     }
@@ -131,6 +135,7 @@ impl RawScenario {
             .chain(&self.apps)
             .chain(&self.callers)
             .chain(&self.shutdowns)
+            .chain(&self.claims)
     }
 }
 
@@ -361,8 +366,8 @@ fn describe_item(item: &Item) -> String {
 }
 
 /// What `--set` accepts before `.`, for messages.
-const SET_TABLES: &str =
-    "simulation, network, server, clients, app[N], caller[N], shutdown[N] (or app.<name>, ...)";
+const SET_TABLES: &str = "simulation, network, server, clients, app[N], caller[N], shutdown[N], \
+                          claim[N] (or app.<name>, ...)";
 
 impl RawScenario {
     /// Applies one `--set KEY=VALUE`: the entry is appended to its table and, being from `--set`,
@@ -560,8 +565,8 @@ mod tests {
             [
                 "t.toml:1:2: `app` must be an array of tables ([[app]]), not a table",
                 "t.toml:3:2: unknown table `simulaton`; allowed tables: [simulation], \
-                 [network], [server], [clients], [[app]], [[caller]], [[shutdown]]; \
-                 did you mean `simulation`?"
+                 [network], [server], [clients], [[app]], [[caller]], [[shutdown]], \
+                 [[claim]]; did you mean `simulation`?"
             ]
         );
         let (_, errors) = read("trials = 3\n", "t.toml").unwrap();

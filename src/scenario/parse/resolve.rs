@@ -355,7 +355,10 @@ mod tests {
              [clients]; it belongs in [server]"
         );
         let e = one_error("[clients]\nname = \"x\"\n");
-        assert!(e.ends_with("it belongs in [[app]] or [[caller]]"), "{e}");
+        assert!(
+            e.ends_with("it belongs in [[app]] or [[caller]] or [[claim]]"),
+            "{e}"
+        );
     }
 
     #[test]

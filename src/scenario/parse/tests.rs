@@ -661,7 +661,7 @@ fn malformed_inputs_are_errors_not_panics() {
     ];
     for doc in key_catalogue() {
         let header = match doc.table {
-            "app" | "caller" | "shutdown" => format!("[[{}]]", doc.table),
+            "app" | "caller" | "shutdown" | "claim" => format!("[[{}]]", doc.table),
             t => format!("[{t}]"),
         };
         let key = doc.key.replace("<app>", "svc");
