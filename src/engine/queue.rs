@@ -141,6 +141,32 @@ mod tests {
         assert_eq!(order, ["a", "b", "c", "d"]);
     }
 
+    /// Many events at random times come out sorted by (time, insertion order).
+    #[test]
+    fn total_order_on_random_schedules() {
+        let mut rng = crate::engine::StreamFactory::new(3).stream("q");
+        let mut q = EventQueue::new();
+        let mut expected = Vec::new();
+        for k in 0..5_000u64 {
+            let t = rng.below(200).max(q.now().ms());
+            q.schedule(SimTime(t), k);
+            expected.push((t, k));
+            if k % 7 == 0 {
+                // Interleave pops, as a simulation does.
+                let (time, id) = q.pop_until(SimTime(u64::MAX >> 40)).unwrap();
+                expected.sort();
+                let pos = expected.iter().position(|&(_, i)| i == id).unwrap();
+                assert_eq!(pos, 0, "popped {id} at {time}");
+                expected.remove(0);
+            }
+        }
+        expected.sort();
+        for (t, id) in expected.drain(..) {
+            assert_eq!(q.pop_until(SimTime(u64::MAX >> 40)), Some((SimTime(t), id)));
+        }
+        assert!(expected.is_empty());
+    }
+
     #[test]
     fn stops_at_horizon_and_clamps_the_past() {
         let mut q = EventQueue::new();
