@@ -1,0 +1,234 @@
+//! Plots of trial outcomes, drawn with plotters as SVG (default) or PNG.
+//!
+//! Four kinds of plot, each a plain data struct filled by the caller and drawn by one
+//! `render_*` function (to a file) or one `*_svg_string` function (for inlining in the HTML
+//! report):
+//!
+//! - [`TimelinePlot`]: the timeline of one trial of one shutdown: until when the instance was
+//!   still listed as UP in each layer, and the dead hits, relative to when it stopped serving.
+//! - [`CdfPlot`]: the distribution of a metric (exposure) over the trials, one step line per
+//!   variant; unresolved trials keep the curve below 100 %.
+//! - [`LinePlot`]: one metric against one swept key, one line per variant.
+//! - [`Heatmap`]: one metric against two swept keys, cells annotated with their value.
+//!
+//! Times arrive in integer milliseconds and are shown in seconds. Every plot starts with the
+//! caller's title (scenario and settings), wrapped to the width of the image; a `\n` in the title
+//! starts a new, smaller line. No plot panics on empty data: an empty or all-unresolved input
+//! draws a readable "no data" plot instead.
+//!
+//! Text: SVG keeps it as text (`font-family="sans-serif"`, rendered by the viewer) and needs no
+//! font here (widths for layout come from a system font when there is one, else from an
+//! estimate). PNG rasterises it with a system TrueType font found through fontconfig
+//! (plotters' `ttf` feature); without one, rendering fails with [`PlotError::Font`].
+
+mod cdf;
+mod common;
+mod heatmap;
+mod line;
+mod timeline;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+
+use common::Failure;
+use plotters::prelude::*;
+
+pub use cdf::{CdfPlot, CdfSeries, cdf_steps};
+pub use heatmap::Heatmap;
+pub use line::LinePlot;
+pub use timeline::TimelinePlot;
+
+/// The image format of a rendered plot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImageFormat {
+    /// Scalable, small, text stays text; what the HTML report inlines.
+    #[default]
+    Svg,
+    /// A raster image, text rendered with the system's TrueType fonts.
+    Png,
+}
+
+impl ImageFormat {
+    /// The file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Svg => "svg",
+            ImageFormat::Png => "png",
+        }
+    }
+}
+
+/// Why a plot could not be drawn. Messages read after "failed to ...".
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The data does not fit the plot (e.g. a heatmap row with the wrong number of cells).
+    #[error("plot the {plot}: {problem}")]
+    Data { plot: &'static str, problem: String },
+    /// No font to lay out or rasterise text with. SVG needs none (text stays text, its width
+    /// is estimated); PNG needs a TrueType sans-serif font found through fontconfig.
+    #[error(
+        "draw the {plot}: no usable sans-serif font ({message}); install one (e.g. the \
+         fonts-dejavu-core package) or use SVG"
+    )]
+    Font { plot: &'static str, message: String },
+    /// plotters failed while drawing.
+    #[error("draw the {plot}: {message}")]
+    Draw { plot: &'static str, message: String },
+    /// The SVG file could not be written.
+    #[error("write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The PNG file could not be encoded or written.
+    #[error("write {} as PNG: {message}", path.display())]
+    Png { path: PathBuf, message: String },
+}
+
+/// Draws the timeline of one trial into `path`.
+pub fn render_timeline(
+    plot: &TimelinePlot,
+    format: ImageFormat,
+    path: &Path,
+) -> Result<(), PlotError> {
+    render(plot, format, path)
+}
+
+/// The timeline of one trial as an SVG document.
+pub fn timeline_svg_string(plot: &TimelinePlot) -> Result<String, PlotError> {
+    svg_string(plot)
+}
+
+/// Draws the CDF plot into `path`.
+pub fn render_cdf(plot: &CdfPlot, format: ImageFormat, path: &Path) -> Result<(), PlotError> {
+    render(plot, format, path)
+}
+
+/// The CDF plot as an SVG document.
+pub fn cdf_svg_string(plot: &CdfPlot) -> Result<String, PlotError> {
+    svg_string(plot)
+}
+
+/// Draws the line plot into `path`.
+pub fn render_line(plot: &LinePlot, format: ImageFormat, path: &Path) -> Result<(), PlotError> {
+    render(plot, format, path)
+}
+
+/// The line plot as an SVG document.
+pub fn line_svg_string(plot: &LinePlot) -> Result<String, PlotError> {
+    svg_string(plot)
+}
+
+/// Draws the heatmap into `path`.
+pub fn render_heatmap(plot: &Heatmap, format: ImageFormat, path: &Path) -> Result<(), PlotError> {
+    render(plot, format, path)
+}
+
+/// The heatmap as an SVG document.
+pub fn heatmap_svg_string(plot: &Heatmap) -> Result<String, PlotError> {
+    svg_string(plot)
+}
+
+/// What every plot kind provides to the two backends.
+trait Drawable {
+    /// The plot's name in error messages ("timeline", "CDF plot", ...).
+    const KIND: &'static str;
+
+    /// Rejects data that does not fit the plot (before anything is drawn).
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The image size in pixels, decided from the data before drawing.
+    fn size(&self) -> (u32, u32);
+
+    /// Draws the plot on a white canvas of [`Drawable::size`].
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Failure>;
+}
+
+fn svg_string<P: Drawable>(plot: &P) -> Result<String, PlotError> {
+    plot.check().map_err(|problem| PlotError::Data {
+        plot: P::KIND,
+        problem,
+    })?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, plot.size()).into_drawing_area();
+        draw_on(plot, &root)?;
+        root.present().map_err(|e| PlotError::Draw {
+            plot: P::KIND,
+            message: e.to_string(),
+        })?;
+    }
+    Ok(svg)
+}
+
+fn render<P: Drawable>(plot: &P, format: ImageFormat, path: &Path) -> Result<(), PlotError> {
+    match format {
+        ImageFormat::Svg => {
+            let svg = svg_string(plot)?;
+            std::fs::write(path, svg).map_err(|source| PlotError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        ImageFormat::Png => {
+            plot.check().map_err(|problem| PlotError::Data {
+                plot: P::KIND,
+                problem,
+            })?;
+            let drawn = {
+                let root = BitMapBackend::new(path, plot.size()).into_drawing_area();
+                draw_on(plot, &root).and_then(|()| {
+                    root.present().map_err(|e| PlotError::Png {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    })
+                })
+            };
+            if drawn.is_err() {
+                // The backend saves what it has when dropped: no half-drawn image stays behind.
+                let _ = std::fs::remove_file(path);
+            }
+            drawn
+        }
+    }
+}
+
+/// Fills the canvas white and draws the plot on it.
+fn draw_on<P: Drawable, DB: DrawingBackend>(
+    plot: &P,
+    root: &DrawingArea<DB, Shift>,
+) -> Result<(), PlotError> {
+    use common::OrFailure;
+    root.fill(&WHITE)
+        .msg()
+        .and_then(|()| plot.draw(root))
+        .map_err(|failure| match failure {
+            Failure::Font(message) => PlotError::Font {
+                plot: P::KIND,
+                message,
+            },
+            Failure::Other(message) => PlotError::Draw {
+                plot: P::KIND,
+                message,
+            },
+        })
+}
+
+/// Whether a PNG test can check its file: PNG needs a system font, and a machine without one
+/// (a bare CI image) gets [`PlotError::Font`], which is what the user would see too.
+#[cfg(test)]
+fn png_rendered(result: Result<(), PlotError>) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(e @ PlotError::Font { .. }) => {
+            eprintln!("skipping the PNG check: {e}");
+            false
+        }
+        Err(e) => panic!("{e}"),
+    }
+}

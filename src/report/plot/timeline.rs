@@ -1,0 +1,456 @@
+//! The timeline of one trial of one shutdown: one lane per layer, a bar while the instance is
+//! still listed as UP there, and the dead hits as marks on a lane of their own.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::Drawable;
+use super::common::{
+    AXIS_PX, FONT, Failure, GRID, Header, INK, LABEL_PX, MUTED, OrFailure, WIDTH, fmt_seconds,
+    fmt_tick, text, text_width,
+};
+
+/// The timeline of one trial of one shutdown, times relative to `t_stop` (when the instance
+/// stopped serving).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelinePlot {
+    /// The scenario and the settings; a `\n` starts a smaller second line.
+    pub title: String,
+    /// Stage instants relative to t_stop (ms, may be negative), in order, each optional
+    /// (`None` = never, within the trial): e.g. `("strategy started", Some(-90000))`,
+    /// `("left the registry", Some(-89995))`, `("left the read-only cache", ..)`,
+    /// `("left the gateway's Eureka cache", ..)`, `("left the Ribbon list", ..)`.
+    /// Each becomes a lane whose bar runs from the left edge to the instant.
+    pub stages: Vec<(String, Option<i64>)>,
+    /// Dead hits (request attempts refused), ms relative to t_stop.
+    pub dead_hits: Vec<i64>,
+    /// Visible x range in ms relative to t_stop, margin included. An empty or inverted range is
+    /// replaced by one that covers 0, the stages and the dead hits.
+    pub x_range: (i64, i64),
+}
+
+/// The height of one lane.
+const LANE_PX: f64 = 46.0;
+/// Room above the top lane for the "stopped serving" label, in lanes.
+const HEADROOM: f64 = 0.7;
+const X_AXIS_PX: u32 = 52;
+const MARGIN_LEFT: u32 = 12;
+const MARGIN_RIGHT: u32 = 36;
+const MARGIN_TOP: u32 = 4;
+const MARGIN_BOTTOM: u32 = 8;
+/// Dead hits are counted per slice of time this many pixels wide.
+const BIN_PX: u32 = 2;
+
+/// While the instance is listed as UP.
+const UP: RGBColor = RGBColor(46, 139, 87);
+const UP_EDGE: RGBColor = RGBColor(20, 82, 48);
+const DEAD: RGBColor = RGBColor(200, 30, 30);
+const STRIPE: RGBColor = RGBColor(246, 246, 246);
+const ON_BAR: RGBColor = RGBColor(255, 255, 255);
+
+const DEAD_HITS_LANE: &str = "dead hits";
+
+/// The dead hits counted per slice of the visible range.
+#[derive(Debug, Clone, PartialEq)]
+struct Bins {
+    /// The visible range in ms.
+    range: (i64, i64),
+    counts: Vec<u32>,
+    before: usize,
+    after: usize,
+}
+
+impl Bins {
+    fn width_ms(&self) -> f64 {
+        (self.range.1 - self.range.0) as f64 / self.counts.len() as f64
+    }
+
+    fn max(&self) -> u32 {
+        self.counts.iter().copied().max().unwrap_or(0)
+    }
+}
+
+impl TimelinePlot {
+    /// The visible range in ms: the caller's, or one covering everything if it is empty.
+    fn visible_ms(&self) -> (i64, i64) {
+        let (lo, hi) = self.x_range;
+        if lo < hi {
+            return (lo, hi);
+        }
+        let instants = self.stages.iter().filter_map(|(_, t)| *t);
+        let all: Vec<i64> = instants
+            .chain(self.dead_hits.iter().copied())
+            .chain([0])
+            .collect();
+        let min = all.iter().copied().min().unwrap_or(0);
+        let max = all.iter().copied().max().unwrap_or(0);
+        let margin = ((max - min) / 10).max(5_000);
+        (min - margin, max + margin)
+    }
+
+    /// The lane labels, top to bottom: the stages, then the dead hits.
+    fn lane_labels(&self) -> Vec<String> {
+        let mut labels: Vec<String> = self.stages.iter().map(|(l, _)| l.clone()).collect();
+        labels.push(format!("{DEAD_HITS_LANE} ({})", self.dead_hits.len()));
+        labels
+    }
+
+    fn label_area_px(&self) -> u32 {
+        let widest = self
+            .lane_labels()
+            .iter()
+            .map(|l| text_width(l, LABEL_PX, false))
+            .max()
+            .unwrap_or(0);
+        (widest + 18).clamp(90, WIDTH * 2 / 5)
+    }
+
+    fn plot_px(&self) -> u32 {
+        WIDTH
+            .saturating_sub(MARGIN_LEFT + MARGIN_RIGHT + self.label_area_px())
+            .max(BIN_PX)
+    }
+
+    fn bins(&self) -> Bins {
+        let range = self.visible_ms();
+        let n = (self.plot_px() / BIN_PX).max(1) as usize;
+        let mut bins = Bins {
+            range,
+            counts: vec![0; n],
+            before: 0,
+            after: 0,
+        };
+        let span = (range.1 - range.0) as f64;
+        for &hit in &self.dead_hits {
+            if hit < range.0 {
+                bins.before += 1;
+            } else if hit > range.1 {
+                bins.after += 1;
+            } else {
+                let i = ((hit - range.0) as f64 / span * n as f64) as usize;
+                bins.counts[i.min(n - 1)] += 1;
+            }
+        }
+        bins
+    }
+
+    /// How to read the plot, under the title.
+    fn notes(&self, bins: &Bins) -> Vec<String> {
+        let mut marks =
+            "Red marks: request attempts refused by the stopped instance (dead hits)".to_string();
+        if bins.max() > 1 {
+            marks += &format!(
+                "; a mark's height is the number of hits in its {:.2} s slice (tallest: {})",
+                bins.width_ms() / 1000.0,
+                bins.max()
+            );
+        }
+        let outside = bins.before + bins.after;
+        if outside > 0 {
+            marks += &format!(
+                "; {outside} more fall outside the visible range ({} before, {} after)",
+                bins.before, bins.after
+            );
+        }
+        vec![
+            "Green bars: the instance is still listed as UP in that layer, until the instant shown."
+                .to_string(),
+            marks + ".",
+        ]
+    }
+
+    fn header(&self) -> Header {
+        Header::new(&self.title, &self.notes(&self.bins()), WIDTH)
+    }
+
+    fn lanes(&self) -> usize {
+        self.stages.len() + 1
+    }
+}
+
+impl Drawable for TimelinePlot {
+    const KIND: &'static str = "timeline";
+
+    fn size(&self) -> (u32, u32) {
+        let chart = (self.lanes() as f64 + HEADROOM) * LANE_PX;
+        let height =
+            self.header().height() + MARGIN_TOP + chart.ceil() as u32 + X_AXIS_PX + MARGIN_BOTTOM;
+        (WIDTH, height)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Failure> {
+        let body = self.header().draw(root)?;
+        let bins = self.bins();
+        let (lo_ms, hi_ms) = bins.range;
+        let (lo, hi) = (lo_ms as f64 / 1000.0, hi_ms as f64 / 1000.0);
+        let n = self.lanes();
+        let top = n as f64 + HEADROOM;
+
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(MARGIN_LEFT)
+            .margin_right(MARGIN_RIGHT)
+            .margin_top(MARGIN_TOP)
+            .margin_bottom(MARGIN_BOTTOM)
+            .x_label_area_size(X_AXIS_PX)
+            .y_label_area_size(self.label_area_px())
+            .build_cartesian_2d(lo..hi, 0.0..top)
+            .msg()?;
+
+        // Alternate lanes on a light stripe, under the grid.
+        chart
+            .draw_series((0..n).filter(|k| k % 2 == 1).map(|k| {
+                let bottom = (n - 1 - k) as f64;
+                Rectangle::new([(lo, bottom), (hi, bottom + 1.0)], STRIPE.filled())
+            }))
+            .msg()?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_labels(14)
+            .x_label_formatter(&fmt_tick)
+            .x_desc("seconds relative to when the instance stopped serving")
+            .label_style((FONT, LABEL_PX))
+            .axis_desc_style((FONT, AXIS_PX))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()
+            .msg()?;
+
+        let (left_px, right_px) = {
+            let r = chart.plotting_area().get_x_axis_pixel_range();
+            (r.start, r.end)
+        };
+        let labels = self.lane_labels();
+        for (k, label) in labels.iter().enumerate() {
+            let (_, y) = chart.backend_coord(&(lo, (n - 1 - k) as f64 + 0.5));
+            root.draw(&Text::new(
+                label.clone(),
+                (left_px - 10, y),
+                text(LABEL_PX, INK, HPos::Right, VPos::Center),
+            ))
+            .msg()?;
+        }
+
+        // One bar per stage, from the left edge to its instant.
+        for (k, (_, instant)) in self.stages.iter().enumerate() {
+            let centre = (n - 1 - k) as f64 + 0.5;
+            let bar =
+                |end: f64| Rectangle::new([(lo, centre - 0.28), (end, centre + 0.28)], UP.filled());
+            let (note, end) = match *instant {
+                None => ("never left".to_string(), Some(hi)),
+                Some(t) if t < lo_ms => (format!("{} (before the view)", fmt_seconds(t)), None),
+                Some(t) if t > hi_ms => (format!("{} (after the view)", fmt_seconds(t)), Some(hi)),
+                Some(t) => (fmt_seconds(t), Some(t as f64 / 1000.0)),
+            };
+            let Some(end) = end else {
+                let (_, y) = chart.backend_coord(&(lo, centre));
+                root.draw(&Text::new(
+                    note,
+                    (left_px + 6, y),
+                    text(14.0, INK, HPos::Left, VPos::Center),
+                ))
+                .msg()?;
+                continue;
+            };
+            chart.draw_series([bar(end)]).msg()?;
+            if instant.is_some_and(|t| t <= hi_ms) {
+                chart
+                    .draw_series([PathElement::new(
+                        vec![(end, centre - 0.38), (end, centre + 0.38)],
+                        UP_EDGE.stroke_width(2),
+                    )])
+                    .msg()?;
+            }
+            let (x, y) = chart.backend_coord(&(end, centre));
+            let fits_right = x + 8 + text_width(&note, 14.0, false) as i32 <= right_px;
+            let style = if fits_right && instant.is_some_and(|t| t <= hi_ms) {
+                (x + 8, text(14.0, INK, HPos::Left, VPos::Center))
+            } else {
+                (x - 8, text(14.0, ON_BAR, HPos::Right, VPos::Center))
+            };
+            root.draw(&Text::new(note, (style.0, y), style.1)).msg()?;
+        }
+
+        // The dead hits: one mark per non-empty slice; heights show density when slices hold
+        // more than one hit. Bounded by the number of slices, so the file stays small.
+        let max = bins.max();
+        let width_s = bins.width_ms() / 1000.0;
+        chart
+            .draw_series(
+                bins.counts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(i, &c)| {
+                        let x0 = lo + i as f64 * width_s;
+                        let share = if max <= 1 {
+                            1.0
+                        } else {
+                            0.15 + 0.85 * c as f64 / max as f64
+                        };
+                        Rectangle::new(
+                            [(x0, 0.12), (x0 + width_s, 0.12 + 0.76 * share)],
+                            DEAD.filled(),
+                        )
+                    }),
+            )
+            .msg()?;
+        if max == 0 {
+            let (_, y) = chart.backend_coord(&(lo, 0.5));
+            let note = if self.stages.is_empty() && self.dead_hits.is_empty() {
+                "no data: no stages and no dead hits"
+            } else if self.dead_hits.is_empty() {
+                "none"
+            } else {
+                "none in view"
+            };
+            root.draw(&Text::new(
+                note,
+                (left_px + 6, y),
+                text(14.0, MUTED, HPos::Left, VPos::Center),
+            ))
+            .msg()?;
+        }
+
+        // t = 0: the instance stopped serving.
+        if lo <= 0.0 && 0.0 <= hi {
+            let line_top = n as f64 + 0.12;
+            chart
+                .draw_series([PathElement::new(
+                    vec![(0.0, 0.0), (0.0, line_top)],
+                    INK.stroke_width(2),
+                )])
+                .msg()?;
+            let label = "stopped serving";
+            let (x, y) = chart.backend_coord(&(0.0, line_top));
+            let half = text_width(label, LABEL_PX, false) as i32 / 2;
+            let (x, h) = if x - half < left_px {
+                (x.max(left_px), HPos::Left)
+            } else if x + half > right_px {
+                (x.min(right_px), HPos::Right)
+            } else {
+                (x, HPos::Center)
+            };
+            root.draw(&Text::new(
+                label,
+                (x, y - 4),
+                text(LABEL_PX, INK, h, VPos::Bottom),
+            ))
+            .msg()?;
+        }
+
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::common::hex;
+    use super::super::{ImageFormat, png_rendered, render_timeline, timeline_svg_string};
+    use super::*;
+
+    fn example() -> TimelinePlot {
+        TimelinePlot {
+            title: "kill-15 of app-1 & friends\nscenario <default>, eviction 60 s".to_string(),
+            stages: vec![
+                ("strategy started".to_string(), Some(-90_000)),
+                ("left the registry".to_string(), Some(-89_995)),
+                ("left the read-only cache".to_string(), Some(-60_000)),
+                ("left the gateway's Eureka cache".to_string(), Some(-35_000)),
+                ("left the Ribbon list".to_string(), None),
+            ],
+            dead_hits: (0..300).map(|i| i * 100).collect(),
+            x_range: (-100_000, 40_000),
+        }
+    }
+
+    #[test]
+    fn timeline_has_title_lanes_marker_and_hits() {
+        let plot = example();
+        let svg = timeline_svg_string(&plot).unwrap();
+        // Text is escaped by the backend.
+        assert!(svg.contains("kill-15 of app-1 &amp; friends"), "{svg}");
+        assert!(svg.contains("scenario &lt;default&gt;, eviction 60 s"));
+        assert!(svg.contains("seconds relative to when the instance stopped serving"));
+        assert!(svg.contains(">\nstopped serving\n<"));
+        for (label, _) in &plot.stages {
+            assert!(svg.contains(&label.replace('\'', "&apos;")), "{label}");
+        }
+        assert!(svg.contains("dead hits (300)"));
+        // One bar per stage, all in view, and the never-left one labelled.
+        assert_eq!(svg.matches(&format!("fill=\"{}\"", hex(UP))).count(), 5);
+        assert!(svg.contains("never left"));
+        assert!(svg.contains("-90.0 s") && svg.contains("-89.995 s") && svg.contains("-35.0 s"));
+        // One mark per non-empty slice of the dead-hit lane.
+        let slices = plot.bins().counts.iter().filter(|c| **c > 0).count();
+        assert!(slices > 50, "{slices}");
+        assert_eq!(
+            svg.matches(&format!("fill=\"{}\"", hex(DEAD))).count(),
+            slices
+        );
+    }
+
+    #[test]
+    fn thousands_of_dead_hits_stay_small() {
+        let mut plot = example();
+        plot.dead_hits = (0..50_000).map(|i| -100_000 + i * 3).collect();
+        let svg = timeline_svg_string(&plot).unwrap();
+        assert!(svg.len() < 300_000, "{} bytes", svg.len());
+        let bins = plot.bins();
+        assert_eq!(
+            bins.counts.iter().map(|&c| c as usize).sum::<usize>() + bins.before + bins.after,
+            50_000
+        );
+        assert!(bins.after > 0 && bins.before == 0);
+        // The note may wrap anywhere between words.
+        assert!(svg.contains("outside"));
+    }
+
+    #[test]
+    fn stages_outside_the_view_are_said_so() {
+        let mut plot = example();
+        plot.stages[0].1 = Some(-200_000);
+        plot.stages[1].1 = Some(100_000);
+        let svg = timeline_svg_string(&plot).unwrap();
+        assert!(svg.contains("-200.0 s (before the view)"));
+        assert!(svg.contains("100.0 s (after the view)"));
+    }
+
+    #[test]
+    fn empty_timeline_renders_no_data() {
+        let plot = TimelinePlot {
+            title: "nothing".to_string(),
+            stages: vec![],
+            dead_hits: vec![],
+            x_range: (0, 0),
+        };
+        let svg = timeline_svg_string(&plot).unwrap();
+        assert!(svg.contains("no data") && svg.contains("stopped serving"));
+        let only_stages = TimelinePlot {
+            stages: vec![("left the registry".to_string(), None)],
+            ..plot
+        };
+        assert!(
+            timeline_svg_string(&only_stages)
+                .unwrap()
+                .contains("never left")
+        );
+    }
+
+    #[test]
+    fn timeline_png_starts_with_the_magic_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("timeline.png");
+        if !png_rendered(render_timeline(&example(), ImageFormat::Png, &path)) {
+            assert!(!path.exists(), "a failed PNG leaves no file behind");
+            return;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let svg = dir.path().join("timeline.svg");
+        render_timeline(&example(), ImageFormat::Svg, &svg).unwrap();
+        assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    }
+}
