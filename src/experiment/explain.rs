@@ -251,17 +251,15 @@ impl TrialTrace {
                 _ => {}
             }
         }
-        if gated_after_expiry > 1 {
-            if let Some((t, renews, threshold)) = last_gate {
-                push(
-                    &mut steps,
-                    t,
-                    format!(
-                        "... {gated_after_expiry} eviction runs in all were blocked by \
-                         self-preservation (the last: renews {renews} <= threshold {threshold})"
-                    ),
-                );
-            }
+        if let Some((t, renews, threshold)) = last_gate.filter(|_| gated_after_expiry > 1) {
+            push(
+                &mut steps,
+                t,
+                format!(
+                    "... {gated_after_expiry} eviction runs in all were blocked by \
+                     self-preservation (the last: renews {renews} <= threshold {threshold})"
+                ),
+            );
         }
         steps.sort_by_key(|step| step.at);
         steps
