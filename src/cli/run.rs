@@ -7,11 +7,16 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::eureka::RequestMode;
-use crate::experiment::run_trials_with;
+use crate::experiment::{TrialOutcome, run_trials_with, trace_trial};
+use crate::report::html::{Figure, write_html};
+use crate::report::plot::{
+    ImageFormat, cdf_svg_string, render_cdf, render_timeline, timeline_svg_string,
+};
+use crate::report::run_report::{exposure_cdf, median_trial, run_report, timeline_caption};
 use crate::report::{
     render_summary, render_summary_json, summarize, write_summary_csv, write_trials_csv,
 };
-use crate::scenario::load;
+use crate::scenario::{Scenario, load};
 
 use super::RunArgs;
 use super::progress::Progress;
@@ -53,6 +58,17 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to create {}", summary_path.display()))?;
     write_summary_csv(io::BufWriter::new(file), &rows)
         .with_context(|| format!("failed to write {}", summary_path.display()))?;
+    let figures = write_figures(&scenario, &outcomes, &out_dir, args.png)?;
+    let report = run_report(
+        &scenario,
+        &args.scenario.display().to_string(),
+        &outcomes,
+        &rows,
+        figures,
+    );
+    let html_path = out_dir.join("report.html");
+    write_html(&report, &html_path)
+        .with_context(|| format!("failed to write {}", html_path.display()))?;
     let json_path = out_dir.join("summary.json");
     fs::write(&json_path, render_summary_json(&scenario, &rows))
         .with_context(|| format!("failed to write {}", json_path.display()))?;
@@ -61,10 +77,58 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     stdout.write_all(render_summary(&scenario, &source, &outcomes, &rows).as_bytes())?;
     writeln!(
         stdout,
-        "\nwrote {}, {} and {}",
+        "\nwrote {}, {}, {}, the plots and {}",
         trials_path.display(),
         summary_path.display(),
-        json_path.display()
+        json_path.display(),
+        html_path.display()
     )?;
     Ok(())
+}
+
+/// Per shutdown: the exposure CDF and the timeline of the median-exposure trial, as files and as
+/// inline SVG for the report.
+fn write_figures(
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+    out_dir: &Path,
+    png: bool,
+) -> anyhow::Result<Vec<Vec<Figure>>> {
+    let mut all = Vec::new();
+    for s in 0..scenario.shutdowns.len() {
+        let suffix = if scenario.shutdowns.len() > 1 {
+            format!("-{}", scenario.shutdowns[s].instance)
+        } else {
+            String::new()
+        };
+        let mut figures = Vec::new();
+        let cdf = exposure_cdf(scenario, s, outcomes);
+        let path = out_dir.join(format!("exposure-cdf{suffix}.svg"));
+        render_cdf(&cdf, ImageFormat::Svg, &path)?;
+        if png {
+            render_cdf(&cdf, ImageFormat::Png, &path.with_extension("png"))?;
+        }
+        figures.push(Figure {
+            caption: "Exposure over the trials: the share of trials in which callers stopped \
+                      routing to the instance within x seconds of its stop."
+                .to_string(),
+            svg: cdf_svg_string(&cdf)?,
+        });
+        if let Some(trial) = median_trial(outcomes, s) {
+            // The same trial, per request, so each dead hit has its own time.
+            let trace = trace_trial(scenario, trial, RequestMode::PerRequest);
+            let plot = trace.timeline(scenario, s);
+            let path = out_dir.join(format!("timeline{suffix}.svg"));
+            render_timeline(&plot, ImageFormat::Svg, &path)?;
+            if png {
+                render_timeline(&plot, ImageFormat::Png, &path.with_extension("png"))?;
+            }
+            figures.push(Figure {
+                caption: timeline_caption(&plot),
+                svg: timeline_svg_string(&plot)?,
+            });
+        }
+        all.push(figures);
+    }
+    Ok(all)
 }

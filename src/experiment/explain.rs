@@ -324,6 +324,71 @@ impl TrialTrace {
         out
     }
 
+    /// The timeline plot of shutdown `s` in this trial: when the instance left each layer, and
+    /// its dead hits (each one when the trial ran per request; the last of each count otherwise).
+    pub fn timeline(&self, scenario: &Scenario, s: usize) -> crate::report::plot::TimelinePlot {
+        let outcome = self.outcomes.get(s).cloned().unwrap_or_default();
+        let config = &scenario.shutdowns[s];
+        let target = self.layout.targets[s];
+        let t_stop = outcome.t_stop_ms.unwrap_or(config.at_ms) as i64;
+        let dead_hits: Vec<i64> = self
+            .log
+            .iter()
+            .filter_map(|(t, o)| match o {
+                Observation::Attempt {
+                    process,
+                    dead: true,
+                    ..
+                } if *process == target => Some(t.ms() as i64 - t_stop),
+                Observation::DeadHits { process, last, .. } if *process == target => {
+                    Some(last.ms() as i64 - t_stop)
+                }
+                _ => None,
+            })
+            .collect();
+        let stages = vec![
+            (
+                format!("{} started", config.strategy.name()),
+                Some(config.at_ms as i64 - t_stop),
+            ),
+            ("left the registry".to_string(), outcome.server_removed_ms),
+            (
+                "left the read-only cache".to_string(),
+                outcome.readonly_removed_ms,
+            ),
+            (
+                "left the callers' Eureka caches".to_string(),
+                outcome.client_removed_ms,
+            ),
+            (
+                "left the Ribbon lists".to_string(),
+                outcome.ribbon_removed_ms,
+            ),
+        ];
+        let known = stages
+            .iter()
+            .filter_map(|(_, v)| *v)
+            .chain(dead_hits.iter().copied());
+        let (lo, hi) = known.fold((0i64, 0i64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        let margin = ((hi - lo) / 20).max(5_000);
+        crate::report::plot::TimelinePlot {
+            title: format!(
+                "{}: {} stopped with {} - trial {} (seed {})\n{}, {} dead hit(s); times relative \
+                 to when it stopped serving",
+                scenario.name,
+                config.instance,
+                config.strategy.name(),
+                self.trial,
+                self.seed,
+                scenario.simulation.release,
+                outcome.dead_hits
+            ),
+            stages,
+            dead_hits,
+            x_range: (lo - margin, hi + margin),
+        }
+    }
+
     /// Every observation as JSON Lines: `t_ms`, `kind` and the observation's fields, with
     /// process and route names added.
     pub fn to_json_lines(&self, scenario: &Scenario) -> String {
