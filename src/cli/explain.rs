@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use crate::eureka::RequestMode;
 use crate::experiment::trace_trial;
+use crate::report::plot::{ImageFormat, render_timeline};
 use crate::scenario::load;
 
 #[derive(Debug, clap::Args)]
@@ -29,6 +30,9 @@ pub(crate) struct ExplainArgs {
     /// Use the per-request reference mode (as `run --per-request`).
     #[arg(long)]
     per_request: bool,
+    /// Write the trial's timeline plot to FILE (.svg, or .png), one per shutdown.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
 }
 
 pub(crate) fn explain(args: ExplainArgs) -> anyhow::Result<()> {
@@ -53,6 +57,33 @@ pub(crate) fn explain(args: ExplainArgs) -> anyhow::Result<()> {
     }
     if scenario.shutdowns.is_empty() {
         writeln!(out, "the scenario has no [[shutdown]]: nothing to explain")?;
+    }
+    if let Some(path) = &args.plot {
+        let png = path.extension().is_some_and(|e| e == "png");
+        let format = if png {
+            ImageFormat::Png
+        } else {
+            ImageFormat::Svg
+        };
+        for s in 0..scenario.shutdowns.len() {
+            let file = if s == 0 {
+                path.clone()
+            } else {
+                path.with_file_name(format!(
+                    "{}-{}.{}",
+                    path.file_stem()
+                        .map_or("timeline".into(), |f| f.to_string_lossy()),
+                    scenario.shutdowns[s].instance,
+                    format.extension()
+                ))
+            };
+            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+                fs::create_dir_all(dir)
+                    .with_context(|| format!("failed to create {}", dir.display()))?;
+            }
+            render_timeline(&trace.timeline(&scenario, s), format, &file)?;
+            writeln!(out, "wrote the timeline to {}", file.display())?;
+        }
     }
     if let Some(path) = &args.trace {
         let csv = path.extension().is_some_and(|e| e == "csv");
