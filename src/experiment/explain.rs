@@ -98,10 +98,10 @@ impl TrialTrace {
                 &mut steps,
                 renewed,
                 format!(
-                    "last heartbeat before that reached the server: the lease was stamped \
-                     {} + {} s, so it is expirable from {} (2 x {} s after the renew: \
-                     Lease#renew adds the duration and isExpired adds it again)",
-                    secs(renewed),
+                    "last heartbeat before that reached the server: renew() stamped the lease \
+                     {} (now + {} s), so it is expirable from {}, 2 x {} s after the renew \
+                     (Lease#renew adds the duration and isExpired adds it again)",
+                    secs(SimTime(renewed.ms() + duration)),
                     duration / 1000,
                     secs(expirable),
                     duration / 1000
