@@ -31,6 +31,7 @@ use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, NetworkConfig,
     RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Statistic, Strategy,
 };
+use super::release::Train;
 use resolve::{Resolved, Scope, Setting, resolve};
 
 /// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
@@ -228,6 +229,28 @@ impl Builder<'_> {
             );
         }
         self.warn_release(tables, &simulation);
+        if simulation.release.train >= Train::Y2020 && !callers.is_empty() {
+            self.warn(
+                &Place::File,
+                format!(
+                    "release {}: Spring Cloud 2020.0 replaced Ribbon with Spring Cloud \
+                     LoadBalancer (FACTS.md §9), which is not modelled yet; callers still follow \
+                     Ribbon's rules",
+                    simulation.release.train
+                ),
+            );
+        }
+        if simulation.release.train >= Train::Y2020
+            && shutdowns.iter().any(|s| s.strategy == Strategy::Pause)
+        {
+            self.warn(
+                &Place::File,
+                "pause is modelled as spring-cloud-commons <= 2.2.6 runs /pause \
+                 (context.stop() deregisters); from 2.2.7 (Hoxton.SR10, 2020.0) /pause no \
+                 longer touches Eureka (FACTS.md §7)"
+                    .to_string(),
+            );
+        }
 
         Ok(Scenario {
             name: name.to_string(),
