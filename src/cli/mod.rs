@@ -1,10 +1,15 @@
 //! The command line: parses arguments, runs the library, writes files. Exit codes are decided
 //! here: 0 success, 1 a failure while running or writing, 2 bad input (arguments or scenario).
 
+mod bench;
 mod check;
+mod compare;
+mod explain;
 mod keys;
 mod progress;
+mod recommend;
 mod run;
+mod sweep;
 
 use std::io;
 use std::path::PathBuf;
@@ -30,6 +35,18 @@ enum Command {
     Run(RunArgs),
     /// Run the trials of scenario files and check their [[claim]]s; exit 1 if one fails.
     Check(check::CheckArgs),
+    /// Measure simulated events/s, trials/s on 1 and 2 threads, and cost vs request rate.
+    Bench(bench::BenchArgs),
+    /// Tell the causal chain of one trial in words and times; --trace writes every event.
+    Explain(explain::ExplainArgs),
+    /// The shortest wait that makes pause / service-registry clean, and what shortens it.
+    Recommend(recommend::RecommendArgs),
+    /// Run one scenario under several shutdown strategies with common random numbers; print
+    /// them side by side and write compare.csv, exposure-cdf.svg and report.html.
+    Compare(compare::CompareArgs),
+    /// Run one scenario over a grid of key values with common random numbers; write sweep.csv,
+    /// line plots (one key) or heatmaps (two keys) and report.html.
+    Sweep(sweep::SweepArgs),
     /// List every scenario key with its default.
     Keys {
         /// Print a Markdown table (as in README.md).
@@ -59,6 +76,9 @@ pub(crate) struct RunArgs {
     /// requests between routing changes at once. Same distributions, slower at high rates.
     #[arg(long)]
     pub(crate) per_request: bool,
+    /// Also write the plots as PNG (SVG is always written).
+    #[arg(long)]
+    pub(crate) png: bool,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -98,6 +118,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run_scenario(args),
         Command::Check(args) => check::check(args),
+        Command::Bench(args) => bench::run_bench(args),
+        Command::Explain(args) => explain::explain(args),
+        Command::Recommend(args) => recommend::recommend(args),
+        Command::Compare(args) => compare::compare(args),
+        Command::Sweep(args) => sweep::sweep(args),
         Command::Keys { markdown } => keys::print_keys(markdown),
     }
 }

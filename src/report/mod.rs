@@ -4,6 +4,7 @@ mod compare_report;
 mod csv_files;
 mod describe;
 mod json;
+pub mod run_report;
 pub mod html;
 pub mod plot;
 mod sweep_report;

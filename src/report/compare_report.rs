@@ -1,0 +1,543 @@
+//! Renderers of a [`Comparison`] of shutdown strategies: the side-by-side terminal table,
+//! `compare.csv`, the CDF of exposure per variant, and the sections of `report.html`.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use crate::experiment::compare::VariantResult;
+use crate::experiment::{Comparison, Metric, Stats, Variant};
+
+use super::describe::{
+    Shown, common_settings, label_with_unit, max_shown, mean_text, percent, percentile_shown,
+    tenths, text_table, with_set,
+};
+use super::html::{Figure, HtmlReport, Section, Table};
+use super::plot::{CdfPlot, CdfSeries};
+
+/// The columns of `compare.csv`: one row per variant, shutdown and metric.
+pub const COMPARE_HEADER: [&str; 17] = [
+    "variant",
+    "strategy",
+    "wait_s",
+    "instance",
+    "metric",
+    "trials",
+    "unresolved",
+    "min",
+    "p50",
+    "p90",
+    "p99",
+    "p99_9",
+    "max",
+    "mean",
+    "mean_ci_low",
+    "mean_ci_high",
+    "zero_share",
+];
+
+fn opt<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(String::new, |v| v.to_string())
+}
+
+/// A mean (or a bound of its interval) with one decimal, as in `summary.csv`, so the file is
+/// byte-stable and its `mean` column equals `run`'s.
+fn decimal(value: Option<f64>) -> String {
+    value.map_or_else(String::new, |v| format!("{v:.1}"))
+}
+
+/// The statistics columns shared by `compare.csv` and `sweep.csv` (from `trials` on), without
+/// the interval of the mean when `with_ci` is false.
+pub(super) fn stats_cells(stats: &Stats, with_ci: bool) -> Vec<String> {
+    let mut cells = vec![
+        stats.trials.to_string(),
+        stats.unresolved.to_string(),
+        opt(stats.min),
+        opt(stats.p50),
+        opt(stats.p90),
+        opt(stats.p99),
+        opt(stats.p999),
+        opt(stats.max),
+        decimal(stats.mean),
+    ];
+    if with_ci {
+        cells.push(decimal(stats.mean_ci95.map(|c| c.0)));
+        cells.push(decimal(stats.mean_ci95.map(|c| c.1)));
+    }
+    cells.push(format!("{:.4}", stats.zero_share));
+    cells
+}
+
+/// The wait of a variant's shutdown in whole seconds, for the strategies that wait.
+fn wait_cell(result: &VariantResult, shutdown: usize) -> String {
+    match result.scenario.shutdowns.get(shutdown) {
+        Some(s) if Variant::waits(s.strategy) => (s.wait_ms / 1000).to_string(),
+        _ => String::new(),
+    }
+}
+
+/// `compare.csv`. Percentiles are nearest-rank over the trials that have a value (as in
+/// `summary.csv`); `unresolved` counts the others. Means have one decimal, `zero_share` four.
+pub fn write_compare_csv<W: Write>(out: W, comparison: &Comparison) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(COMPARE_HEADER)?;
+    for result in &comparison.variants {
+        for row in &result.stats {
+            let strategy = result
+                .scenario
+                .shutdowns
+                .get(row.shutdown)
+                .map_or(result.variant.strategy, |s| s.strategy);
+            let mut record = vec![
+                result.variant.name(),
+                strategy.name().to_string(),
+                wait_cell(result, row.shutdown),
+                row.instance.clone(),
+                row.metric.name().to_string(),
+            ];
+            record.extend(stats_cells(&row.stats, true));
+            writer.write_record(&record)?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// The shutdowns of the comparison: `(index, instance, at_ms)` of the first variant's scenario
+/// (every variant has the same ones).
+fn shutdowns(comparison: &Comparison) -> Vec<(usize, String, u64)> {
+    comparison
+        .variants
+        .first()
+        .map(|v| {
+            v.scenario
+                .shutdowns
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, s.instance.clone(), s.at_ms))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `p50/p99/max` of one metric of one variant, joined with `sep`.
+fn triple(result: &VariantResult, shutdown: usize, metric: Metric, sep: &str) -> (String, bool) {
+    let Some(stats) = result.get(shutdown, metric) else {
+        return ("-".to_string(), false);
+    };
+    let shown = [
+        percentile_shown(metric, stats, 50.0),
+        percentile_shown(metric, stats, 99.0),
+        max_shown(metric, stats),
+    ];
+    if shown.iter().all(|s| *s == Shown::Missing) {
+        return ("-".to_string(), false);
+    }
+    let never = shown.contains(&Shown::Never);
+    let text: Vec<String> = shown.iter().map(|s| s.text(metric)).collect();
+    (text.join(sep), never)
+}
+
+/// The side-by-side table of one shutdown: a row per metric, a column per variant, and rows for
+/// the share of trials without a dead hit and the unresolved exposures. The flag says whether a
+/// cell shows "never". `sep` separates the three figures of a cell.
+fn side_by_side(
+    comparison: &Comparison,
+    shutdown: usize,
+    sep: &str,
+) -> (Vec<String>, Vec<Vec<String>>, bool) {
+    let mut header = vec![String::new()];
+    header.extend(comparison.variants.iter().map(|v| v.variant.name()));
+    let mut rows = Vec::new();
+    let mut any_never = false;
+    for metric in Metric::ALL {
+        let mut row = vec![label_with_unit(metric)];
+        for result in &comparison.variants {
+            let (cell, never) = triple(result, shutdown, metric, sep);
+            any_never |= never;
+            row.push(cell);
+        }
+        rows.push(row);
+    }
+    let share_row = |label: &str, cell: &dyn Fn(&Stats) -> String, metric: Metric| {
+        let mut row = vec![label.to_string()];
+        row.extend(
+            comparison
+                .variants
+                .iter()
+                .map(|r| r.get(shutdown, metric).map_or("-".to_string(), cell)),
+        );
+        row
+    };
+    rows.push(share_row(
+        "no dead hit (share of trials)",
+        &|s| percent(s.zero_share),
+        Metric::DeadHits,
+    ));
+    rows.push(share_row(
+        "unresolved exposure (trials)",
+        &|s| s.unresolved.to_string(),
+        Metric::ExposureMs,
+    ));
+    (header, rows, any_never)
+}
+
+const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the instance was \
+                          still listed when the trial ended (they count as later than any value)";
+
+/// The terminal summary: one side-by-side table per shutdown.
+pub fn render_compare(comparison: &Comparison, source: &str) -> String {
+    let mut out = String::new();
+    let Some(first) = comparison.variants.first() else {
+        return out;
+    };
+    let sim = &first.scenario.simulation;
+    let instances: u32 = first.scenario.apps.iter().map(|a| a.instances).sum();
+    let _ = writeln!(
+        out,
+        "{source}: {} variant(s) x {} trial(s), seed {} (common random numbers: trial k draws the \
+         same random numbers in every variant), {}, {instances} app instance(s), {} caller(s)",
+        comparison.variants.len(),
+        sim.trials,
+        sim.seed,
+        sim.release,
+        first.scenario.callers.len()
+    );
+    for (s, instance, at_ms) in shutdowns(comparison) {
+        let _ = writeln!(
+            out,
+            "\n{instance} stopped at {} s; each cell: p50/p99/max over the trials, times in \
+             seconds after it stopped serving",
+            at_ms as f64 / 1000.0
+        );
+        let (header, rows, never) = side_by_side(comparison, s, "/");
+        out.push_str(&text_table(&header, &rows, 1));
+        if never {
+            let _ = writeln!(out, "  {NEVER_NOTE}");
+        }
+    }
+    out
+}
+
+/// The plot title's second line: the settings every variant shares, and the `--set` overrides.
+fn settings_line(comparison: &Comparison, set: &[String]) -> String {
+    let shared = common_settings(comparison.variants.iter().map(|v| &v.scenario));
+    format!("{shared}{}", with_set(set))
+}
+
+/// The CDF of exposure, one curve per variant (per variant and shutdown when there are several
+/// shutdowns). Variants with exactly the same exposures (common random numbers make that common:
+/// pause and service-registry with the same wait) share one curve, labelled with every name,
+/// since the later curve would hide the earlier.
+pub fn compare_cdf(comparison: &Comparison, source: &str, set: &[String]) -> CdfPlot {
+    let shutdowns = shutdowns(comparison);
+    let mut series: Vec<CdfSeries> = Vec::new();
+    for result in &comparison.variants {
+        for (s, instance, _) in &shutdowns {
+            let Some(stats) = result.get(*s, Metric::ExposureMs) else {
+                continue;
+            };
+            let label = if shutdowns.len() > 1 {
+                format!("{}, {instance}", result.variant.name())
+            } else {
+                result.variant.name()
+            };
+            let same = series
+                .iter_mut()
+                .find(|c| c.values_ms == stats.sorted && c.unresolved == stats.unresolved);
+            match same {
+                Some(curve) => {
+                    curve.label.push_str(" = ");
+                    curve.label.push_str(&label);
+                }
+                None => series.push(CdfSeries {
+                    label,
+                    values_ms: stats.sorted.clone(),
+                    unresolved: stats.unresolved,
+                }),
+            }
+        }
+    }
+    CdfPlot {
+        title: format!(
+            "Exposure by shutdown strategy: {source}\n{}",
+            settings_line(comparison, set)
+        ),
+        x_label: "exposure: how long after the instance stopped serving a caller could still \
+                  pick it (s)"
+            .to_string(),
+        series,
+    }
+}
+
+fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
+    cells.map(str::to_string).to_vec()
+}
+
+/// `report.html`: the side-by-side tables and the CDF (given as SVG), every statistic of every
+/// variant, and how the variants were made.
+pub fn compare_html(
+    comparison: &Comparison,
+    source: &str,
+    set: &[String],
+    cdf_svg: String,
+) -> HtmlReport {
+    let shutdowns = shutdowns(comparison);
+    let trials = comparison
+        .variants
+        .first()
+        .map_or(0, |v| v.scenario.simulation.trials);
+    let mut summary = Section {
+        heading: "Side by side".to_string(),
+        paragraphs: vec![
+            format!(
+                "{} variant(s), {trials} trial(s) each. Every variant runs with the same seed, so \
+                 trial k of every variant draws the same random numbers (start-up and timer \
+                 phases, request arrivals): the differences come from the strategy.",
+                comparison.variants.len()
+            ),
+            "Each cell: p50 / p99 / max over the trials (nearest rank); times in seconds after \
+             the instance stopped serving; a negative time means the layer knew before it \
+             stopped."
+                .to_string(),
+        ],
+        ..Section::default()
+    };
+    let mut any_never = false;
+    for (s, instance, at_ms) in &shutdowns {
+        let (header, rows, never) = side_by_side(comparison, *s, " / ");
+        any_never |= never;
+        summary.tables.push(Table {
+            caption: format!("{instance}, stopped at {} s", *at_ms as f64 / 1000.0),
+            header,
+            rows,
+        });
+    }
+    if any_never {
+        summary.paragraphs.push(NEVER_NOTE.to_string() + ".");
+    }
+    let distribution = Section {
+        heading: "Distribution of exposure".to_string(),
+        paragraphs: vec![
+            "Variants whose exposures are the same in every trial share one curve, named \
+             \"a = b\" in the legend. Curves that differ by less than a pixel still hide each \
+             other (pause and service-registry with the same wait often differ by a few \
+             milliseconds only): the tables have their figures."
+                .to_string(),
+        ],
+        figures: vec![Figure {
+            caption: "Share of trials whose exposure is at or below x, per variant.".to_string(),
+            svg: cdf_svg,
+        }],
+        ..Section::default()
+    };
+
+    let mut statistics = Section {
+        heading: "Every statistic".to_string(),
+        paragraphs: vec![
+            "The figures of compare.csv, times in seconds. Percentiles and means are over the \
+             trials that have a value; unresolved counts the others (for exposure and the \
+             stages: still listed when the trial ended; for the last dead hit: no dead hit)."
+                .to_string(),
+        ],
+        ..Section::default()
+    };
+    for (s, instance, _) in &shutdowns {
+        let header = strings([
+            "variant",
+            "metric",
+            "trials",
+            "unresolved",
+            "min",
+            "p50",
+            "p90",
+            "p99",
+            "p99.9",
+            "max",
+            "mean",
+            "mean 95 % CI",
+            "share at 0",
+        ]);
+        let mut rows = Vec::new();
+        for result in &comparison.variants {
+            for metric in Metric::ALL {
+                let Some(stats) = result.get(*s, metric) else {
+                    continue;
+                };
+                let value =
+                    |v: Option<i64>| Shown::text(v.map_or(Shown::Missing, Shown::Value), metric);
+                let ci = match stats.mean_ci95 {
+                    Some((lo, hi)) if metric.is_time() => {
+                        format!("{} .. {}", tenths(lo / 1000.0), tenths(hi / 1000.0))
+                    }
+                    Some((lo, hi)) => format!("{} .. {}", tenths(lo), tenths(hi)),
+                    None => "-".to_string(),
+                };
+                rows.push(vec![
+                    result.variant.name(),
+                    label_with_unit(metric),
+                    stats.trials.to_string(),
+                    stats.unresolved.to_string(),
+                    value(stats.min),
+                    value(stats.p50),
+                    value(stats.p90),
+                    value(stats.p99),
+                    value(stats.p999),
+                    value(stats.max),
+                    mean_text(metric, stats),
+                    ci,
+                    percent(stats.zero_share),
+                ]);
+            }
+        }
+        statistics.tables.push(Table {
+            caption: instance.clone(),
+            header,
+            rows,
+        });
+    }
+
+    let mut variants = Section {
+        heading: "Variants".to_string(),
+        paragraphs: vec![
+            "Each variant is the scenario with these --set overrides after the command line's \
+             own, applied to every [[shutdown]]. The kills ignore --wait-s; pause and \
+             service-registry get one variant per wait and stop with the scenario's `then`."
+                .to_string(),
+        ],
+        ..Section::default()
+    };
+    variants.tables.push(Table {
+        caption: String::new(),
+        header: strings(["variant", "overrides"]),
+        rows: comparison
+            .variants
+            .iter()
+            .map(|r| vec![r.variant.name(), r.overrides.join(" ")])
+            .collect(),
+    });
+
+    HtmlReport {
+        title: format!("Shutdown strategies compared: {source}"),
+        subtitle: settings_line(comparison, set),
+        sections: vec![summary, distribution, statistics, variants],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eureka::RequestMode;
+    use crate::experiment::compare::{expand_variants, plan_compare, run_compare};
+    use crate::scenario::{Strategy, parse_str};
+
+    const SCENARIO: &str = r#"
+[simulation]
+duration-s = 500
+trials = 5
+[[app]]
+name = "svc"
+instances = 20
+[[caller]]
+name = "gateway"
+calls = "svc"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-9"
+"#;
+
+    fn comparison() -> Comparison {
+        let variants = expand_variants(
+            &[Strategy::Kill15, Strategy::Pause, Strategy::ServiceRegistry],
+            &[60, 90],
+            None,
+        );
+        let plan = plan_compare(&variants, 1, |extra| {
+            parse_str(SCENARIO, "t.toml", "t", extra)
+        })
+        .unwrap();
+        run_compare(plan, RequestMode::default(), &|| {})
+    }
+
+    fn csv(comparison: &Comparison) -> String {
+        let mut out = Vec::new();
+        write_compare_csv(&mut out, comparison).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn compare_csv_has_a_row_per_variant_shutdown_and_metric() {
+        let comparison = comparison();
+        let text = csv(&comparison);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], COMPARE_HEADER.join(","));
+        assert_eq!(lines.len(), 1 + 5 * Metric::ALL.len());
+        for line in &lines[1..] {
+            assert_eq!(line.split(',').count(), COMPARE_HEADER.len(), "{line}");
+        }
+        let first: Vec<&str> = lines[1].split(',').collect();
+        assert_eq!(
+            &first[..6],
+            ["kill-15", "kill-15", "", "svc-0", "exposure_ms", "5"]
+        );
+        let pause: Vec<&str> = lines[1 + Metric::ALL.len()].split(',').collect();
+        assert_eq!(
+            &pause[..5],
+            ["pause-60s", "pause", "60", "svc-0", "exposure_ms"]
+        );
+        // One decimal for the mean and its interval, four for the share.
+        let mean = first[13];
+        assert_eq!(mean.split('.').nth(1).map(str::len), Some(1), "{mean}");
+        assert_eq!(first[16].split('.').nth(1).map(str::len), Some(4));
+    }
+
+    #[test]
+    fn the_terminal_table_has_a_column_per_variant() {
+        let comparison = comparison();
+        let text = render_compare(&comparison, "t.toml");
+        let header = text
+            .lines()
+            .find(|l| l.contains("kill-15"))
+            .expect("a header line");
+        for name in ["kill-15", "pause-60s", "pause-90s", "service-registry-90s"] {
+            assert!(header.contains(name), "{header}");
+        }
+        for label in [
+            "exposure (s)",
+            "dead hits",
+            "left the Ribbon lists (s)",
+            "no dead hit",
+        ] {
+            assert!(text.contains(label), "{label}");
+        }
+        assert!(!text.contains("-0.0"));
+    }
+
+    #[test]
+    fn identical_variants_share_one_curve() {
+        let mut comparison = comparison();
+        // A copy of the first variant under another name has the same exposures.
+        let mut copy = comparison.variants[0].clone();
+        copy.variant.strategy = Strategy::Kill9;
+        comparison.variants.push(copy);
+        let cdf = compare_cdf(&comparison, "t.toml", &[]);
+        assert_eq!(cdf.series[0].label, "kill-15 = kill-9");
+        // Every variant is named once, on one curve or another.
+        let labels: Vec<String> = cdf.series.iter().map(|s| s.label.clone()).collect();
+        let mut names: Vec<&str> = labels.iter().flat_map(|l| l.split(" = ")).collect();
+        names.sort_unstable();
+        let mut expected: Vec<String> = comparison
+            .variants
+            .iter()
+            .map(|v| v.variant.name())
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        assert!(
+            cdf.title
+                .starts_with("Exposure by shutdown strategy: t.toml\n")
+        );
+        assert!(cdf.title.contains("svc-0 stopped at 200 s"));
+        assert!(!cdf.title.contains("with kill-15"), "{}", cdf.title);
+    }
+}

@@ -1,0 +1,602 @@
+//! Renderers of a [`Sweep`]: the terminal grid table, `sweep.csv`, the plots (a line plot per
+//! metric for one key, heatmaps for two) and the sections of `report.html`.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use crate::experiment::{Metric, PointResult, Sweep};
+
+use super::compare_report::stats_cells;
+use super::describe::{
+    Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
+};
+use super::html::{Figure, HtmlReport, Section, Table};
+use super::plot::{
+    Heatmap, ImageFormat, LinePlot, PlotError, heatmap_svg_string, line_svg_string, render_heatmap,
+    render_line,
+};
+
+/// The columns of `sweep.csv` after the varied keys: one row per point, shutdown and metric.
+pub const SWEEP_STATS_HEADER: [&str; 12] = [
+    "instance",
+    "metric",
+    "trials",
+    "unresolved",
+    "min",
+    "p50",
+    "p90",
+    "p99",
+    "p99_9",
+    "max",
+    "mean",
+    "zero_share",
+];
+
+/// The header of `sweep.csv`: the varied keys as given, then [`SWEEP_STATS_HEADER`].
+pub fn sweep_header(sweep: &Sweep) -> Vec<String> {
+    sweep
+        .varies
+        .iter()
+        .map(|v| v.key.clone())
+        .chain(SWEEP_STATS_HEADER.iter().map(|h| h.to_string()))
+        .collect()
+}
+
+/// `sweep.csv`, the points in grid order (the first key varying slowest). The figures are those
+/// of `summary.csv` and `compare.csv`: nearest-rank percentiles over the trials with a value.
+pub fn write_sweep_csv<W: Write>(out: W, sweep: &Sweep) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(sweep_header(sweep))?;
+    for point in &sweep.points {
+        for row in &point.stats {
+            let mut record = point.point.values.clone();
+            record.push(row.instance.clone());
+            record.push(row.metric.name().to_string());
+            record.extend(stats_cells(&row.stats, false));
+            writer.write_record(&record)?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// The shutdowns of the sweep: `(index, instance)`.
+fn shutdowns(sweep: &Sweep) -> Vec<(usize, String)> {
+    sweep
+        .points
+        .first()
+        .map(|p| {
+            p.scenario
+                .shutdowns
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, s.instance.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn shown(point: &PointResult, shutdown: usize, metric: Metric, p: f64) -> Shown {
+    point
+        .get(shutdown, metric)
+        .map_or(Shown::Missing, |s| percentile_shown(metric, s, p))
+}
+
+/// The grid of one shutdown: the key values, then p50 and p99 exposure, mean dead hits and the
+/// unresolved exposures (`full` adds p99 dead hits and the share without a dead hit). The flag
+/// says whether a cell shows "never".
+fn grid_table(sweep: &Sweep, shutdown: usize, full: bool) -> (Vec<String>, Vec<Vec<String>>, bool) {
+    let mut header: Vec<String> = sweep.varies.iter().map(|v| v.key.clone()).collect();
+    header.extend(["p50 exposure (s)", "p99 exposure (s)", "mean dead hits"].map(String::from));
+    if full {
+        header.extend(["p99 dead hits", "no dead hit"].map(String::from));
+    }
+    header.push("unresolved".to_string());
+    let mut never = false;
+    let rows = sweep
+        .points
+        .iter()
+        .map(|point| {
+            let mut row = point.point.values.clone();
+            let exposure = [50.0, 99.0].map(|p| shown(point, shutdown, Metric::ExposureMs, p));
+            never |= exposure.contains(&Shown::Never);
+            row.extend(exposure.map(|s| s.text(Metric::ExposureMs)));
+            let dead_hits = point.get(shutdown, Metric::DeadHits);
+            row.push(dead_hits.map_or("-".to_string(), |s| mean_text(Metric::DeadHits, s)));
+            if full {
+                row.push(shown(point, shutdown, Metric::DeadHits, 99.0).text(Metric::DeadHits));
+                row.push(dead_hits.map_or("-".to_string(), |s| percent(s.zero_share)));
+            }
+            let unresolved = point
+                .get(shutdown, Metric::ExposureMs)
+                .map(|s| s.unresolved);
+            row.push(unresolved.map_or("-".to_string(), |u| u.to_string()));
+            row
+        })
+        .collect();
+    (header, rows, never)
+}
+
+const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the instance was \
+                          still listed when the trial ended (they count as later than any value)";
+
+/// The terminal summary: the grid with p50/p99 exposure and mean dead hits per point, one table
+/// per shutdown.
+pub fn render_sweep(sweep: &Sweep, source: &str) -> String {
+    let mut out = String::new();
+    if sweep.points.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{source}: {} grid point(s) over {} (common random numbers: trial k draws the same \
+         random numbers at every point)\n  {}",
+        sweep.points.len(),
+        keys_text(sweep),
+        common_settings(sweep.points.iter().map(|p| &p.scenario)),
+    );
+    for (s, instance) in shutdowns(sweep) {
+        let _ = writeln!(
+            out,
+            "\n{instance}: exposure in seconds after it stopped serving; unresolved: trials in \
+             which it was still listed at the end"
+        );
+        let (header, rows, never) = grid_table(sweep, s, false);
+        out.push_str(&text_table(&header, &rows, 0));
+        if never {
+            let _ = writeln!(out, "  {NEVER_NOTE}");
+        }
+    }
+    out
+}
+
+/// A plot of the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SweepPlot {
+    Line(LinePlot),
+    Heatmap(Heatmap),
+}
+
+/// A plot with its file stem (`exposure-p99`) and a caption for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedPlot {
+    pub stem: String,
+    pub caption: String,
+    pub plot: SweepPlot,
+}
+
+impl NamedPlot {
+    /// Draws the plot into `path`.
+    pub fn render(&self, format: ImageFormat, path: &Path) -> Result<(), PlotError> {
+        match &self.plot {
+            SweepPlot::Line(p) => render_line(p, format, path),
+            SweepPlot::Heatmap(p) => render_heatmap(p, format, path),
+        }
+    }
+
+    /// The plot as an SVG document, for the HTML report.
+    pub fn svg(&self) -> Result<String, PlotError> {
+        match &self.plot {
+            SweepPlot::Line(p) => line_svg_string(p),
+            SweepPlot::Heatmap(p) => heatmap_svg_string(p),
+        }
+    }
+}
+
+/// The plots of a sweep, or why there are none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepPlots {
+    pub plots: Vec<NamedPlot>,
+    /// Why plots were skipped (more than two keys).
+    pub note: Option<String>,
+}
+
+/// A statistic of the sweep that is plotted.
+#[derive(Debug, Clone, Copy)]
+struct Plotted {
+    metric: Metric,
+    /// `None`: the mean.
+    percentile: Option<f64>,
+    stem: &'static str,
+    label: &'static str,
+}
+
+const P99_EXPOSURE: Plotted = Plotted {
+    metric: Metric::ExposureMs,
+    percentile: Some(99.0),
+    stem: "exposure-p99",
+    label: "p99 exposure (s)",
+};
+const P99_DEAD_HITS: Plotted = Plotted {
+    metric: Metric::DeadHits,
+    percentile: Some(99.0),
+    stem: "dead-hits-p99",
+    label: "p99 dead hits",
+};
+const MEAN_DEAD_HITS: Plotted = Plotted {
+    metric: Metric::DeadHits,
+    percentile: None,
+    stem: "dead-hits-mean",
+    label: "mean dead hits",
+};
+
+impl Plotted {
+    /// The value at a point in the unit people read (seconds for times); `None` when it falls
+    /// on unresolved trials or there is none.
+    fn value(self, point: &PointResult, shutdown: usize) -> Option<f64> {
+        let stats = point.get(shutdown, self.metric)?;
+        match self.percentile {
+            Some(p) => percentile_shown(self.metric, stats, p).number(self.metric),
+            None => stats
+                .mean
+                .map(|m| if self.metric.is_time() { m / 1000.0 } else { m }),
+        }
+    }
+}
+
+/// A value given to `--vary` as a number (TOML allows `5_000`), if it is one.
+fn number(value: &str) -> Option<f64> {
+    value
+        .replace('_', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// The plots: for one key, p99 exposure and p99 dead hits against its values (a line per
+/// shutdown when the values are numbers, a heatmap with a row per shutdown otherwise); for two
+/// keys, heatmaps of p99 exposure and of mean dead hits for each shutdown (the first key along
+/// x); for more, none, with a note saying so.
+pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
+    let settings = format!(
+        "{}{}",
+        common_settings(sweep.points.iter().map(|p| &p.scenario)),
+        with_set(set)
+    );
+    let shutdowns = shutdowns(sweep);
+    let mut plots = Vec::new();
+    match sweep.varies.as_slice() {
+        [vary] => {
+            let numbers: Option<Vec<f64>> = vary.values.iter().map(|v| number(v)).collect();
+            for plotted in [P99_EXPOSURE, P99_DEAD_HITS] {
+                let title = format!("{} vs {}: {source}\n{settings}", plotted.label, vary.key);
+                let caption = format!("{} against {}.", plotted.label, vary.key);
+                let plot = match &numbers {
+                    Some(xs) => {
+                        // Left to right, whatever the order of the values.
+                        let mut order: Vec<usize> = (0..xs.len()).collect();
+                        order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+                        SweepPlot::Line(LinePlot {
+                            title,
+                            x_label: vary.key.clone(),
+                            y_label: plotted.label.to_string(),
+                            xs: order.iter().map(|&i| xs[i]).collect(),
+                            series: shutdowns
+                                .iter()
+                                .map(|(s, instance)| {
+                                    let ys = order
+                                        .iter()
+                                        .map(|&i| plotted.value(&sweep.points[i], *s))
+                                        .collect();
+                                    (instance.clone(), ys)
+                                })
+                                .collect(),
+                        })
+                    }
+                    None => SweepPlot::Heatmap(Heatmap {
+                        title,
+                        x_label: vary.key.clone(),
+                        y_label: "instance".to_string(),
+                        xs: vary.values.clone(),
+                        ys: shutdowns.iter().map(|(_, i)| i.clone()).collect(),
+                        values: shutdowns
+                            .iter()
+                            .map(|(s, _)| {
+                                sweep.points.iter().map(|p| plotted.value(p, *s)).collect()
+                            })
+                            .collect(),
+                        value_label: plotted.label.to_string(),
+                    }),
+                };
+                plots.push(NamedPlot {
+                    stem: plotted.stem.to_string(),
+                    caption,
+                    plot,
+                });
+            }
+        }
+        [x, y] => {
+            for (s, instance) in &shutdowns {
+                for plotted in [P99_EXPOSURE, MEAN_DEAD_HITS] {
+                    let (stem, of) = if shutdowns.len() > 1 {
+                        (
+                            format!("{}-{instance}", plotted.stem),
+                            format!(" of {instance}"),
+                        )
+                    } else {
+                        (plotted.stem.to_string(), String::new())
+                    };
+                    // Points are row-major with the first key slowest: point (i, j) is
+                    // i * ny + j, and the heatmap wants values[j][i].
+                    let ny = y.values.len();
+                    let values = (0..ny)
+                        .map(|j| {
+                            (0..x.values.len())
+                                .map(|i| plotted.value(&sweep.points[i * ny + j], *s))
+                                .collect()
+                        })
+                        .collect();
+                    plots.push(NamedPlot {
+                        stem,
+                        caption: format!(
+                            "{}{of} by {} (x) and {} (y).",
+                            plotted.label, x.key, y.key
+                        ),
+                        plot: SweepPlot::Heatmap(Heatmap {
+                            title: format!(
+                                "{}{of} by {} and {}: {source}\n{settings}",
+                                plotted.label, x.key, y.key
+                            ),
+                            x_label: x.key.clone(),
+                            y_label: y.key.clone(),
+                            xs: x.values.clone(),
+                            ys: y.values.clone(),
+                            values,
+                            value_label: plotted.label.to_string(),
+                        }),
+                    });
+                }
+            }
+        }
+        _ => {
+            return SweepPlots {
+                plots,
+                note: sweep_plots_note(sweep),
+            };
+        }
+    }
+    SweepPlots { plots, note: None }
+}
+
+/// `report.html`: the grid, the plots (as SVG, with their captions), and `notes` (things the
+/// user was warned about).
+pub fn sweep_html(
+    sweep: &Sweep,
+    source: &str,
+    set: &[String],
+    figures: Vec<Figure>,
+    notes: &[String],
+) -> HtmlReport {
+    let trials = sweep
+        .points
+        .first()
+        .map_or(0, |p| p.scenario.simulation.trials);
+    let keys: Vec<String> = sweep.varies.iter().map(|v| v.arg()).collect();
+    let mut grid = Section {
+        heading: "Grid".to_string(),
+        paragraphs: vec![
+            format!(
+                "{} point(s) of --vary {}, {trials} trial(s) each. Every point runs with the same \
+                 seed, so trial k draws the same random numbers at every point: the differences \
+                 come from the settings.",
+                sweep.points.len(),
+                keys.join(" --vary ")
+            ),
+            "Exposure in seconds after the instance stopped serving; percentiles are nearest \
+             rank; unresolved counts the trials in which the instance was still listed when the \
+             trial ended."
+                .to_string(),
+        ],
+        ..Section::default()
+    };
+    let mut any_never = false;
+    for (s, instance) in shutdowns(sweep) {
+        let (header, rows, never) = grid_table(sweep, s, true);
+        any_never |= never;
+        grid.tables.push(Table {
+            caption: instance,
+            header,
+            rows,
+        });
+    }
+    if any_never {
+        grid.paragraphs.push(NEVER_NOTE.to_string() + ".");
+    }
+    let mut plots = Section {
+        heading: "Plots".to_string(),
+        figures,
+        ..Section::default()
+    };
+    let mut sections = vec![grid];
+    let skipped = sweep_plots_note(sweep);
+    if let Some(note) = skipped {
+        plots.paragraphs.push(note);
+    }
+    sections.push(plots);
+    if !notes.is_empty() {
+        sections.push(Section {
+            heading: "Notes".to_string(),
+            paragraphs: notes.to_vec(),
+            ..Section::default()
+        });
+    }
+    HtmlReport {
+        title: format!("Sweep of {}: {source}", keys_text(sweep)),
+        subtitle: format!(
+            "{}{}",
+            common_settings(sweep.points.iter().map(|p| &p.scenario)),
+            with_set(set)
+        ),
+        sections,
+    }
+}
+
+fn keys_text(sweep: &Sweep) -> String {
+    sweep
+        .varies
+        .iter()
+        .map(|v| v.key.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The note of [`sweep_plots`] without drawing anything.
+fn sweep_plots_note(sweep: &Sweep) -> Option<String> {
+    (sweep.varies.len() > 2).then(|| {
+        format!(
+            "No plots: a sweep of {} keys has no line plot or heatmap (one key gives line plots, \
+             two give heatmaps); sweep.csv has every point.",
+            sweep.varies.len()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eureka::RequestMode;
+    use crate::experiment::Vary;
+    use crate::experiment::sweep::{plan_sweep, run_sweep};
+    use crate::scenario::parse_str;
+
+    const SCENARIO: &str = r#"
+[simulation]
+duration-s = 500
+trials = 3
+[[app]]
+name = "svc"
+instances = 20
+[[caller]]
+name = "gateway"
+calls = "svc"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-15"
+[[shutdown]]
+instance = "svc-1"
+at-s = 250
+strategy = "kill-15"
+"#;
+
+    fn sweep(args: &[&str]) -> Sweep {
+        let varies: Vec<Vary> = args.iter().map(|a| Vary::parse(a).unwrap()).collect();
+        let plan = plan_sweep(&varies, |extra| parse_str(SCENARIO, "t.toml", "t", extra)).unwrap();
+        run_sweep(&varies, plan, RequestMode::default(), &|| {})
+    }
+
+    const REFRESH: &str = "clients.ribbon.ServerListRefreshInterval=30000,5000";
+    const RELEASE: &str = "simulation.release=Dalston,Hoxton";
+    const CACHE: &str = "server.eureka.server.response-cache-update-interval-ms=5000,15000,30000";
+
+    #[test]
+    fn sweep_csv_leads_with_the_varied_keys() {
+        let sweep = sweep(&[REFRESH, RELEASE]);
+        let mut out = Vec::new();
+        write_sweep_csv(&mut out, &sweep).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            format!(
+                "clients.ribbon.ServerListRefreshInterval,simulation.release,{}",
+                SWEEP_STATS_HEADER.join(",")
+            )
+        );
+        // 4 points x 2 shutdowns x every metric.
+        assert_eq!(lines.len(), 1 + 4 * 2 * Metric::ALL.len());
+        for line in &lines[1..] {
+            assert_eq!(
+                line.split(',').count(),
+                2 + SWEEP_STATS_HEADER.len(),
+                "{line}"
+            );
+        }
+        assert!(lines[1].starts_with("30000,Dalston,svc-0,exposure_ms,3,"));
+        assert!(
+            lines
+                .last()
+                .unwrap()
+                .starts_with("5000,Hoxton,svc-1,ribbon_removed_ms,3,")
+        );
+    }
+
+    #[test]
+    fn one_numeric_key_draws_lines_sorted_by_value() {
+        let sweep = sweep(&[REFRESH]);
+        let plots = sweep_plots(&sweep, "t.toml", &[]);
+        assert_eq!(plots.note, None);
+        let stems: Vec<&str> = plots.plots.iter().map(|p| p.stem.as_str()).collect();
+        assert_eq!(stems, ["exposure-p99", "dead-hits-p99"]);
+        let SweepPlot::Line(line) = &plots.plots[0].plot else {
+            panic!("not a line plot");
+        };
+        assert_eq!(line.xs, [5000.0, 30000.0]);
+        assert_eq!(line.series.len(), 2);
+        assert_eq!(line.series[1].0, "svc-1");
+        // The 5000 point (second in the grid) comes first.
+        let p99 = |point: usize| {
+            sweep.points[point]
+                .get(0, Metric::ExposureMs)
+                .and_then(|s| s.p99)
+                .map(|v| v as f64 / 1000.0)
+        };
+        assert_eq!(line.series[0].1, [p99(1), p99(0)]);
+        assert!(
+            line.title.starts_with(
+                "p99 exposure (s) vs clients.ribbon.ServerListRefreshInterval: t.toml\n"
+            )
+        );
+        assert!(!line.title.contains("Ribbon refresh"), "{}", line.title);
+    }
+
+    #[test]
+    fn one_word_key_draws_a_heatmap_with_a_row_per_shutdown() {
+        let sweep = sweep(&[RELEASE]);
+        let plots = sweep_plots(&sweep, "t.toml", &[]);
+        let SweepPlot::Heatmap(map) = &plots.plots[0].plot else {
+            panic!("not a heatmap");
+        };
+        assert_eq!(map.xs, ["Dalston", "Hoxton"]);
+        assert_eq!(map.ys, ["svc-0", "svc-1"]);
+    }
+
+    #[test]
+    fn two_keys_draw_heatmaps_per_shutdown_with_the_first_key_along_x() {
+        let sweep = sweep(&[CACHE, REFRESH]);
+        let plots = sweep_plots(&sweep, "t.toml", &[]);
+        let stems: Vec<&str> = plots.plots.iter().map(|p| p.stem.as_str()).collect();
+        assert_eq!(
+            stems,
+            [
+                "exposure-p99-svc-0",
+                "dead-hits-mean-svc-0",
+                "exposure-p99-svc-1",
+                "dead-hits-mean-svc-1"
+            ]
+        );
+        let SweepPlot::Heatmap(map) = &plots.plots[1].plot else {
+            panic!("not a heatmap");
+        };
+        assert_eq!(map.xs, ["5000", "15000", "30000"]);
+        assert_eq!(map.ys, ["30000", "5000"]);
+        // values[y][x] is the point (x, y): index x * 2 + y in the grid.
+        let mean = |point: usize| sweep.points[point].get(0, Metric::DeadHits).unwrap().mean;
+        assert_eq!(map.values[1][2], mean(2 * 2 + 1));
+        assert_eq!(map.values[0][1], mean(2));
+    }
+
+    #[test]
+    fn three_keys_skip_the_plots_with_a_note() {
+        let sweep = sweep(&[CACHE, REFRESH, RELEASE]);
+        let plots = sweep_plots(&sweep, "t.toml", &[]);
+        assert!(plots.plots.is_empty());
+        assert!(plots.note.unwrap().contains("3 keys"));
+        let html = sweep_html(&sweep, "t.toml", &[], vec![], &[]);
+        assert!(html.sections[1].paragraphs[0].contains("No plots"));
+        let text = render_sweep(&sweep, "t.toml");
+        assert_eq!(text.matches("\n  5000  ").count(), 0);
+        assert!(text.contains("12 grid point(s)"));
+    }
+}

@@ -1,0 +1,311 @@
+//! End to end: `eureka-sim sweep` on the bundled kill-9 scenario: the shape of `sweep.csv`, the
+//! plots for one and two keys (none for three), that a grid point has exactly the figures of
+//! `run` with the same `--set` (common random numbers), that a faster Ribbon refresh shortens the
+//! exposure (FACTS.md §8: the list is refreshed every ServerListRefreshInterval), validation
+//! before any trial, and byte-identical output across thread counts.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
+
+const REFRESH: &str = "clients.ribbon.ServerListRefreshInterval";
+const CACHE: &str = "server.eureka.server.response-cache-update-interval-ms";
+
+fn kill9() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kill-9.toml")
+}
+
+/// Runs `sweep kill-9.toml ARGS --out OUT` in `cwd` with `threads` rayon threads (0: default).
+fn sweep(cwd: &Path, out: &Path, threads: usize, args: &[&str]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .current_dir(cwd)
+        .arg("sweep")
+        .arg(kill9())
+        .args(args)
+        .arg("--out")
+        .arg(out);
+    if threads > 0 {
+        command.env("RAYON_NUM_THREADS", threads.to_string());
+    }
+    let output = command.output().expect("the binary runs");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    output
+}
+
+fn ok(output: Output) -> String {
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<BTreeMap<String, String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            header
+                .iter()
+                .cloned()
+                .zip(r.iter().map(str::to_string))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+const STATS: [&str; 12] = [
+    "instance",
+    "metric",
+    "trials",
+    "unresolved",
+    "min",
+    "p50",
+    "p90",
+    "p99",
+    "p99_9",
+    "max",
+    "mean",
+    "zero_share",
+];
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn one_key_gives_a_row_per_point_and_metric_and_two_line_plots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vary = format!("{REFRESH}=30000,5000");
+    let stdout = ok(sweep(
+        tmp.path(),
+        &out,
+        0,
+        &["--vary", &vary, "--trials", "60", "--png"],
+    ));
+    let (header, rows) = read_csv(&out.join("sweep.csv"));
+    let mut expected = vec![REFRESH.to_string()];
+    expected.extend(STATS.map(String::from));
+    assert_eq!(header, expected);
+    assert_eq!(rows.len(), 2 * 8);
+    assert_eq!(rows[0][REFRESH], "30000");
+    assert_eq!(rows[8][REFRESH], "5000");
+    assert!(rows.iter().all(|r| r["trials"] == "60"));
+    // Refreshing the Ribbon list every 5 s instead of 30 s shortens the exposure.
+    let mean = |i: usize| rows[i]["mean"].parse::<f64>().unwrap();
+    assert_eq!(rows[0]["metric"], "exposure_ms");
+    assert!(mean(8) < mean(0), "{stdout}");
+    assert_eq!(
+        names(&out),
+        [
+            "dead-hits-p99.png",
+            "dead-hits-p99.svg",
+            "exposure-p99.png",
+            "exposure-p99.svg",
+            "report.html",
+            "sweep.csv"
+        ]
+    );
+    let svg = fs::read_to_string(out.join("exposure-p99.svg")).unwrap();
+    assert!(svg.contains(REFRESH) && svg.contains("kill-9.toml"));
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 2);
+    // The terminal grid: one line per point with its value first.
+    assert!(stdout.contains("p50 exposure (s)") && stdout.contains("mean dead hits"));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("p99 exposure (s)"))
+        .unwrap();
+    assert!(lines[at + 1].trim_start().starts_with("30000"));
+    assert!(lines[at + 2].trim_start().starts_with("5000"));
+}
+
+#[test]
+fn two_keys_give_heatmaps_and_the_keys_lead_the_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let cache = format!("{CACHE}=5000,15000,30000");
+    let refresh = format!("{REFRESH}=5000,30000");
+    ok(sweep(
+        tmp.path(),
+        &out,
+        0,
+        &["--vary", &cache, "--vary", &refresh, "--trials", "30"],
+    ));
+    let (header, rows) = read_csv(&out.join("sweep.csv"));
+    assert_eq!(&header[..3], [CACHE, REFRESH, "instance"]);
+    assert_eq!(rows.len(), 6 * 8);
+    let points: Vec<(String, String)> = rows
+        .iter()
+        .step_by(8)
+        .map(|r| (r[CACHE].clone(), r[REFRESH].clone()))
+        .collect();
+    let expected: Vec<(String, String)> = [
+        ("5000", "5000"),
+        ("5000", "30000"),
+        ("15000", "5000"),
+        ("15000", "30000"),
+        ("30000", "5000"),
+        ("30000", "30000"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(points, expected);
+    assert_eq!(
+        names(&out),
+        [
+            "dead-hits-mean.svg",
+            "exposure-p99.svg",
+            "report.html",
+            "sweep.csv"
+        ]
+    );
+}
+
+#[test]
+fn three_keys_write_the_csv_and_skip_the_plots_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let stdout = ok(sweep(
+        tmp.path(),
+        &out,
+        0,
+        &[
+            "--vary",
+            &format!("{CACHE}=5000,30000"),
+            "--vary",
+            &format!("{REFRESH}=5000,30000"),
+            "--vary",
+            "clients.eureka.client.registry-fetch-interval-seconds=5,30",
+            "--trials",
+            "30",
+        ],
+    ));
+    assert!(stdout.contains("No plots"), "{stdout}");
+    assert_eq!(names(&out), ["report.html", "sweep.csv"]);
+    let (_, rows) = read_csv(&out.join("sweep.csv"));
+    assert_eq!(rows.len(), 8 * 8);
+}
+
+/// Common random numbers: the point `ServerListRefreshInterval=5000` is exactly `run` with
+/// `--set` of the same value (and the same seed).
+#[test]
+fn a_point_has_the_figures_of_run_with_the_same_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, run) = (tmp.path().join("out"), tmp.path().join("run"));
+    let vary = format!("{REFRESH}=30000,5000");
+    ok(sweep(
+        tmp.path(),
+        &out,
+        0,
+        &["--vary", &vary, "--trials", "40", "--seed", "11"],
+    ));
+    let set = format!("{REFRESH}=5000");
+    ok(Command::new(BIN)
+        .current_dir(tmp.path())
+        .arg("run")
+        .arg(kill9())
+        .args(["--set", &set, "--trials", "40", "--seed", "11", "--out"])
+        .arg(&run)
+        .output()
+        .unwrap());
+    let (_, summary) = read_csv(&run.join("summary.csv"));
+    let (_, rows) = read_csv(&out.join("sweep.csv"));
+    let point: Vec<_> = rows.iter().filter(|r| r[REFRESH] == "5000").collect();
+    assert_eq!(point.len(), summary.len());
+    for (s, p) in summary.iter().zip(point) {
+        for (column, value) in s {
+            if let Some(other) = p.get(column) {
+                assert_eq!(value, other, "{} {column}", s["metric"]);
+            }
+        }
+    }
+}
+
+/// Every value and point is validated before any trial runs: exit 2, the message names the
+/// `--vary` argument, and nothing is written.
+#[test]
+fn a_bad_value_exits_2_naming_the_vary_argument() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vary = format!("{CACHE}=5000,0");
+    let output = sweep(
+        tmp.path(),
+        &out,
+        0,
+        &["--vary", &format!("{REFRESH}=5000"), "--vary", &vary],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: --vary {vary}: value `0`: ")),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+
+    // The same key twice (under two spellings), and a malformed argument.
+    for args in [
+        vec![
+            "--vary".to_string(),
+            format!("{CACHE}=5000"),
+            "--vary".to_string(),
+            "server.eureka.server.responseCacheUpdateIntervalMs=1000".to_string(),
+        ],
+        vec!["--vary".to_string(), CACHE.to_string()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = sweep(tmp.path(), &out, 0, &args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("--vary"));
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn outputs_are_byte_identical_across_thread_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = format!("{CACHE}=5000,30000");
+    let refresh = format!("{REFRESH}=5000,30000");
+    let mut runs = Vec::new();
+    for threads in [1, 2] {
+        let out = tmp.path().join(format!("out{threads}"));
+        let stdout = ok(sweep(
+            tmp.path(),
+            &out,
+            threads,
+            &["--vary", &cache, "--vary", &refresh, "--trials", "30"],
+        ));
+        let files: Vec<(String, Vec<u8>)> = names(&out)
+            .into_iter()
+            .map(|n| {
+                let bytes = fs::read(out.join(&n)).unwrap();
+                (n, bytes)
+            })
+            .collect();
+        runs.push((stdout.replace(out.to_str().unwrap(), "OUT"), files));
+    }
+    assert_eq!(runs[0], runs[1]);
+}
