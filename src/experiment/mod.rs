@@ -1,24 +1,24 @@
 //! Experiments: trials of a scenario and their outcomes.
 
+mod bench;
 pub mod claims;
 pub mod compare;
-pub mod sweep;
-mod bench;
 mod explain;
 mod metric;
 mod metrics;
 mod recommend;
 mod stats;
+pub mod sweep;
 
+pub use bench::{BenchReport, Measurement, bench};
 pub use claims::{ClaimResult, evaluate};
 pub use compare::{Comparison, ShutdownStats, Variant, VariantResult};
-pub use sweep::{PointResult, Sweep, Vary};
-pub use bench::{BenchReport, Measurement, bench};
 pub use explain::{Step, TrialTrace, trace_trial};
 pub use metric::Metric;
-pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
 pub use metrics::{MetricsObserver, ShutdownOutcome};
+pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
 pub use stats::{Stats, percentile};
+pub use sweep::{PointResult, Sweep, Vary};
 
 use rayon::prelude::*;
 

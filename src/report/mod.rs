@@ -3,18 +3,18 @@
 mod compare_report;
 mod csv_files;
 mod describe;
-mod json;
-pub mod run_report;
 pub mod html;
+mod json;
 pub mod plot;
+pub mod run_report;
 mod sweep_report;
 mod terminal;
 
-pub use json::{render_summary_json, scenario_hash};
-pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
 pub use compare_report::{
     COMPARE_HEADER, compare_cdf, compare_html, render_compare, write_compare_csv,
 };
+pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
+pub use json::{render_summary_json, scenario_hash};
 pub use sweep_report::{
     NamedPlot, SWEEP_STATS_HEADER, SweepPlot, SweepPlots, render_sweep, sweep_header, sweep_html,
     sweep_plots, write_sweep_csv,
