@@ -65,19 +65,21 @@ impl RngStream {
         self.rng.next_u64()
     }
 
-    /// Uniform integer in `[0, n)`; `n == 0` gives 0. Lemire's multiply-shift with rejection, so
-    /// the result is exactly uniform.
+    /// Uniform integer in `[0, n)`; `n == 0` gives 0. Lemire's nearly divisionless
+    /// multiply-shift with rejection, so the result is exactly uniform; the modulo that sets the
+    /// rejection threshold is only computed in the rare case that the low word is below `n`.
     pub fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
             return 0;
         }
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let product = u128::from(self.next_u64()) * u128::from(n);
-            if (product as u64) >= threshold {
-                return (product >> 64) as u64;
+        let mut product = u128::from(self.next_u64()) * u128::from(n);
+        if (product as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (product as u64) < threshold {
+                product = u128::from(self.next_u64()) * u128::from(n);
             }
         }
+        (product >> 64) as u64
     }
 
     /// Uniform integer in `[lo, hi]` (inclusive; `hi < lo` gives `lo`).
