@@ -198,11 +198,15 @@ pub struct VariantResult {
 impl VariantResult {
     /// The statistics of `metric` for shutdown `shutdown`.
     pub fn get(&self, shutdown: usize, metric: Metric) -> Option<&Stats> {
-        self.stats
-            .iter()
-            .find(|r| r.shutdown == shutdown && r.metric == metric)
-            .map(|r| &r.stats)
+        find_stats(&self.stats, shutdown, metric)
     }
+}
+
+/// The statistics of `metric` for shutdown `shutdown` among `rows` (from [`shutdown_stats`]).
+pub fn find_stats(rows: &[ShutdownStats], shutdown: usize, metric: Metric) -> Option<&Stats> {
+    rows.iter()
+        .find(|r| r.shutdown == shutdown && r.metric == metric)
+        .map(|r| &r.stats)
 }
 
 /// The results of a comparison, variant by variant in the planned order.

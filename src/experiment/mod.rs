@@ -12,7 +12,7 @@ pub mod sweep;
 
 pub use bench::{BenchReport, Measurement, bench};
 pub use claims::{ClaimResult, evaluate};
-pub use compare::{Comparison, ShutdownStats, Variant, VariantResult};
+pub use compare::{Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats};
 pub use explain::{Step, TrialTrace, trace_trial};
 pub use metric::Metric;
 pub use metrics::{MetricsObserver, ShutdownOutcome};

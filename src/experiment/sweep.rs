@@ -282,10 +282,7 @@ pub struct PointResult {
 impl PointResult {
     /// The statistics of `metric` for shutdown `shutdown`.
     pub fn get(&self, shutdown: usize, metric: Metric) -> Option<&Stats> {
-        self.stats
-            .iter()
-            .find(|r| r.shutdown == shutdown && r.metric == metric)
-            .map(|r| &r.stats)
+        super::compare::find_stats(&self.stats, shutdown, metric)
     }
 }
 

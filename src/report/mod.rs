@@ -21,7 +21,7 @@ pub use sweep_report::{
 };
 pub use terminal::render_summary;
 
-use crate::experiment::{Metric, Stats, TrialOutcome};
+use crate::experiment::{Metric, Stats, TrialOutcome, shutdown_stats};
 use crate::scenario::Scenario;
 
 /// One row of `summary.csv`: a shutdown's statistics for one metric.
@@ -34,22 +34,16 @@ pub struct SummaryRow {
     pub stats: Stats,
 }
 
-/// Statistics of every metric of every shutdown.
+/// Statistics of every metric of every shutdown (the rows of `summary.csv`).
 pub fn summarize(scenario: &Scenario, outcomes: &[TrialOutcome]) -> Vec<SummaryRow> {
-    let mut rows = Vec::new();
-    for (s, shutdown) in scenario.shutdowns.iter().enumerate() {
-        for metric in Metric::ALL {
-            let values = outcomes
-                .iter()
-                .map(|o| o.shutdowns.get(s).and_then(|x| metric.value(x)));
-            rows.push(SummaryRow {
-                shutdown: s,
-                instance: shutdown.instance.clone(),
-                strategy: shutdown.strategy.name(),
-                metric,
-                stats: Stats::of(values),
-            });
-        }
-    }
-    rows
+    shutdown_stats(scenario, outcomes)
+        .into_iter()
+        .map(|row| SummaryRow {
+            shutdown: row.shutdown,
+            instance: row.instance,
+            strategy: scenario.shutdowns[row.shutdown].strategy.name(),
+            metric: row.metric,
+            stats: row.stats,
+        })
+        .collect()
 }
