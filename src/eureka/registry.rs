@@ -625,4 +625,68 @@ mod tests {
         assert_eq!(r.threshold(), 8);
         assert!(!r.update_renewal_threshold(4), "4 > 4.25 is false");
     }
+
+    /// TimeConsumingInstanceRegistryTest#testLeaseExpirationAndUpdateRenewalThreshold (FACTS.md
+    /// §12), re-expressed: threshold updates every 5 s, eviction every 10 s, pct 0.85,
+    /// openForTraffic(1); 50 instances with a 30 s lease registered at t = 0, 45 of them renewing
+    /// at 15, 45, 75 and 105 s. Checkpoints: at 40 s expiration is disabled (no complete window
+    /// yet, renews 0) and 50 instances remain; at 80 s it is enabled, renews 90, and the 5 leases
+    /// never renewed (expirable at registration + 30 s) were evicted: 45 remain; at 120 s, once
+    /// the embedded client's view holds 151 instances, the threshold is (int)(151 * 2 * 0.85) =
+    /// 256 and 45 instances remain. The initial threshold is "(50*2 + 1(initial value))*85% = 86".
+    #[test]
+    fn time_consuming_registry_checkpoints() {
+        let config = ServerConfig {
+            renewal_threshold_update_interval_ms: 5_000,
+            eviction_interval_ms: 10_000,
+            ..ServerConfig::default()
+        };
+        let mut rng = StreamFactory::new(12).stream("server");
+        let mut r = Registry::new(50, &config, Release::default());
+        r.open_for_traffic(1);
+        let lease = |dirty| Registrant {
+            lease_duration_ms: 30_000,
+            ..up(dirty)
+        };
+        for p in 0..50 {
+            r.register(SimTime(0), p, lease(0));
+        }
+        assert_eq!(r.threshold(), 86);
+        let mut checkpoints = Vec::new();
+        for step in 1..=24u64 {
+            let now = SimTime(step * 5_000);
+            let secs = step * 5;
+            if [15, 45, 75, 105].contains(&secs) {
+                for p in 0..45 {
+                    r.renew(now, p);
+                }
+            }
+            if secs % 60 == 0 {
+                r.renews_last_min.roll();
+            }
+            // The embedded client's view: empty until the 150 more instances show up at 120 s.
+            r.update_renewal_threshold(if secs >= 120 { 151 } else { 0 });
+            if secs % 10 == 0 {
+                r.evict(now, 0, &mut rng);
+            }
+            if [40, 80, 120].contains(&secs) {
+                checkpoints.push((
+                    secs,
+                    r.is_lease_expiration_enabled(),
+                    r.renews_last_min.count(),
+                    r.size(),
+                    r.threshold(),
+                ));
+            }
+        }
+        assert_eq!(checkpoints[0], (40, false, 0, 50, 86));
+        let (_, enabled, renews, size, _) = checkpoints[1];
+        assert_eq!((enabled, renews, size), (true, 90, 45));
+        let (_, _, _, size, threshold) = checkpoints[2];
+        assert_eq!((size, threshold), (45, 256));
+        assert!(
+            (45..50).all(|p| r.entry(p).is_none()),
+            "the never-renewed five are gone"
+        );
+    }
 }

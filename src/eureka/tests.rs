@@ -556,3 +556,59 @@ fn requests_arrive_at_the_configured_rate() {
     // ~40 000 arrivals: the standard deviation of the count is ~0.5 %; allow 5 sigma.
     assert!((rate - 50.0).abs() < 50.0 * 0.025, "rate {rate}");
 }
+
+/// InstanceInfoReplicatorTest#testOnDemandUpdateRateLimiting and DiscoveryClientRegisterUpdateTest
+/// #registerUpdateQuickLifecycleTest (FACTS.md §5.4, §12): three status changes 20 ms apart:
+/// the first two go out at once as registers (burst 2), the third is refused by the rate limiter
+/// (one token per 15 s) and stays dirty. It reaches the server with whichever comes first: the
+/// next periodic run (one replication interval after the second register's reply) or the next
+/// heartbeat, which carries the newer dirty timestamp, is answered 404 and re-registers
+/// (InstanceResource#validateDirtyTimestamp, FACTS.md §5.3).
+#[test]
+fn on_demand_updates_are_rate_limited_and_the_last_goes_out_periodically() {
+    use super::InstanceStatus::{Down, Up};
+    let s = scenario("", &[]);
+    let p = process(&s, "svc-2");
+    let mut world = World::with_mode(&s, 31, Vec::new(), RequestMode::PerRequest);
+    let run_to = |world: &mut World<'_, Log>, t: SimTime| {
+        while world.now() < t && world.step() {}
+    };
+    run_to(&mut world, SimTime(200_000));
+    let t0 = world.now();
+    world.set_instance_status(p, Down);
+    run_to(&mut world, t0 + 20);
+    let t1 = world.now();
+    world.set_instance_status(p, Up);
+    run_to(&mut world, t1 + 20);
+    let t2 = world.now();
+    world.set_instance_status(p, Down);
+    run_to(&mut world, SimTime(260_000));
+    let registers: Vec<(SimTime, super::InstanceStatus)> = world
+        .observer()
+        .iter()
+        .filter_map(|(t, o)| match o {
+            Observation::Registered { process, status } if *process == p && *t >= t0 => {
+                Some((*t, *status))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(registers.len(), 3, "{registers:?}");
+    assert_eq!(registers[0], (t0 + LAT, Down));
+    assert_eq!(registers[1], (t1 + LAT, Up));
+    assert!(t2 > t1 + 2 * LAT);
+    let periodic = t1 + 2 * LAT + 30_000 + LAT;
+    let heartbeat = world
+        .observer()
+        .iter()
+        .find_map(|(t, o)| match o {
+            Observation::Renewed { process, .. } if *process == p && *t > t2 => Some(*t + 2 * LAT),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(registers[2], (periodic.min(heartbeat), Down));
+    assert!(
+        registers[2].0 > t2 + LAT,
+        "not sent at once: the rate limiter refused it"
+    );
+}
