@@ -229,6 +229,29 @@ impl Builder<'_> {
             );
         }
         self.warn_release(tables, &simulation);
+        // Worst case for an instance to serve: the server opens within its first eviction period
+        // (at least 60 s), the process starts within start-spread after it, and its web server
+        // is ready context-start + spread after its client's tasks started (a fetch later).
+        let ready_by_ms = server.eviction_interval_ms.max(60_000)
+            + simulation.start_spread_ms
+            + simulation.context_start_ms
+            + simulation.context_start_spread_ms
+            + 1_000;
+        for (i, shutdown) in shutdowns.iter().enumerate() {
+            if shutdown.at_ms < ready_by_ms {
+                self.warn(
+                    &Place::File,
+                    format!(
+                        "shutdown[{i}] at {} s: {} may not be serving yet (it is sure to be \
+                         from about {} s: server start, start-spread-s, context-start-ms and \
+                         its spread); a trial in which it is not has no t_stop",
+                        shutdown.at_ms as f64 / 1000.0,
+                        shutdown.instance,
+                        ready_by_ms.div_ceil(1000)
+                    ),
+                );
+            }
+        }
         if simulation.release.train >= Train::Y2020 && !callers.is_empty() {
             self.warn(
                 &Place::File,

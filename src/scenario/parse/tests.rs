@@ -604,12 +604,30 @@ fn duplicate_keys_in_two_spellings_name_both_places() {
     assert!(alias.contains("sets the same property"), "{alias}");
 }
 
+/// A shutdown before the instance is sure to serve (server start within the first eviction
+/// period + start spread + context start and its spread) is allowed but flagged.
+#[test]
+fn an_early_shutdown_is_flagged() {
+    let early = |at: u64| {
+        ok(&format!(
+            "{MINIMAL}[[caller]]\nname = \"gw\"\ncalls = \"svc\"\n\
+             [[shutdown]]\ninstance = \"svc-0\"\nat-s = {at}\nstrategy = \"kill-9\"\n"
+        ))
+        .warnings
+        .iter()
+        .any(|w| w.contains("may not be serving yet"))
+    };
+    // 60 + 60 + 3 + 30 + 1 = 154 s at defaults.
+    assert!(early(153));
+    assert!(!early(154));
+}
+
 #[test]
 fn warnings_flag_settings_without_effect() {
     let s = ok(&format!(
         "[simulation]\nrelease = \"Dalston\"\n[clients]\neureka.client.should-unregister-on-shutdown = false\n\
          {MINIMAL}[[caller]]\nname = \"gw\"\ncalls = \"svc\"\neureka.client.fetch-registry = false\n\
-         [[shutdown]]\ninstance = \"svc-0\"\nat-s = 1\nstrategy = \"kill-9\"\nwait-s = 5\n"
+         [[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"kill-9\"\nwait-s = 5\n"
     ));
     assert_eq!(
         s.warnings,
