@@ -176,15 +176,8 @@ impl TrialTrace {
                         gated_after_expiry += 1;
                         last_gate = Some((t, *renews_last_min, *threshold));
                         if gated_after_expiry == 1 {
-                            push(
-                                &mut steps,
-                                t,
-                                format!(
-                                    "eviction run: renews in the last minute {renews_last_min} \
-                                     <= threshold {threshold}, so self-preservation keeps every \
-                                     lease (isLeaseExpirationEnabled is false)"
-                                ),
-                            );
+                            let why = gate_text(*renews_last_min, *threshold);
+                            push(&mut steps, t, format!("eviction run: {why}"));
                         }
                     } else if !self.evicted_at(target, t) && *expired > 0 {
                         push(
@@ -256,8 +249,8 @@ impl TrialTrace {
                 &mut steps,
                 t,
                 format!(
-                    "... {gated_after_expiry} eviction runs in all were blocked by \
-                     self-preservation (the last: renews {renews} <= threshold {threshold})"
+                    "... {gated_after_expiry} eviction runs in all were blocked (the last: {})",
+                    gate_text(renews, threshold)
                 ),
             );
         }
@@ -442,6 +435,21 @@ impl TrialTrace {
         }
         let bytes = writer.into_inner().unwrap_or_default();
         String::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+/// Why an eviction run did nothing (PeerAwareInstanceRegistryImpl#isLeaseExpirationEnabled).
+fn gate_text(renews: u64, threshold: i64) -> String {
+    if threshold <= 0 {
+        format!(
+            "the renewal threshold is {threshold}, and a threshold of 0 disables \
+             expiry (expected clients 0: Netflix/eureka#1459); isLeaseExpirationEnabled is false"
+        )
+    } else {
+        format!(
+            "renews in the last minute {renews} <= threshold {threshold}, so \
+             self-preservation keeps every lease (isLeaseExpirationEnabled is false)"
+        )
     }
 }
 
