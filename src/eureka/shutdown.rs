@@ -37,6 +37,8 @@ pub enum Step {
     DeleteOverride,
     /// The wait is over: stop the process with `then`.
     Final,
+    /// The orchestrator's SIGKILL after a SIGTERM that never reached the JVM.
+    Sigkill,
 }
 
 /// What to do when the process's `DiscoveryClient#shutdown` completes.
@@ -120,12 +122,26 @@ impl<O: Observer> World<'_, O> {
                 self.client_shutdown(p);
             }
             Step::DalstonClientShutdown => self.client_shutdown(p),
+            Step::Sigkill => self.kill_process(p),
         }
     }
 
-    /// SIGTERM: `context.close()`.
+    /// SIGTERM: `context.close()`; or, when PID 1 does not forward it, nothing until the
+    /// orchestrator's SIGKILL after the grace period.
     fn begin_kill15(&mut self, run: usize) {
         let p = self.shutdowns[run].process;
+        let config = &self.shutdowns[run].config;
+        if !config.sigterm_reaches_jvm {
+            let grace = config.termination_grace_ms;
+            self.queue.schedule_in(
+                grace,
+                Event::Shutdown {
+                    run,
+                    step: Step::Sigkill,
+                },
+            );
+            return;
+        }
         if self
             .scenario
             .simulation

@@ -612,3 +612,29 @@ fn on_demand_updates_are_rate_limited_and_the_last_goes_out_periodically() {
         "not sent at once: the rate limiter refused it"
     );
 }
+
+/// issue 4, "a broken PID 1": when the container's PID 1 does not forward SIGTERM, a kill -15
+/// sends nothing (no DOWN, no DELETE) and the process dies by SIGKILL after the grace period: a
+/// kill -9, 30 s late.
+#[test]
+fn lost_sigterm_behaves_as_a_late_kill9() {
+    let text = KILL9.replace("kill-9", "kill-15") + "sigterm-reaches-jvm = false\n";
+    let s = scenario(
+        &text,
+        &["server.eureka.server.enable-self-preservation=false"],
+    );
+    let target = process(&s, "svc-0");
+    let (log, _) = record(&s, 13);
+    let stopped = times(&log, |o| {
+        *o == Observation::StoppedServing { process: target }
+    });
+    assert_eq!(stopped, [SimTime(330_000)]);
+    let sent = log.iter().any(|(t, o)| {
+        t.ms() >= 300_000
+            && matches!(o, Observation::Registered { process, .. } | Observation::Cancelled { process }
+                if *process == target)
+    });
+    assert!(!sent, "nothing reaches the server");
+    let evicted = times(&log, |o| *o == Observation::Evicted { process: target });
+    assert_eq!(evicted.len(), 1, "removed by eviction, as after a kill -9");
+}

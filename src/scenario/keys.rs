@@ -124,6 +124,8 @@ pub(super) struct ShutdownDraft {
     pub strategy: Strategy,
     pub wait_ms: u64,
     pub then: FinalStop,
+    pub sigterm_reaches_jvm: bool,
+    pub termination_grace_ms: u64,
 }
 
 /// The `[[claim]]` keys before the required ones are checked, `shutdown` is resolved and the
@@ -183,6 +185,8 @@ impl Default for ShutdownDraft {
             strategy: Strategy::Kill9,
             wait_ms: 0,
             then: FinalStop::Kill15,
+            sigterm_reaches_jvm: true,
+            termination_grace_ms: 30_000,
         }
     }
 }
@@ -703,6 +707,23 @@ pub(super) static DEFS: &[KeyDef] = &[
                 c.then = *s;
             }
         }),
+    ),
+    relaxed(
+        "sigterm-reaches-jvm",
+        Kind::Bool,
+        "true",
+        "Model: false when the container's PID 1 does not forward SIGTERM to the JVM (a shell \
+         entrypoint without exec); every kill -15 then does nothing until the SIGKILL after \
+         termination-grace-period-s, so it behaves as a late kill -9.",
+        Apply::Shutdown(|c, v| c.sigterm_reaches_jvm = v.flag()),
+    ),
+    relaxed(
+        "termination-grace-period-s",
+        Kind::seconds(0, 86_400),
+        "30",
+        "Model: Kubernetes' terminationGracePeriodSeconds, the wait from a lost SIGTERM to the \
+         SIGKILL.",
+        Apply::Shutdown(|c, v| c.termination_grace_ms = v.secs_as_ms()),
     ),
     // [[claim]]
     relaxed(

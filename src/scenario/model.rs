@@ -188,6 +188,13 @@ pub struct ShutdownConfig {
     pub wait_ms: u64,
     /// `then`: how the process finally dies after a `pause` or `service-registry` wait.
     pub then: FinalStop,
+    /// `sigterm-reaches-jvm` (model, default true): false models a container whose PID 1 does not
+    /// forward SIGTERM to the JVM (a shell entrypoint without `exec`): a kill -15 does nothing
+    /// and the orchestrator kills the process with SIGKILL after the grace period.
+    pub sigterm_reaches_jvm: bool,
+    /// `termination-grace-period-s` (model, default 30, Kubernetes'
+    /// `terminationGracePeriodSeconds`): how long a lost SIGTERM waits for the SIGKILL.
+    pub termination_grace_ms: u64,
 }
 
 /// The four shutdown methods of seed 000 (FACTS.md §7).

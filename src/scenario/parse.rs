@@ -28,8 +28,9 @@ use super::keys::{
     AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, Section, ShutdownDraft, ShutdownRef, closest,
 };
 use super::model::{
-    AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, NetworkConfig,
-    RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Statistic, Strategy,
+    AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, FinalStop,
+    NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig,
+    Statistic, Strategy,
 };
 use super::release::Train;
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -474,6 +475,20 @@ impl Builder<'_> {
             };
             return Err(self.invalid(table, "at-s", problem, allowed));
         }
+        let sigterm =
+            draft.strategy == Strategy::Kill15 || (waits && draft.then == FinalStop::Kill15);
+        if !draft.sigterm_reaches_jvm
+            && sigterm
+            && end_ms.saturating_add(draft.termination_grace_ms) >= simulation.duration_ms
+            && let Some(s) = table.get("sigterm-reaches-jvm")
+        {
+            let text = format!(
+                "`{}`: the SIGKILL comes termination-grace-period-s after the SIGTERM, at or \
+                 after the end of the trial, so the instance never stops in it",
+                s.display
+            );
+            self.warn(&s.key_at, text);
+        }
         if !waits {
             for key in ["wait-s", "then"] {
                 if let Some(s) = table.get(key) {
@@ -495,6 +510,8 @@ impl Builder<'_> {
             strategy: draft.strategy,
             wait_ms: draft.wait_ms,
             then: draft.then,
+            sigterm_reaches_jvm: draft.sigterm_reaches_jvm,
+            termination_grace_ms: draft.termination_grace_ms,
         })
     }
 
