@@ -270,7 +270,7 @@ impl Builder<'_> {
             self.warn(
                 &Place::File,
                 "pause is modelled as spring-cloud-commons <= 2.2.6 runs /pause \
-                 (context.stop() deregisters); from 2.2.7 (Hoxton.SR10, 2020.0) /pause no \
+                 (context.stop() deregisters); from commons 2.2.7 (late Hoxton service releases) and 3.0 (2020.0) /pause no \
                  longer touches Eureka (FACTS.md §7)"
                     .to_string(),
             );
