@@ -39,14 +39,7 @@ struct ClaimsFailed {
 }
 
 pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
-    let mut overrides = Vec::new();
-    if let Some(trials) = args.trials {
-        overrides.push(format!("simulation.trials={trials}"));
-    }
-    if let Some(seed) = args.seed {
-        overrides.push(format!("simulation.seed={seed}"));
-    }
-    overrides.extend(args.set.iter().cloned());
+    let overrides = super::base_overrides(args.trials, args.seed, &args.set);
 
     let files = scenario_files(&args.paths)?;
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();

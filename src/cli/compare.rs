@@ -16,6 +16,7 @@ use crate::report::plot::{ImageFormat, cdf_svg_string, render_cdf};
 use crate::report::{compare_cdf, compare_html, render_compare, write_compare_csv};
 use crate::scenario::{Scenario, ScenarioError, Strategy, load};
 
+use super::base_overrides;
 use super::progress::Progress;
 
 #[derive(Debug, clap::Args)]
@@ -54,23 +55,6 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
         let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
         format!("unknown strategy; allowed: {}", names.join(", "))
     })
-}
-
-/// The `--trials`, `--seed` and `--set` overrides, in the order `run` applies them.
-pub(super) fn base_overrides(
-    trials: Option<u32>,
-    seed: Option<u64>,
-    set: &[String],
-) -> Vec<String> {
-    let mut overrides = Vec::new();
-    if let Some(trials) = trials {
-        overrides.push(format!("simulation.trials={trials}"));
-    }
-    if let Some(seed) = seed {
-        overrides.push(format!("simulation.seed={seed}"));
-    }
-    overrides.extend(set.iter().cloned());
-    overrides
 }
 
 /// A scenario error found while applying a variant or a grid point, with what was being

@@ -36,11 +36,7 @@ pub(crate) struct ExplainArgs {
 }
 
 pub(crate) fn explain(args: ExplainArgs) -> anyhow::Result<()> {
-    let mut overrides = Vec::new();
-    if let Some(seed) = args.seed {
-        overrides.push(format!("simulation.seed={seed}"));
-    }
-    overrides.extend(args.set.iter().cloned());
+    let overrides = super::base_overrides(None, args.seed, &args.set);
     let scenario = load(&args.scenario, &overrides)?;
     for warning in &scenario.warnings {
         eprintln!("warning: {warning}");

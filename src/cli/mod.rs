@@ -81,6 +81,23 @@ pub(crate) struct RunArgs {
     pub(crate) png: bool,
 }
 
+/// The `--trials`, `--seed` and `--set` overrides, in the order every command applies them.
+pub(crate) fn base_overrides(
+    trials: Option<u32>,
+    seed: Option<u64>,
+    set: &[String],
+) -> Vec<String> {
+    let mut overrides = Vec::new();
+    if let Some(trials) = trials {
+        overrides.push(format!("simulation.trials={trials}"));
+    }
+    if let Some(seed) = seed {
+        overrides.push(format!("simulation.seed={seed}"));
+    }
+    overrides.extend(set.iter().cloned());
+    overrides
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {

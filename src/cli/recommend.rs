@@ -51,14 +51,7 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.scenario)
         .with_context(|| format!("cannot read scenario file {}", args.scenario.display()))?;
     let source = args.scenario.display().to_string();
-    let mut overrides = Vec::new();
-    if let Some(trials) = args.trials {
-        overrides.push(format!("simulation.trials={trials}"));
-    }
-    if let Some(seed) = args.seed {
-        overrides.push(format!("simulation.seed={seed}"));
-    }
-    overrides.extend(args.set.iter().cloned());
+    let overrides = super::base_overrides(args.trials, args.seed, &args.set);
     // Validates the file and the overrides (exit 2 with the usual message).
     let scenario = load(&args.scenario, &overrides)?;
     if scenario.shutdowns.is_empty() {

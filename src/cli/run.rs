@@ -22,14 +22,7 @@ use super::RunArgs;
 use super::progress::Progress;
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
-    let mut overrides = Vec::new();
-    if let Some(trials) = args.trials {
-        overrides.push(format!("simulation.trials={trials}"));
-    }
-    if let Some(seed) = args.seed {
-        overrides.push(format!("simulation.seed={seed}"));
-    }
-    overrides.extend(args.set.iter().cloned());
+    let overrides = super::base_overrides(args.trials, args.seed, &args.set);
     let scenario = load(&args.scenario, &overrides)?;
     for warning in &scenario.warnings {
         eprintln!("warning: {warning}");

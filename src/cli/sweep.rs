@@ -22,7 +22,8 @@ use crate::report::plot::ImageFormat;
 use crate::report::{render_sweep, sweep_html, sweep_plots, write_sweep_csv};
 use crate::scenario::load;
 
-use super::compare::{base_overrides, create_dir, list, scenario_error_in, warn_new};
+use super::base_overrides;
+use super::compare::{create_dir, list, scenario_error_in, warn_new};
 use super::progress::Progress;
 
 #[derive(Debug, clap::Args)]

@@ -188,14 +188,7 @@ impl<O: Observer> World<'_, O> {
     fn client_constructed_fetch(&mut self, p: ProcessId) {
         let client = self.client(p);
         if client.config.register_with_eureka && client.config.should_enforce_registration_at_init {
-            let info = client.registrant();
-            self.send(
-                p,
-                Call::Register {
-                    info,
-                    why: RegisterWhy::Init,
-                },
-            );
+            self.send_register(p, RegisterWhy::Init);
         } else {
             self.init_scheduled_tasks(p);
         }
@@ -342,20 +335,19 @@ impl<O: Observer> World<'_, O> {
         self.replicator_run(p);
     }
 
+    /// `DiscoveryClient#register`: POST the client's current InstanceInfo.
+    fn send_register(&mut self, p: ProcessId, why: RegisterWhy) {
+        let info = self.processes[p].client.registrant();
+        self.send(p, Call::Register { info, why });
+    }
+
     /// `InstanceInfoReplicator#run`: register if dirty, then re-arm one interval later.
     fn replicator_run(&mut self, p: ProcessId) {
         let client = self.client(p);
         if client.info.dirty {
             let stamp = client.info.last_dirty;
             client.replicator.busy = Some(stamp);
-            let info = client.registrant();
-            self.send(
-                p,
-                Call::Register {
-                    info,
-                    why: RegisterWhy::Replicator,
-                },
-            );
+            self.send_register(p, RegisterWhy::Replicator);
         } else {
             self.replicator_run_finished(p);
         }
@@ -505,14 +497,7 @@ impl<O: Observer> World<'_, O> {
                     let client = self.client(p);
                     let stamp = client.set_dirty(wall);
                     client.heartbeat_reregister = Some(stamp);
-                    let info = client.registrant();
-                    self.send(
-                        p,
-                        Call::Register {
-                            info,
-                            why: RegisterWhy::HeartbeatReRegister,
-                        },
-                    );
+                    self.send_register(p, RegisterWhy::HeartbeatReRegister);
                 }
             }
             Reply::Cancelled => {

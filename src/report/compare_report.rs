@@ -35,9 +35,7 @@ pub const COMPARE_HEADER: [&str; 17] = [
     "zero_share",
 ];
 
-fn opt<T: ToString>(value: Option<T>) -> String {
-    value.map_or_else(String::new, |v| v.to_string())
-}
+use super::opt;
 
 /// A mean (or a bound of its interval) with one decimal, as in `summary.csv`, so the file is
 /// byte-stable and its `mean` column equals `run`'s.

@@ -37,9 +37,7 @@ pub const SUMMARY_HEADER: [&str; 11] = [
     "mean",
 ];
 
-fn opt<T: ToString>(value: Option<T>) -> String {
-    value.map_or_else(String::new, |v| v.to_string())
-}
+use super::opt;
 
 /// One row per trial and shutdown; empty cells are "no value" (see README, "Reading the metrics").
 pub fn write_trials_csv<W: Write>(

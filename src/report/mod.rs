@@ -34,6 +34,11 @@ pub struct SummaryRow {
     pub stats: Stats,
 }
 
+/// A CSV cell: the value, or empty for "no value".
+pub(crate) fn opt<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(String::new, |v| v.to_string())
+}
+
 /// Statistics of every metric of every shutdown (the rows of `summary.csv`).
 pub fn summarize(scenario: &Scenario, outcomes: &[TrialOutcome]) -> Vec<SummaryRow> {
     shutdown_stats(scenario, outcomes)
