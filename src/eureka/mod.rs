@@ -4,6 +4,7 @@
 //! Every modelled rule cites its source (FACTS.md section and the Eureka/Ribbon/Spring class and
 //! method) in a doc comment and is pinned by a test beside it.
 
+pub mod circuit_breaker;
 mod client;
 pub mod lease;
 pub mod measured_rate;

@@ -1,23 +1,34 @@
 //! A caller's route to one app: its request arrivals and its Ribbon load balancer (FACTS.md §8).
+//!
+//! Requests are handled one by one in the per-request reference mode; in the default batched
+//! mode they are counted between changes of routing state by [`batch`].
+
+mod arrivals;
+mod batch;
 
 use crate::engine::{RngStream, SimTime, StreamFactory};
 use crate::scenario::{HttpMethod, RibbonConfig, Scenario};
 
 use super::ProcessId;
+use super::circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
 use super::observe::{Observation, Observer, RouteId};
-use super::round_robin::run_batch;
 use super::world::{Event, Layout, World};
+pub use arrivals::Arrivals;
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
 pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
 
 /// Ribbon's `DynamicServerListLoadBalancer` with `ZoneAvoidanceRule` in a single zone: the
-/// server list and the round-robin cursor.
+/// server list, the round-robin cursor and the per-server circuit-breaker stats.
 #[derive(Debug, Default)]
 pub struct RibbonLoadBalancer {
     pub servers: Vec<ProcessId>,
     /// `AbstractServerPredicate`'s `nextIndex` AtomicInteger.
     next_index: usize,
+    /// `LoadBalancerStats`' `ServerStats`, by process.
+    pub stats: ServerStatsTable,
+    /// Scratch: the eligible servers of the current pick.
+    eligible: Vec<ProcessId>,
 }
 
 impl RibbonLoadBalancer {
@@ -26,6 +37,7 @@ impl RibbonLoadBalancer {
         RibbonLoadBalancer {
             servers,
             next_index,
+            ..RibbonLoadBalancer::default()
         }
     }
 
@@ -39,18 +51,43 @@ impl RibbonLoadBalancer {
 
     /// `AbstractServerPredicate#incrementAndGetModulo`: returns the current cursor and advances
     /// it; a cursor beyond a shrunken list wraps through `(current + 1) % modulo` first.
+    fn increment_and_get_modulo(&mut self, modulo: usize) -> usize {
+        loop {
+            let current = self.next_index;
+            self.next_index = (current + 1) % modulo;
+            if current < modulo {
+                return current;
+            }
+        }
+    }
+
+    /// Round robin over the whole list (no server is tripped).
     pub fn choose(&mut self) -> Option<ProcessId> {
         let modulo = self.servers.len();
         if modulo == 0 {
             return None;
         }
-        loop {
-            let current = self.next_index;
-            self.next_index = (current + 1) % modulo;
-            if current < modulo {
-                return Some(self.servers[current]);
-            }
+        let i = self.increment_and_get_modulo(modulo);
+        Some(self.servers[i])
+    }
+
+    /// `PredicateBasedRule#choose` → `chooseRoundRobinAfterFiltering`: the round robin runs over
+    /// the servers the availability filter keeps at `now_ms` (every server when all are
+    /// tripped), with the one shared cursor.
+    pub fn choose_available(&mut self, breaker: &CircuitBreaker, now_ms: u64) -> Option<ProcessId> {
+        if !breaker.enabled || !self.stats.any_failures() {
+            return self.choose();
         }
+        let mut eligible = std::mem::take(&mut self.eligible);
+        eligible_servers(breaker, &self.stats, &self.servers, now_ms, &mut eligible);
+        let chosen = if eligible.is_empty() {
+            None
+        } else {
+            let i = self.increment_and_get_modulo(eligible.len());
+            Some(eligible[i])
+        };
+        self.eligible = eligible;
+        chosen
     }
 }
 
@@ -61,9 +98,10 @@ pub struct Route {
     pub process: ProcessId,
     pub application: usize,
     pub ribbon: RibbonConfig,
+    pub breaker: CircuitBreaker,
     pub retryable: bool,
-    /// Mean time between requests in microseconds (`None`: no traffic).
-    mean_gap_us: Option<f64>,
+    /// The request stream (`None`: no traffic).
+    arrivals: Option<Arrivals>,
     /// Created lazily at the first request (or at start with eager loading).
     pub balancer: Option<RibbonLoadBalancer>,
     refresh_generation: u32,
@@ -79,13 +117,22 @@ pub struct Route {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RequestMode {
     /// Requests between two changes of routing state are counted at once: their number is drawn
-    /// from the Poisson distribution and the round-robin walk is summed ([`run_batch`]); the time
-    /// of the last refused attempt is drawn from the uniform order statistics. Exact in
+    /// from the Poisson distribution and the round-robin walk is summed
+    /// ([`run_batch`](super::round_robin::run_batch)); the time of the last refused attempt is
+    /// drawn from the uniform order statistics. With the circuit breaker, requests are stepped
+    /// one by one only while an untripped refusing server is in the round robin. Exact in
     /// distribution, and its cost does not grow with the request rate.
     #[default]
     Batched,
     /// One event per millisecond with arrivals, one round-robin step per request: the reference.
     PerRequest,
+}
+
+/// What one request did (batched mode reports it as counts).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct RequestOutcome {
+    first: Option<ProcessId>,
+    failed: bool,
 }
 
 impl Route {
@@ -105,9 +152,10 @@ impl Route {
                     process: slot.process,
                     application: slot.application,
                     ribbon: target.ribbon.clone(),
+                    breaker: CircuitBreaker::from_config(&target.ribbon),
                     retryable: caller.method == HttpMethod::Get
                         || target.ribbon.ok_to_retry_on_all_operations,
-                    mean_gap_us: (caller.rate_per_s > 0.0).then(|| 1e6 / caller.rate_per_s),
+                    arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
                     balancer: None,
                     refresh_generation: 0,
                     next_arrival_us: 0.0,
@@ -145,9 +193,11 @@ impl<O: Observer> World<'_, O> {
                 self.create_balancer(r);
             }
             let route = &mut self.routes[r];
-            if let Some(mean) = route.mean_gap_us {
-                route.next_arrival_us = now.ms() as f64 * 1000.0 + route.rng.exponential(mean);
-                let at = SimTime((route.next_arrival_us / 1000.0) as u64);
+            if let Some(arrivals) = route.arrivals.as_mut() {
+                let first = now.ms() as f64 * 1000.0 + arrivals.first_gap(&mut route.rng);
+                arrivals.anchor(first);
+                route.next_arrival_us = first;
+                let at = SimTime((first / 1000.0) as u64);
                 self.queue.schedule(at, Event::Arrivals { route: r });
             }
         }
@@ -159,7 +209,7 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn on_arrivals(&mut self, r: RouteId) {
         let now = self.now();
         let horizon_us = (now.ms() + 1) as f64 * 1000.0;
-        let Some(mean) = self.routes[r].mean_gap_us else {
+        let Some(arrivals) = self.routes[r].arrivals else {
             return;
         };
         if self.request_mode == RequestMode::Batched {
@@ -171,40 +221,80 @@ impl<O: Observer> World<'_, O> {
         while self.routes[r].next_arrival_us < horizon_us {
             self.handle_request(r);
             let route = &mut self.routes[r];
-            route.next_arrival_us += route.rng.exponential(mean);
+            route.next_arrival_us += arrivals.next_gap(&mut route.rng);
         }
         let at = SimTime((self.routes[r].next_arrival_us / 1000.0) as u64);
         self.queue.schedule(at, Event::Arrivals { route: r });
     }
 
-    /// One request through Ribbon with its retries (FACTS.md §8 retry rules).
+    /// One request, now, with per-attempt observations (the reference path).
     fn handle_request(&mut self, r: RouteId) {
         if self.routes[r].balancer.is_none() {
             self.create_balancer(r);
         }
+        let now_ms = self.now().ms();
+        let outcome = self.route_one_request(r, now_ms, true);
+        if outcome.failed
+            && let Some(first) = outcome.first
+        {
+            self.observe(Observation::RequestFailed { route: r, first });
+        }
+    }
+
+    /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`: each
+    /// next-server retry chooses again through the availability filter; each refused attempt is
+    /// a circuit-tripping failure of its server and any accepted one clears the server's count
+    /// (`LoadBalancerContext#noteRequestCompletion`). `per_attempt` reports every attempt as an
+    /// [`Observation::Attempt`]; otherwise refused ones are reported as counts stamped `now_ms`.
+    fn route_one_request(&mut self, r: RouteId, now_ms: u64, per_attempt: bool) -> RequestOutcome {
         let (next_servers, same_server) = self.routes[r].servers_to_try();
-        let mut first = None;
+        let mut outcome = RequestOutcome::default();
         for _ in 0..next_servers {
-            let Some(server) = self.routes[r].balancer.as_mut().and_then(|b| b.choose()) else {
-                self.observe(Observation::NoServer { route: r });
-                return;
+            let route = &mut self.routes[r];
+            let breaker = route.breaker;
+            let Some(server) = route
+                .balancer
+                .as_mut()
+                .and_then(|b| b.choose_available(&breaker, now_ms))
+            else {
+                if per_attempt {
+                    self.observe(Observation::NoServer { route: r });
+                } else {
+                    self.observe(Observation::NoServers { route: r, count: 1 });
+                }
+                return RequestOutcome::default();
             };
-            first.get_or_insert(server);
+            outcome.first.get_or_insert(server);
             for _ in 0..same_server {
                 let dead = !self.processes[server].serving;
-                self.observe(Observation::Attempt {
-                    route: r,
-                    process: server,
-                    dead,
-                });
+                if let Some(b) = self.routes[r].balancer.as_mut() {
+                    if dead {
+                        b.stats.note_failure(server, now_ms);
+                    } else {
+                        b.stats.note_success(server);
+                    }
+                }
+                if per_attempt {
+                    self.observe(Observation::Attempt {
+                        route: r,
+                        process: server,
+                        dead,
+                    });
+                } else if dead {
+                    self.observe(Observation::DeadHits {
+                        route: r,
+                        process: server,
+                        count: 1,
+                        last: SimTime(now_ms),
+                    });
+                }
                 if !dead {
-                    return;
+                    return outcome;
                 }
             }
         }
-        if let Some(first) = first {
-            self.observe(Observation::RequestFailed { route: r, first });
-        }
+        outcome.failed = outcome.first.is_some();
+        outcome
     }
 
     /// The load balancer's constructor: one synchronous list update, then the polling updater
@@ -239,92 +329,6 @@ impl<O: Observer> World<'_, O> {
                 generation,
             },
         );
-    }
-
-    /// Counts the requests of route `r` that arrived since the last count, up to `until_us`
-    /// (batched mode; the routing state is constant over that interval by construction).
-    pub(super) fn flush_route(&mut self, r: RouteId, until_us: f64) {
-        let route = &mut self.routes[r];
-        let (Some(from), Some(mean)) = (route.batch_from_us, route.mean_gap_us) else {
-            return;
-        };
-        if until_us <= from {
-            return;
-        }
-        route.batch_from_us = Some(until_us);
-        let span = until_us - from;
-        let requests = route.rng.poisson(span / mean);
-        if requests == 0 {
-            return;
-        }
-        let (next_servers, same_server) = route.servers_to_try();
-        let Some(balancer) = route.balancer.as_mut() else {
-            return;
-        };
-        if balancer.servers.is_empty() {
-            self.observe(Observation::NoServers {
-                route: r,
-                count: requests,
-            });
-            return;
-        }
-        if balancer.servers.iter().all(|&p| self.processes[p].serving) {
-            // Nobody refuses: only the cursor moves (the common case).
-            let n = balancer.servers.len();
-            let cursor = balancer.cursor();
-            let start = if cursor < n { cursor } else { (cursor + 1) % n };
-            balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
-            return;
-        }
-        if balancer.servers.iter().all(|&p| self.processes[p].serving) {
-            // Nobody refuses: only the cursor moves (the common case).
-            let n = balancer.servers.len();
-            let cursor = balancer.cursor();
-            let start = if cursor < n { cursor } else { (cursor + 1) % n };
-            balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
-            return;
-        }
-        let alive: Vec<bool> = balancer
-            .servers
-            .iter()
-            .map(|&p| self.processes[p].serving)
-            .collect();
-        let batch = run_batch(
-            &balancer.servers,
-            &alive,
-            balancer.cursor(),
-            requests,
-            next_servers,
-            same_server,
-        );
-        balancer.set_cursor(batch.cursor);
-        // Arrival times given their number are uniform order statistics over the interval.
-        let deepest = batch
-            .dead_hits
-            .iter()
-            .map(|&(_, _, last)| requests - last + 1)
-            .max()
-            .unwrap_or(0);
-        let tops = self.routes[r]
-            .rng
-            .top_uniform_order_statistics(requests, deepest);
-        for (process, count, last) in batch.dead_hits {
-            let u = tops[(requests - last) as usize];
-            let at_us = from + u * span;
-            self.observe(Observation::DeadHits {
-                route: r,
-                process,
-                count,
-                last: SimTime((at_us / 1000.0) as u64),
-            });
-        }
-        for (first, count) in batch.failed {
-            self.observe(Observation::RequestsFailed {
-                route: r,
-                first,
-                count,
-            });
-        }
     }
 
     /// Counts every route's pending requests up to now (before a routing state changes).
@@ -402,10 +406,7 @@ mod tests {
     /// `incrementAndGetModulo`: returns current, advances; wraps a cursor past a shrunken list.
     #[test]
     fn round_robin_cursor_follows_ribbon() {
-        let mut lb = RibbonLoadBalancer {
-            servers: vec![10, 11, 12],
-            next_index: 0,
-        };
+        let mut lb = RibbonLoadBalancer::with_cursor(vec![10, 11, 12], 0);
         let picks: Vec<_> = (0..4).map(|_| lb.choose().unwrap()).collect();
         assert_eq!(picks, [10, 11, 12, 10]);
         lb.servers = vec![20, 21];

@@ -638,3 +638,140 @@ fn lost_sigterm_behaves_as_a_late_kill9() {
     let evicted = times(&log, |o| *o == Observation::Evicted { process: target });
     assert_eq!(evicted.len(), 1, "removed by eviction, as after a kill -9");
 }
+
+/// Every refused attempt on `target`, one entry per attempt, from either request mode.
+fn dead_hit_times(log: &Log, target: usize) -> Vec<SimTime> {
+    let mut out = Vec::new();
+    for (at, o) in log {
+        match *o {
+            Observation::Attempt {
+                process,
+                dead: true,
+                ..
+            } if process == target => out.push(*at),
+            Observation::DeadHits {
+                process,
+                count,
+                last,
+                ..
+            } if process == target => {
+                assert_eq!(
+                    count, 1,
+                    "a refusing untripped server is stepped request by request"
+                );
+                out.push(last);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Ribbon's circuit breaker, computed by hand (FACTS.md §8; ServerStats#getCircuitBreakerBlackoutPeriod,
+/// AvailabilityPredicate, ZoneAvoidanceRule): one caller at exactly 10 requests/s over two
+/// instances; one is killed. Round robin with one next-server retry: each request that hits the
+/// dead instance retries on the live one, which moves the cursor by two, back to the dead one,
+/// so the first three requests after the kill hit it 100 ms apart. The third failure trips it
+/// for 10 s; meanwhile the live one takes every request. When the blackout ends the dead one is
+/// back in the list at the cursor or next to it, so the 1st or 2nd request hits it (within 200
+/// ms), which trips it for 20 s, then 30 s each time, until Ribbon's list drops it. No request
+/// fails (the retry lands on the live instance), and the exposure does not depend on the breaker.
+/// (Self-preservation is off: one of three clients gone would gate eviction.)
+#[test]
+fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
+    const GAP: u64 = 100;
+    let overrides = [
+        "app[0].instances=2",
+        "caller[0].rate-per-s=10",
+        "caller[0].fixed-rate=true",
+        "server.eureka.server.enable-self-preservation=false",
+    ];
+    let s = scenario(KILL9, &overrides);
+    let dead = process(&s, "svc-0");
+    let batched = World::new(&s, 21, Vec::new()).run().0;
+    let (per_request, _) = record(&s, 21);
+    for log in [&batched, &per_request] {
+        let stopped = times(log, |o| *o == Observation::StoppedServing { process: dead })[0];
+        let dropped = times(
+            log,
+            |o| matches!(o, Observation::RibbonList { process, listed: false, .. } if *process == dead),
+        )[0];
+        let hits = dead_hit_times(log, dead);
+        assert!(hits.len() >= 6, "{hits:?}");
+        assert!(hits[0].ms() - stopped.ms() <= 2 * GAP);
+        for k in 1..3 {
+            let gap = hits[k].ms() - hits[k - 1].ms();
+            assert!(
+                gap.abs_diff(GAP) <= 1,
+                "hit {k} came {gap} ms after the previous"
+            );
+        }
+        let blackout = |failures: usize| match failures {
+            3 => 10_000,
+            4 => 20_000,
+            _ => 30_000,
+        };
+        for k in 3..hits.len() {
+            let end = hits[k - 1].ms() + blackout(k);
+            let late = hits[k].ms().checked_sub(end);
+            assert!(
+                late.is_some_and(|l| l <= 2 * GAP),
+                "hit {k} at {} for a blackout ending at {end}",
+                hits[k]
+            );
+        }
+        let last = *hits.last().unwrap();
+        assert!(last < dropped);
+        assert!(
+            last.ms() + blackout(hits.len()) + 2 * GAP >= dropped.ms(),
+            "a probe is missing"
+        );
+        let failed = times(log, |o| {
+            matches!(
+                o,
+                Observation::RequestFailed { .. } | Observation::RequestsFailed { .. }
+            )
+        });
+        assert!(failed.is_empty());
+    }
+    // Without the breaker every request after the kill hits the dead instance first.
+    let mut off = overrides.to_vec();
+    off.push("clients.niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped=false");
+    let s_off = scenario(KILL9, &off);
+    let log = World::new(&s_off, 21, Vec::new()).run().0;
+    let with_breaker = dead_hit_times(&batched, dead).len() as u64;
+    let without: u64 = log
+        .iter()
+        .map(|(_, o)| match *o {
+            Observation::DeadHits { process, count, .. } if process == dead => count,
+            _ => 0,
+        })
+        .sum();
+    let stopped = times(&log, |o| {
+        *o == Observation::StoppedServing { process: dead }
+    })[0];
+    let dropped = times(
+        &log,
+        |o| matches!(o, Observation::RibbonList { process, listed: false, .. } if *process == dead),
+    )[0];
+    let batched_dropped = times(
+        &batched,
+        |o| matches!(o, Observation::RibbonList { process, listed: false, .. } if *process == dead),
+    )[0];
+    assert_eq!(
+        dropped, batched_dropped,
+        "the exposure does not depend on the breaker"
+    );
+    // Every request hits it, except one after a list refresh that reshuffled the order and left
+    // the cursor on the live instance.
+    let requests = (dropped.ms() - stopped.ms()) / GAP;
+    let refreshes = times(&log, |o| matches!(o, Observation::RibbonRefreshed { .. }))
+        .into_iter()
+        .filter(|&t| t > stopped && t <= dropped)
+        .count() as u64;
+    assert!(
+        without <= requests + 1 && without + refreshes + 2 >= requests,
+        "{without} hits for {requests} requests and {refreshes} refreshes"
+    );
+    assert!(with_breaker < without / 10);
+}

@@ -114,6 +114,7 @@ pub(super) struct CallerDraft {
     pub calls: Vec<String>,
     pub rate_per_s: f64,
     pub method: HttpMethod,
+    pub fixed_rate: bool,
 }
 
 /// The `[[shutdown]]` keys before the required ones are checked and `instance` is resolved.
@@ -173,6 +174,7 @@ impl Default for CallerDraft {
             calls: Vec::new(),
             rate_per_s: 20.0,
             method: HttpMethod::Get,
+            fixed_rate: false,
         }
     }
 }
@@ -618,6 +620,35 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Create the load balancers at start-up instead of at the first request (FACTS.md §8).",
         Apply::Ribbon(|c, v| c.eager_load = v.flag()),
     ),
+    relaxed(
+        "niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped",
+        Kind::Bool,
+        "true",
+        "ZoneAvoidanceRule's availability filter skips servers whose circuit breaker is tripped \
+         (FACTS.md §8); false lets every refused server stay in the round robin.",
+        Apply::Ribbon(|c, v| c.filter_circuit_tripped = v.flag()),
+    ),
+    relaxed(
+        "niws.loadbalancer.default.connectionFailureCountThreshold",
+        Kind::count(1, 1_000),
+        "3",
+        "Successive refused connections that trip a server's circuit breaker (ServerStats).",
+        Apply::Ribbon(|c, v| c.connection_failure_count_threshold = v.count()),
+    ),
+    relaxed(
+        "niws.loadbalancer.default.circuitTripTimeoutFactorSeconds",
+        Kind::seconds(1, 86_400),
+        "10",
+        "Blackout at the threshold; it doubles with each further failure (ServerStats).",
+        Apply::Ribbon(|c, v| c.circuit_trip_timeout_factor_s = v.int()),
+    ),
+    relaxed(
+        "niws.loadbalancer.default.circuitTripMaxTimeoutSeconds",
+        Kind::seconds(1, 86_400),
+        "30",
+        "Longest blackout of a tripped server (ServerStats).",
+        Apply::Ribbon(|c, v| c.circuit_trip_max_timeout_s = v.int()),
+    ),
     // [[app]]
     required(
         "name",
@@ -666,6 +697,14 @@ pub(super) static DEFS: &[KeyDef] = &[
                 c.method = *m;
             }
         }),
+    ),
+    relaxed(
+        "fixed-rate",
+        Kind::Bool,
+        "false",
+        "Requests arrive exactly every 1/rate-per-s seconds (at a random phase) instead of as a \
+         Poisson stream: for hand-checkable timelines.",
+        Apply::Caller(|c, v| c.fixed_rate = v.flag()),
     ),
     // [[shutdown]]
     required(

@@ -136,6 +136,15 @@ pub struct RibbonConfig {
     /// Spring `ribbon.eager-load.enabled` (false): create the load balancer at start-up instead
     /// of at the first request.
     pub eager_load: bool,
+    /// `niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped` (true): the
+    /// availability filter skips servers whose circuit breaker is tripped (FACTS.md §8).
+    pub filter_circuit_tripped: bool,
+    /// `niws.loadbalancer.default.connectionFailureCountThreshold` (3).
+    pub connection_failure_count_threshold: u32,
+    /// `niws.loadbalancer.default.circuitTripTimeoutFactorSeconds` (10).
+    pub circuit_trip_timeout_factor_s: u64,
+    /// `niws.loadbalancer.default.circuitTripMaxTimeoutSeconds` (30).
+    pub circuit_trip_max_timeout_s: u64,
 }
 
 /// One `[[app]]`: a service with identical instances `<name>-0 .. <name>-(n-1)`.
@@ -156,6 +165,9 @@ pub struct CallerConfig {
     pub rate_per_s: f64,
     /// `method` (GET): only GET is retried unless `OkToRetryOnAllOperations`.
     pub method: HttpMethod,
+    /// `fixed-rate` (model, default false): requests arrive exactly every `1 / rate-per-s`
+    /// seconds (at a random phase) instead of as a Poisson stream.
+    pub fixed_rate: bool,
     pub client: ClientConfig,
 }
 
@@ -464,6 +476,10 @@ impl Default for RibbonConfig {
             max_auto_retries_next_server: 1,
             ok_to_retry_on_all_operations: false,
             eager_load: false,
+            filter_circuit_tripped: true,
+            connection_failure_count_threshold: 3,
+            circuit_trip_timeout_factor_s: 10,
+            circuit_trip_max_timeout_s: 30,
         }
     }
 }

@@ -388,6 +388,7 @@ impl Builder<'_> {
             calls,
             rate_per_s: draft.rate_per_s,
             method: draft.method,
+            fixed_rate: draft.fixed_rate,
             client,
         })
     }

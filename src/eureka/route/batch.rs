@@ -1,0 +1,253 @@
+//! Batched request counting ([`RequestMode::Batched`](super::RequestMode::Batched)).
+//!
+//! Between two changes of a route's routing state, every request walks the same deterministic
+//! automaton, so requests are counted rather than simulated: their number is drawn for the
+//! interval and the round-robin walk is summed ([`run_batch`]). The circuit breaker adds state
+//! that changes with the requests themselves (a refused attempt counts a failure; a blackout
+//! ends at a known instant), so with it the interval is cut into phases:
+//!
+//! - every server the availability filter keeps accepts connections: the cursor only moves, up
+//!   to the next blackout's end;
+//! - every listed server is tripped and refuses: the fallback keeps them all, every attempt is
+//!   refused and only pushes the blackouts further; summed with [`run_batch`] up to the next
+//!   blackout's end;
+//! - otherwise an untripped server refuses: requests are stepped one at a time. This lasts at
+//!   most about `threshold × list length` requests per blackout, whatever the request rate.
+
+use crate::engine::SimTime;
+
+use super::super::circuit_breaker::eligible_servers;
+use super::super::observe::{Observation, Observer, RouteId};
+use super::super::round_robin::run_batch;
+use super::super::world::World;
+
+/// What the routing state of a route allows at one instant (with the circuit breaker).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// No server listed.
+    Empty,
+    /// Every server the filter keeps accepts connections, until `change_us`.
+    Serving { change_us: f64 },
+    /// Every listed server is tripped and refuses, until `change_us`.
+    AllTrippedRefusing { change_us: f64 },
+    /// Some kept server refuses: one request at a time, with the phase re-read at `change_us`.
+    Stepping { change_us: f64 },
+}
+
+impl<O: Observer> World<'_, O> {
+    /// Counts the requests of route `r` that arrived since the last count, up to `until_us`
+    /// (the routing state is constant over that interval by construction, apart from the
+    /// circuit breaker, which is followed phase by phase).
+    pub(in crate::eureka) fn flush_route(&mut self, r: RouteId, until_us: f64) {
+        let route = &mut self.routes[r];
+        let Some(from) = route.batch_from_us else {
+            return;
+        };
+        if route.arrivals.is_none() || until_us <= from || route.balancer.is_none() {
+            return;
+        }
+        route.batch_from_us = Some(until_us);
+        if route.breaker.enabled {
+            self.flush_with_breaker(r, from, until_us);
+        } else {
+            self.count_walk(r, from, until_us, false);
+        }
+    }
+
+    fn flush_with_breaker(&mut self, r: RouteId, from: f64, until: f64) {
+        let mut t = from;
+        while t < until {
+            let now_ms = (t / 1000.0) as u64;
+            match self.routing_phase(r, now_ms) {
+                Phase::Empty => {
+                    self.count_walk(r, t, until, false);
+                    return;
+                }
+                Phase::Serving { change_us } => {
+                    let end = until.min(change_us);
+                    self.count_serving(r, t, end, now_ms);
+                    t = end;
+                }
+                Phase::AllTrippedRefusing { change_us } => {
+                    let end = until.min(change_us);
+                    self.count_walk(r, t, end, true);
+                    t = end;
+                }
+                Phase::Stepping { change_us } => {
+                    let end = until.min(change_us);
+                    let route = &mut self.routes[r];
+                    let Some(arrivals) = route.arrivals.as_mut() else {
+                        return;
+                    };
+                    match arrivals.next_within(&mut route.rng, t, end) {
+                        Some(at) => {
+                            let outcome = self.route_one_request(r, (at / 1000.0) as u64, false);
+                            if outcome.failed
+                                && let Some(first) = outcome.first
+                            {
+                                self.observe(Observation::RequestsFailed {
+                                    route: r,
+                                    first,
+                                    count: 1,
+                                });
+                            }
+                            t = at;
+                        }
+                        None => t = end,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads the routing state of route `r` at `now_ms` (see [`Phase`]).
+    fn routing_phase(&self, r: RouteId, now_ms: u64) -> Phase {
+        let route = &self.routes[r];
+        let Some(balancer) = route.balancer.as_ref() else {
+            return Phase::Empty;
+        };
+        if balancer.servers.is_empty() {
+            return Phase::Empty;
+        }
+        let serving = |p: usize| self.processes[p].serving;
+        if !balancer.stats.any_failures() {
+            let change_us = f64::INFINITY;
+            return if balancer.servers.iter().all(|&p| serving(p)) {
+                Phase::Serving { change_us }
+            } else {
+                Phase::Stepping { change_us }
+            };
+        }
+        let mut change_ms = u64::MAX;
+        let mut any_kept = false;
+        let mut kept_all_serving = true;
+        let mut all_refusing = true;
+        for &p in &balancer.servers {
+            match route.breaker.tripped_until_ms(balancer.stats.get(p)) {
+                Some(until) if until > now_ms => change_ms = change_ms.min(until),
+                _ => {
+                    any_kept = true;
+                    kept_all_serving &= serving(p);
+                }
+            }
+            all_refusing &= !serving(p);
+        }
+        let change_us = if change_ms == u64::MAX {
+            f64::INFINITY
+        } else {
+            change_ms as f64 * 1000.0
+        };
+        match (any_kept, kept_all_serving, all_refusing) {
+            (true, true, _) => Phase::Serving { change_us },
+            (false, _, true) => Phase::AllTrippedRefusing { change_us },
+            _ => Phase::Stepping { change_us },
+        }
+    }
+
+    /// Requests in `(from, until]` while every server the filter keeps accepts: the cursor
+    /// moves over the kept servers, and each server picked gets a response, which clears its
+    /// failure count.
+    fn count_serving(&mut self, r: RouteId, from: f64, until: f64, now_ms: u64) {
+        let route = &mut self.routes[r];
+        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        else {
+            return;
+        };
+        let requests = arrivals.count(&mut route.rng, from, until).requests;
+        if requests == 0 {
+            return;
+        }
+        let mut kept = std::mem::take(&mut balancer.eligible);
+        if balancer.stats.any_failures() {
+            eligible_servers(
+                &route.breaker,
+                &balancer.stats,
+                &balancer.servers,
+                now_ms,
+                &mut kept,
+            );
+        } else {
+            kept.clear();
+            kept.extend_from_slice(&balancer.servers);
+        }
+        let m = kept.len();
+        let cursor = balancer.cursor();
+        let start = if cursor < m { cursor } else { (cursor + 1) % m };
+        balancer.set_cursor(((start as u64 + requests) % m as u64) as usize);
+        if balancer.stats.any_failures() {
+            for i in 0..requests.min(m as u64) as usize {
+                balancer.stats.note_success(kept[(start + i) % m]);
+            }
+        }
+        balancer.eligible = kept;
+    }
+
+    /// Requests in `(from, until]` as one round-robin walk over the whole list (no filtering,
+    /// or the all-tripped fallback); `note_failures` records the refused attempts in the
+    /// circuit-breaker stats, each server's last one at its instant.
+    fn count_walk(&mut self, r: RouteId, from: f64, until: f64, note_failures: bool) {
+        let route = &mut self.routes[r];
+        let (next_servers, same_server) = route.servers_to_try();
+        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        else {
+            return;
+        };
+        let span = arrivals.count(&mut route.rng, from, until);
+        let requests = span.requests;
+        if requests == 0 {
+            return;
+        }
+        if balancer.servers.is_empty() {
+            self.observe(Observation::NoServers {
+                route: r,
+                count: requests,
+            });
+            return;
+        }
+        if balancer.servers.iter().all(|&p| self.processes[p].serving) {
+            // Nobody refuses: only the cursor moves (the common case).
+            let n = balancer.servers.len();
+            let cursor = balancer.cursor();
+            let start = if cursor < n { cursor } else { (cursor + 1) % n };
+            balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
+            return;
+        }
+        let alive: Vec<bool> = balancer
+            .servers
+            .iter()
+            .map(|&p| self.processes[p].serving)
+            .collect();
+        let batch = run_batch(
+            &balancer.servers,
+            &alive,
+            balancer.cursor(),
+            requests,
+            next_servers,
+            same_server,
+        );
+        balancer.set_cursor(batch.cursor);
+        let lasts: Vec<u64> = batch.dead_hits.iter().map(|&(_, _, last)| last).collect();
+        let times = arrivals.times_of(&mut route.rng, &span, &lasts);
+        let last_ms: Vec<u64> = times.iter().map(|&at_us| (at_us / 1000.0) as u64).collect();
+        if note_failures {
+            for (&(process, count, _), &last) in batch.dead_hits.iter().zip(&last_ms) {
+                balancer.stats.note_failures(process, count, last);
+            }
+        }
+        for (&(process, count, _), last_ms) in batch.dead_hits.iter().zip(last_ms) {
+            self.observe(Observation::DeadHits {
+                route: r,
+                process,
+                count,
+                last: SimTime(last_ms),
+            });
+        }
+        for (first, count) in batch.failed {
+            self.observe(Observation::RequestsFailed {
+                route: r,
+                first,
+                count,
+            });
+        }
+    }
+}
