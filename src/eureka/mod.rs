@@ -5,12 +5,15 @@
 //! method) in a doc comment and is pinned by a test beside it.
 
 mod client;
+mod deploy;
+mod healthcheck;
 pub mod lease;
 pub mod measured_rate;
 mod observe;
 pub mod rate_limiter;
 pub mod registry;
 pub mod response_cache;
+mod restart;
 pub mod round_robin;
 mod route;
 mod server;
@@ -18,6 +21,8 @@ mod shutdown;
 pub mod status;
 mod world;
 
+#[cfg(test)]
+mod lifecycle_tests;
 #[cfg(test)]
 mod tests;
 
