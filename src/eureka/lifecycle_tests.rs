@@ -213,8 +213,7 @@ then = "keep-running"
     let last_ok = renews
         .iter()
         .copied()
-        .filter(|t| t.ms() < delete_at)
-        .last()
+        .rfind(|t| t.ms() < delete_at)
         .unwrap();
     let failed_renew = last_ok.ms() + LAT + 30_000 + LAT;
     assert!(failed_renew > delete_at && failed_renew - delete_at <= 30_000 + 2 * LAT);

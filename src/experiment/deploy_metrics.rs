@@ -199,15 +199,15 @@ impl Observer for DeployObserver {
             Observation::RequestsFailed { first, count, .. } if counting && self.ours(first) => {
                 self.outcome.errors += count;
             }
-            Observation::NoServer { route } if counting => {
-                if self.routes.iter().any(|v| v.route == route) {
-                    self.outcome.no_server += 1;
-                }
+            Observation::NoServer { route }
+                if counting && self.routes.iter().any(|v| v.route == route) =>
+            {
+                self.outcome.no_server += 1;
             }
-            Observation::NoServers { route, count } if counting => {
-                if self.routes.iter().any(|v| v.route == route) {
-                    self.outcome.no_server += count;
-                }
+            Observation::NoServers { route, count }
+                if counting && self.routes.iter().any(|v| v.route == route) =>
+            {
+                self.outcome.no_server += count;
             }
             Observation::StoppedServing { process } if self.ours(process) => {
                 self.stopped[process] = true;
@@ -342,4 +342,88 @@ pub fn render_deploy(s: &DeploySummary) -> String {
         rd = s.trials_with_registry_dip,
         rl = secs(s.registry_dip_ms_max),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::closed_form;
+    use crate::scenario::parse_str;
+
+    fn scenario(deploy: &str) -> Scenario {
+        let text = format!(
+            r#"
+[simulation]
+duration-s = 900
+trials = 1
+[network]
+latency-ms = 5
+latency-jitter-ms = 0
+[[app]]
+name = "svc"
+instances = 4
+[[caller]]
+name = "gateway"
+calls = "svc"
+rate-per-s = 20
+[[deploy]]
+app = "svc"
+at-s = 300
+{deploy}
+"#
+        );
+        match parse_str(&text, "test.toml", "test", &[]) {
+            Ok(s) => s,
+            Err(e) => panic!("test scenario invalid: {e}"),
+        }
+    }
+
+    /// Replacing all instances at once with kill -9: the callers keep listing the dead old
+    /// instances (no DOWN, no DELETE; eviction takes >= 90 s) while the new ones are not listed
+    /// before they register, reach the read-only cache, the caller's fetch and Ribbon: every
+    /// caller's list has no serving instance for a while, in every trial.
+    #[test]
+    fn all_at_once_kill9_deploy_dips_capacity() {
+        let s = scenario("strategy = \"kill-9\"\nbatch-size = 4\nstartup-s = 10");
+        for seed in 1..6 {
+            let o = &simulate_deploys(&s, seed, RequestMode::Batched)[0];
+            assert!(o.caller_dips >= 1, "seed {seed}: {o:?}");
+            assert!(o.longest_caller_dip_ms >= 10_000, "seed {seed}: {o:?}");
+            assert!(o.dead_hits > 0, "seed {seed}: {o:?}");
+        }
+    }
+
+    /// service-registry one instance at a time with wait-s above the closed-form bound
+    /// (src/experiment/recommend.rs: read-only tick + fetch + Ribbon refresh + 4 latencies =
+    /// 30 + 30 + 30 s + 20 ms, so 91 s): every caller drops each old instance before it stops
+    /// serving, and a new instance is listed before the next old one leaves, so no request is
+    /// refused and no list is ever without a serving instance.
+    #[test]
+    fn one_by_one_service_registry_deploy_with_adequate_wait_has_no_dead_hits() {
+        let bound = closed_form(&scenario("strategy = \"kill-9\"")).total_ms();
+        let wait_s = bound.div_ceil(1000);
+        assert_eq!(wait_s, 91);
+        let s = scenario(&format!(
+            "strategy = \"service-registry\"\nwait-s = {wait_s}\nbatch-size = 1\nstartup-s = 10"
+        ));
+        for seed in 1..6 {
+            let o = &simulate_deploys(&s, seed, RequestMode::Batched)[0];
+            assert_eq!(o.dead_hits, 0, "seed {seed}: {o:?}");
+            assert_eq!(o.errors, 0, "seed {seed}: {o:?}");
+            assert_eq!(o.caller_dips, 0, "seed {seed}: {o:?}");
+            assert_eq!(o.registry_dips, 0, "seed {seed}: {o:?}");
+        }
+    }
+
+    /// The DipClock counts intervals clipped to the deploy's start.
+    #[test]
+    fn dips_are_clipped_to_the_deploy_start() {
+        let mut d = DipClock::default();
+        let from = SimTime(100);
+        d.update(SimTime(0), from, true);
+        d.update(SimTime(150), from, false);
+        d.update(SimTime(200), from, true);
+        d.update(SimTime(260), from, false);
+        assert_eq!((d.count, d.total, d.longest), (2, 110, 60));
+    }
 }

@@ -270,3 +270,91 @@ impl Builder<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse_str;
+
+    const BASE: &str = r#"
+[[app]]
+name = "svc"
+instances = 3
+[[caller]]
+name = "gw"
+calls = "svc"
+"#;
+
+    fn error(extra: &str) -> String {
+        match parse_str(&format!("{BASE}{extra}"), "s.toml", "s", &[]) {
+            Ok(_) => panic!("accepted: {extra}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn ok(extra: &str) -> crate::scenario::Scenario {
+        match parse_str(&format!("{BASE}{extra}"), "s.toml", "s", &[]) {
+            Ok(s) => s,
+            Err(e) => panic!("rejected: {e}"),
+        }
+    }
+
+    #[test]
+    fn restart_of_an_unknown_instance_names_the_ids() {
+        let e = error("[[restart]]\ninstance = \"svc-7\"\nat-s = 300\n");
+        assert!(e.contains("s.toml") && e.contains("instance"), "{e}");
+        assert!(e.contains("svc-0, svc-1, svc-2"), "{e}");
+    }
+
+    #[test]
+    fn restart_needs_exactly_one_of_at_and_down() {
+        let e = error("[[restart]]\ninstance = \"svc-0\"\n");
+        assert!(e.contains("neither at-s nor down-s"), "{e}");
+        let e = error("[[restart]]\ninstance = \"svc-0\"\nat-s = 1\ndown-s = 1\n");
+        assert!(e.contains("both at-s and down-s"), "{e}");
+        let e = error("[[restart]]\ninstance = \"svc-0\"\ndown-s = 1\n");
+        assert!(e.contains("no [[shutdown]] stops it"), "{e}");
+    }
+
+    #[test]
+    fn deploy_of_an_unknown_app_suggests_one() {
+        let e = error("[[deploy]]\napp = \"svx\"\nat-s = 300\nstrategy = \"kill-15\"\n");
+        assert!(
+            e.contains("`svx` is not an [[app]]; did you mean `svc`?"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn deploy_batch_size_zero_is_refused() {
+        let e = error(
+            "[[deploy]]\napp = \"svc\"\nat-s = 300\nstrategy = \"kill-15\"\nbatch-size = 0\n",
+        );
+        assert!(e.contains("batch-size") && e.contains("1..="), "{e}");
+    }
+
+    #[test]
+    fn deploy_owns_its_instances() {
+        let e = error(
+            "[[deploy]]\napp = \"svc\"\nat-s = 300\nstrategy = \"kill-15\"\n\
+             [[shutdown]]\ninstance = \"svc-1\"\nat-s = 200\nstrategy = \"kill-9\"\n",
+        );
+        assert!(e.contains("also acts on its instance `svc-1`"), "{e}");
+    }
+
+    #[test]
+    fn lifecycle_keys_parse() {
+        let s = ok(
+            "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"pause\"\n\
+                    resume-s = 30\n[[restart]]\ninstance = \"svc-1\"\nat-s = 400\n\
+                    new-instance-id = true\n",
+        );
+        assert_eq!(s.shutdowns[0].resume_ms, Some(30_000));
+        assert!(s.restarts[0].new_instance_id);
+        let s = ok(
+            "[[deploy]]\napp = \"svc\"\nat-s = 300\nstrategy = \"kill-15\"\n\
+                    batch-size = 9\n",
+        );
+        assert_eq!(s.deploys[0].batch_size, 3);
+        assert!(s.warnings.iter().any(|w| w.contains("batch-size 9")));
+    }
+}
