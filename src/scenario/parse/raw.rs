@@ -576,7 +576,7 @@ mod tests {
                 "t.toml:1:2: `app` must be an array of tables ([[app]]), not a table",
                 "t.toml:3:2: unknown table `simulaton`; allowed tables: [simulation], \
                  [network], [server], [clients], [[app]], [[caller]], [[shutdown]], \
-                 [[claim]]; did you mean `simulation`?"
+                 [[claim]], [[restart]], [[deploy]]; did you mean `simulation`?"
             ]
         );
         let (_, errors) = read("trials = 3\n", "t.toml").unwrap();
