@@ -66,8 +66,12 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     fs::write(&json_path, render_summary_json(&scenario, &rows))
         .with_context(|| format!("failed to write {}", json_path.display()))?;
     let source = args.scenario.display().to_string();
+    let deploys = deploy_report(&scenario, mode, &out_dir)?;
     let mut stdout = io::stdout().lock();
     stdout.write_all(render_summary(&scenario, &source, &outcomes, &rows).as_bytes())?;
+    if !deploys.is_empty() {
+        stdout.write_all(format!("\n{deploys}").as_bytes())?;
+    }
     writeln!(
         stdout,
         "\nwrote {}, {}, {}, the plots and {}",
@@ -77,6 +81,23 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
         html_path.display()
     )?;
     Ok(())
+}
+
+/// The `[[deploy]]` metrics over the trials (a second pass with the deploy observer, same
+/// seeds), written to `deploy.json`; returns the terminal text (empty without a deploy).
+fn deploy_report(scenario: &Scenario, mode: RequestMode, out_dir: &Path) -> anyhow::Result<String> {
+    use crate::experiment::deploy_metrics::{render_deploy, run_deploy_trials, summarize_deploy};
+    if scenario.deploys.is_empty() {
+        return Ok(String::new());
+    }
+    let outcomes = run_deploy_trials(scenario, mode);
+    let summaries: Vec<_> = (0..scenario.deploys.len())
+        .map(|d| summarize_deploy(scenario, d, &outcomes))
+        .collect();
+    let path = out_dir.join("deploy.json");
+    fs::write(&path, serde_json::to_string_pretty(&summaries)?)
+        .with_context(|| format!("failed to write {}", path.display()))?;
+    Ok(summaries.iter().map(render_deploy).collect())
 }
 
 /// Per shutdown: the exposure CDF and the timeline of the median-exposure trial, as files and as

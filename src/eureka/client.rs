@@ -249,7 +249,10 @@ impl<O: Observer> World<'_, O> {
         }
         let sim = &self.scenario.simulation;
         let (least, spread) = (sim.context_start_ms, sim.context_start_spread_ms);
-        let context_start = least + self.processes[p].client.rng.between(0, spread);
+        let context_start = match self.processes[p].startup_ms {
+            Some(startup) => startup,
+            None => least + self.processes[p].client.rng.between(0, spread),
+        };
         self.queue
             .schedule_in(context_start, Event::WebServerReady(p));
     }
@@ -341,8 +344,10 @@ impl<O: Observer> World<'_, O> {
         self.send(p, Call::Register { info, why });
     }
 
-    /// `InstanceInfoReplicator#run`: register if dirty, then re-arm one interval later.
+    /// `InstanceInfoReplicator#run`: `refreshInstanceInfo()`, register if dirty, then re-arm
+    /// one interval later.
     fn replicator_run(&mut self, p: ProcessId) {
+        self.refresh_instance_info(p);
         let client = self.client(p);
         if client.info.dirty {
             let stamp = client.info.last_dirty;
@@ -667,6 +672,7 @@ impl<O: Observer> World<'_, O> {
         if process.serving {
             self.stop_serving(p);
         }
+        self.on_process_exit(p);
     }
 
     /// The web server stops accepting requests.

@@ -6,12 +6,15 @@
 
 pub mod circuit_breaker;
 mod client;
+mod deploy;
+mod healthcheck;
 pub mod lease;
 pub mod measured_rate;
 mod observe;
 pub mod rate_limiter;
 pub mod registry;
 pub mod response_cache;
+mod restart;
 pub mod round_robin;
 mod route;
 mod server;
@@ -19,6 +22,8 @@ mod shutdown;
 pub mod status;
 mod world;
 
+#[cfg(test)]
+mod lifecycle_tests;
 #[cfg(test)]
 mod tests;
 

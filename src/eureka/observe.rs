@@ -93,6 +93,11 @@ pub enum Observation {
     ClientCreated { process: ProcessId },
     /// A client's scheduled tasks started (the timers count from here).
     ClientTasksStarted { process: ProcessId },
+    /// `[[restart]]`: the process's previous incarnation is over and a new one starts (under
+    /// the same id, or under a new id as another process).
+    Restarted { process: ProcessId },
+    /// `[[deploy]]` `deploy` started a batch of `size` instances.
+    DeployBatch { deploy: usize, size: usize },
 }
 
 /// A consumer of observations.

@@ -39,6 +39,8 @@ pub enum Step {
     Final,
     /// The orchestrator's SIGKILL after a SIGTERM that never reached the JVM.
     Sigkill,
+    /// `pause` with `resume-s`: `POST /actuator/resume`.
+    Resume,
 }
 
 /// What to do when the process's `DiscoveryClient#shutdown` completes.
@@ -56,20 +58,28 @@ pub struct ShutdownRun {
     after_client_shutdown: AfterClientShutdown,
     /// Which status call is in flight (service-registry).
     awaiting_status_reply: Option<Step>,
+    /// The process incarnation the run began on; a restarted process is not this run's.
+    incarnation: Option<u32>,
 }
 
 impl ShutdownRun {
+    /// A run of `config` on `process` (a `[[deploy]]` builds one per old instance).
+    pub fn new(config: ShutdownConfig, process: ProcessId) -> ShutdownRun {
+        ShutdownRun {
+            config,
+            process,
+            after_client_shutdown: AfterClientShutdown::Nothing,
+            awaiting_status_reply: None,
+            incarnation: None,
+        }
+    }
+
     pub fn build_all(scenario: &Scenario, layout: &Layout) -> Vec<ShutdownRun> {
         scenario
             .shutdowns
             .iter()
             .zip(&layout.targets)
-            .map(|(config, &process)| ShutdownRun {
-                config: config.clone(),
-                process,
-                after_client_shutdown: AfterClientShutdown::Nothing,
-                awaiting_status_reply: None,
-            })
+            .map(|(config, &process)| ShutdownRun::new(config.clone(), process))
             .collect()
     }
 }
@@ -80,21 +90,25 @@ impl<O: Observer> World<'_, O> {
         if !self.processes[p].alive {
             return;
         }
+        // Steps of a run that began on an earlier incarnation (before a [[restart]]) are void.
+        let incarnation = self.processes[p].client.incarnation;
+        if *self.shutdowns[run].incarnation.get_or_insert(incarnation) != incarnation {
+            return;
+        }
         let config = &self.shutdowns[run].config;
         let (strategy, wait, then) = (config.strategy, config.wait_ms, config.then);
+        let resume = config.resume_ms;
         match step {
             Step::Begin => match strategy {
                 Strategy::Kill9 => self.kill_process(p),
                 Strategy::Kill15 => self.begin_kill15(run),
                 Strategy::Pause => {
                     self.deregister(run, AfterClientShutdown::Nothing);
-                    self.queue.schedule_in(
-                        wait,
-                        Event::Shutdown {
-                            run,
-                            step: Step::Final,
-                        },
-                    );
+                    let (delay, step) = match resume {
+                        Some(resume) => (resume, Step::Resume),
+                        None => (wait, Step::Final),
+                    };
+                    self.queue.schedule_in(delay, Event::Shutdown { run, step });
                 }
                 Strategy::ServiceRegistry => {
                     // CloudEurekaClient#setStatus: a direct PUT; the local status stays UP.
@@ -116,7 +130,9 @@ impl<O: Observer> World<'_, O> {
             Step::Final => match then {
                 FinalStop::Kill9 => self.kill_process(p),
                 FinalStop::Kill15 => self.begin_kill15(run),
+                FinalStop::KeepRunning => {}
             },
+            Step::Resume => self.resume(p),
             Step::DestroyBeans => {
                 self.shutdowns[run].after_client_shutdown = AfterClientShutdown::Exit;
                 self.client_shutdown(p);
@@ -208,13 +224,35 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
+    /// `/actuator/resume` (spring-cloud-context `RestartEndpoint#resume`, commons <= 2.2.6):
+    /// `context.start()` -> `EurekaAutoServiceRegistration#start` -> `EurekaServiceRegistry
+    /// #register` -> `setInstanceStatus(initial status UP)` (FACTS.md §7). On Edgware and later
+    /// the listener is still registered, so the UP goes out as an on-demand register. On Dalston
+    /// /pause already ran `DiscoveryClient#shutdown` (listener removed, tasks stopped, DELETE
+    /// sent), so the UP reaches nobody: the instance stays unregistered while serving
+    /// (spring-cloud-netflix#2099, fixed by moving the client shutdown to
+    /// `EurekaRegistration#close` in SCN 1.4.0).
+    fn resume(&mut self, p: ProcessId) {
+        self.set_instance_status(p, InstanceStatus::Up);
+    }
+
     /// A status PUT or DELETE of the service-registry strategy was answered.
     pub(super) fn on_status_call_done(&mut self, p: ProcessId) {
         let Some(run) = self.shutdowns.iter().position(|s| s.process == p) else {
             return;
         };
         let wait = self.shutdowns[run].config.wait_ms;
+        let cancel_override = self.shutdowns[run].config.cancel_override;
         match self.shutdowns[run].awaiting_status_reply.take() {
+            Some(Step::Begin) if !cancel_override => {
+                self.queue.schedule_in(
+                    wait,
+                    Event::Shutdown {
+                        run,
+                        step: Step::Final,
+                    },
+                );
+            }
             Some(Step::Begin) => {
                 self.queue.schedule_in(
                     wait,

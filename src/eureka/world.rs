@@ -12,9 +12,11 @@ use crate::scenario::{ClientConfig, Scenario};
 
 use super::ProcessId;
 use super::client::DiscoveryClient;
+use super::deploy::DeployRun;
 use super::observe::{Observation, Observer, RouteId};
 use super::registry::Registrant;
 use super::response_cache::Payload;
+use super::restart::RestartRun;
 use super::route::{RequestMode, Route};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
@@ -48,6 +50,8 @@ pub struct Process {
     /// The web server accepts requests.
     pub serving: bool,
     pub client: DiscoveryClient,
+    /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
+    pub startup_ms: Option<u64>,
 }
 
 /// A REST call from a client to the Eureka server.
@@ -146,6 +150,14 @@ pub enum Event {
         run: usize,
         step: Step,
     },
+    /// `[[restart]]` `run` starts its new process.
+    Restart {
+        run: usize,
+    },
+    /// `[[deploy]]` `deploy` starts its next batch.
+    DeployBatch {
+        deploy: usize,
+    },
 }
 
 /// One trial's world.
@@ -156,6 +168,8 @@ pub struct World<'s, O: Observer> {
     pub(super) processes: Vec<Process>,
     pub(super) routes: Vec<Route>,
     pub(super) shutdowns: Vec<ShutdownRun>,
+    pub(super) restarts: Vec<RestartRun>,
+    pub(super) deploys: Vec<DeployRun>,
     /// One latency stream per process (`net/<name>`), used for both directions of its calls.
     pub(super) net: Vec<RngStream>,
     pub(super) wall_epoch_ms: u64,
@@ -194,6 +208,8 @@ impl<'s, O: Observer> World<'s, O> {
             .collect();
         let routes = Route::build_all(scenario, &layout, &streams);
         let shutdowns = ShutdownRun::build_all(scenario, &layout);
+        let restarts = RestartRun::build_all(scenario, &layout, &streams);
+        let deploys = DeployRun::build_all(scenario, &layout);
         let server = EurekaServer::new(scenario, processes.len(), streams.stream("server"));
         let mut world = World {
             scenario,
@@ -202,6 +218,8 @@ impl<'s, O: Observer> World<'s, O> {
             processes,
             routes,
             shutdowns,
+            restarts,
+            deploys,
             net,
             wall_epoch_ms,
             observer,
@@ -214,7 +232,8 @@ impl<'s, O: Observer> World<'s, O> {
         world
             .queue
             .schedule(SimTime(server_start), Event::ServerStart);
-        for p in 0..world.processes.len() {
+        // Replacement processes (restarts under a new id, deploys) start when their owner says.
+        for p in 0..layout.first_replacement {
             let at = match world.processes[p].kind {
                 ProcessKind::Server => server_start,
                 _ => server_start + setup.below(scenario.simulation.start_spread_ms.max(1)),
@@ -231,6 +250,8 @@ impl<'s, O: Observer> World<'s, O> {
                 },
             );
         }
+        world.schedule_restarts();
+        world.schedule_deploys();
         world
     }
 
@@ -285,6 +306,8 @@ impl<'s, O: Observer> World<'s, O> {
             Event::Arrivals { route } => self.on_arrivals(route),
             Event::RibbonRefresh { route, generation } => self.on_ribbon_refresh(route, generation),
             Event::Shutdown { run, step } => self.on_shutdown_step(run, step),
+            Event::Restart { run } => self.on_restart(run),
+            Event::DeployBatch { deploy } => self.on_deploy_batch(deploy),
         }
         true
     }
@@ -299,6 +322,12 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     pub(super) fn observe(&mut self, observation: Observation) {
+        if let Observation::Registry { process, up: true } = observation
+            && !self.deploys.is_empty()
+        {
+            // A rolling deploy waits for its new instances to be UP in the registry.
+            self.deploy_saw_up(process);
+        }
         let now = self.queue.now();
         self.observer.observe(now, observation);
     }
@@ -359,6 +388,14 @@ pub struct Layout {
     pub routes: Vec<RouteSlot>,
     /// The process of each `[[shutdown]]`, in order.
     pub targets: Vec<ProcessId>,
+    /// Processes from this index on are not started at boot: they are the new processes of
+    /// `[[restart]]`s with `new-instance-id` and of `[[deploy]]`s, after the server.
+    pub first_replacement: ProcessId,
+    /// Per `[[restart]]`: (the process that exits, the process that starts; the same unless the
+    /// restart takes a new instance id).
+    pub restarts: Vec<(ProcessId, ProcessId)>,
+    /// Per `[[deploy]]`: (old process, new process) of each instance, in index order.
+    pub deploys: Vec<Vec<(ProcessId, ProcessId)>>,
 }
 
 #[derive(Debug, Clone)]
@@ -428,10 +465,16 @@ impl Layout {
                     .unwrap_or(usize::MAX)
             })
             .collect();
+        let first_replacement = processes.len();
+        let restarts = super::restart::add_restart_slots(scenario, &mut processes);
+        let deploys = super::deploy::add_deploy_slots(scenario, &mut processes);
         Layout {
             processes,
             routes,
             targets,
+            first_replacement,
+            restarts,
+            deploys,
         }
     }
 }
@@ -454,6 +497,7 @@ fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory
                 alive: false,
                 serving: false,
                 client: DiscoveryClient::new(config.clone(), stream),
+                startup_ms: None,
             }
         })
         .collect()

@@ -73,6 +73,8 @@ struct TargetTracker {
     dead_hits: u64,
     errors: u64,
     last_dead_hit: Option<SimTime>,
+    /// The process restarted: the outcome is that of the incarnation that stopped.
+    frozen: bool,
 }
 
 /// Observer that keeps just what the metrics need.
@@ -122,7 +124,7 @@ impl MetricsObserver {
 
     fn tracker(&mut self, process: ProcessId) -> Option<&mut TargetTracker> {
         let t = (*self.target_of.get(process)?)?;
-        self.targets.get_mut(t)
+        self.targets.get_mut(t).filter(|t| !t.frozen)
     }
 
     /// The outcome of each shutdown, in scenario order.
@@ -168,6 +170,11 @@ impl Observer for MetricsObserver {
     #[inline]
     fn observe(&mut self, at: SimTime, observation: Observation) {
         match observation {
+            Observation::Restarted { process } => {
+                if let Some(t) = self.tracker(process) {
+                    t.frozen = true;
+                }
+            }
             Observation::Attempt {
                 process,
                 dead: true,

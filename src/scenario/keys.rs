@@ -32,10 +32,12 @@ pub(super) enum Section {
     Caller,
     Shutdown,
     Claim,
+    Restart,
+    Deploy,
 }
 
 impl Section {
-    pub(super) const ALL: [Section; 8] = [
+    pub(super) const ALL: [Section; 10] = [
         Section::Simulation,
         Section::Network,
         Section::Server,
@@ -44,6 +46,8 @@ impl Section {
         Section::Caller,
         Section::Shutdown,
         Section::Claim,
+        Section::Restart,
+        Section::Deploy,
     ];
 
     /// The table's name in the file (`app` for `[[app]]`).
@@ -57,6 +61,8 @@ impl Section {
             Section::Caller => "caller",
             Section::Shutdown => "shutdown",
             Section::Claim => "claim",
+            Section::Restart => "restart",
+            Section::Deploy => "deploy",
         }
     }
 
@@ -64,7 +70,12 @@ impl Section {
     pub(super) fn is_array(self) -> bool {
         matches!(
             self,
-            Section::App | Section::Caller | Section::Shutdown | Section::Claim
+            Section::App
+                | Section::Caller
+                | Section::Shutdown
+                | Section::Claim
+                | Section::Restart
+                | Section::Deploy
         )
     }
 
@@ -127,6 +138,45 @@ pub(super) struct ShutdownDraft {
     pub then: FinalStop,
     pub sigterm_reaches_jvm: bool,
     pub termination_grace_ms: u64,
+    pub resume_ms: Option<u64>,
+    pub cancel_override: bool,
+}
+
+/// The `[[restart]]` keys before the required ones are checked and `instance` is resolved.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct RestartDraft {
+    pub instance: String,
+    pub at_ms: Option<u64>,
+    pub down_ms: Option<u64>,
+    pub new_instance_id: bool,
+}
+
+/// The `[[deploy]]` keys before `app` is resolved and the batch size checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct DeployDraft {
+    pub app: String,
+    pub at_ms: u64,
+    pub strategy: Strategy,
+    pub wait_ms: u64,
+    pub then: FinalStop,
+    pub startup_ms: Option<u64>,
+    pub batch_size: u32,
+    pub interval_ms: u64,
+}
+
+impl Default for DeployDraft {
+    fn default() -> Self {
+        DeployDraft {
+            app: String::new(),
+            at_ms: 0,
+            strategy: Strategy::Kill15,
+            wait_ms: 0,
+            then: FinalStop::Kill15,
+            startup_ms: None,
+            batch_size: 1,
+            interval_ms: 0,
+        }
+    }
 }
 
 /// The `[[claim]]` keys before the required ones are checked, `shutdown` is resolved and the
@@ -189,6 +239,8 @@ impl Default for ShutdownDraft {
             then: FinalStop::Kill15,
             sigterm_reaches_jvm: true,
             termination_grace_ms: 30_000,
+            resume_ms: None,
+            cancel_override: true,
         }
     }
 }
@@ -206,6 +258,8 @@ pub(super) enum Apply {
     Caller(fn(&mut CallerDraft, &Val)),
     Shutdown(fn(&mut ShutdownDraft, &Val)),
     Claim(fn(&mut ClaimDraft, &Val)),
+    Restart(fn(&mut RestartDraft, &Val)),
+    Deploy(fn(&mut DeployDraft, &Val)),
 }
 
 impl Apply {
@@ -219,6 +273,8 @@ impl Apply {
             Apply::Caller(_) => Section::Caller,
             Apply::Shutdown(_) => Section::Shutdown,
             Apply::Claim(_) => Section::Claim,
+            Apply::Restart(_) => Section::Restart,
+            Apply::Deploy(_) => Section::Deploy,
         }
     }
 }
@@ -585,6 +641,16 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Register synchronously in the client's constructor; Eureka >= 1.8.4 (FACTS.md §5.1).",
         Apply::Client(|c, v| c.should_enforce_registration_at_init = v.flag()),
     ),
+    relaxed(
+        "eureka.client.healthcheck.enabled",
+        Kind::Bool,
+        "false",
+        "Let SCN's EurekaHealthCheckHandler set the status at every replicator run \
+         (DiscoveryClient#refreshInstanceInfo): while the app is healthy it turns a shutdown's \
+         DOWN back into UP and registers UP until DiscoveryClient#shutdown \
+         (spring-cloud-netflix#3923).",
+        Apply::Client(|c, v| c.healthcheck_enabled = v.flag()),
+    ),
     ribbon(
         "ribbon.ServerListRefreshInterval",
         MILLIS,
@@ -764,6 +830,25 @@ pub(super) static DEFS: &[KeyDef] = &[
          SIGKILL.",
         Apply::Shutdown(|c, v| c.termination_grace_ms = v.secs_as_ms()),
     ),
+    relaxed(
+        "resume-s",
+        Kind::seconds(0, 86_400),
+        "(none)",
+        "For pause: POST /actuator/resume this long after the pause began (context.start(), \
+         which registers UP again on Edgware and later; on Dalston the client was shut down by \
+         /pause, so the instance stays unregistered, spring-cloud-netflix#2099). The process \
+         then keeps running: wait-s and then do not apply.",
+        Apply::Shutdown(|c, v| c.resume_ms = Some(v.secs_as_ms())),
+    ),
+    relaxed(
+        "cancel-override",
+        Kind::Bool,
+        "true",
+        "For service-registry: end the wait with CANCEL_OVERRIDE (DELETE .../status, the status \
+         becomes UNKNOWN, FACTS.md §6); false keeps OUT_OF_SERVICE in the server's override map \
+         through then (it survives a restart while the lease lives).",
+        Apply::Shutdown(|c, v| c.cancel_override = v.flag()),
+    ),
     // [[claim]]
     relaxed(
         "name",
@@ -839,6 +924,102 @@ pub(super) static DEFS: &[KeyDef] = &[
         Kind::Text,
         "Where the claim comes from, in words (a document, a wiki page, an issue).",
         Apply::Claim(|c, v| c.source = v.text()),
+    ),
+    // [[restart]]
+    required(
+        "instance",
+        Kind::Instance,
+        "The instance whose process is started again, as <app name>-<index> (svc-0).",
+        Apply::Restart(|c, v| c.instance = v.text()),
+    ),
+    relaxed(
+        "at-s",
+        Kind::seconds(0, MAX_DURATION_S),
+        "(at-s or down-s required)",
+        "When the new process starts, in seconds from the start of the trial; a previous \
+         incarnation still running then is killed first (kill -9).",
+        Apply::Restart(|c, v| c.at_ms = Some(v.secs_as_ms())),
+    ),
+    relaxed(
+        "down-s",
+        Kind::seconds(0, 86_400),
+        "(at-s or down-s required)",
+        "Instead of at-s: the new process starts this long after the previous one exited \
+         (needs a [[shutdown]] of the instance).",
+        Apply::Restart(|c, v| c.down_ms = Some(v.secs_as_ms())),
+    ),
+    relaxed(
+        "new-instance-id",
+        Kind::Bool,
+        "false",
+        "The new process registers under a new instance id (<instance>@1), as on another host or \
+         port; false keeps the id, so an override or lease the server still holds applies to it.",
+        Apply::Restart(|c, v| c.new_instance_id = v.flag()),
+    ),
+    // [[deploy]]
+    required(
+        "app",
+        Kind::Name,
+        "The [[app]] whose instances are all replaced, batch by batch.",
+        Apply::Deploy(|c, v| c.app = v.text()),
+    ),
+    required(
+        "at-s",
+        Kind::seconds(0, MAX_DURATION_S),
+        "When the first batch starts, in seconds from the start of the trial.",
+        Apply::Deploy(|c, v| c.at_ms = v.secs_as_ms()),
+    ),
+    required(
+        "strategy",
+        Kind::Strategy,
+        "How each old instance departs (as [[shutdown]] strategy).",
+        Apply::Deploy(|c, v| {
+            if let Val::Strategy(s) = v {
+                c.strategy = *s;
+            }
+        }),
+    ),
+    relaxed(
+        "wait-s",
+        Kind::seconds(0, 86_400),
+        "0",
+        "For pause and service-registry: how long each old instance keeps serving before it stops.",
+        Apply::Deploy(|c, v| c.wait_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "then",
+        Kind::FinalStop,
+        "kill-15",
+        "For pause and service-registry: how each old process finally stops.",
+        Apply::Deploy(|c, v| {
+            if let Val::Stop(s) = v {
+                c.then = *s;
+            }
+        }),
+    ),
+    relaxed(
+        "startup-s",
+        Kind::seconds(0, 86_400),
+        "context-start-ms + spread",
+        "From a new process's start to its web server being ready and registering UP (the \
+         context-start model without spread).",
+        Apply::Deploy(|c, v| c.startup_ms = Some(v.secs_as_ms())),
+    ),
+    relaxed(
+        "batch-size",
+        Kind::count(1, 100_000),
+        "1",
+        "Instances replaced at once: a batch's old instances start departing and their \
+         replacements start at the same instant.",
+        Apply::Deploy(|c, v| c.batch_size = v.count()),
+    ),
+    relaxed(
+        "interval-s",
+        Kind::seconds(0, 86_400),
+        "0",
+        "Pause between batches: the next batch starts this long after every new instance of the \
+         previous batch is UP in the server's registry.",
+        Apply::Deploy(|c, v| c.interval_ms = v.secs_as_ms()),
     ),
 ];
 
@@ -1072,6 +1253,16 @@ mod tests {
                     let mut c = ClaimDraft::default();
                     f(&mut c, v);
                     c != ClaimDraft::default()
+                }
+                Apply::Restart(f) => {
+                    let mut c = RestartDraft::default();
+                    f(&mut c, v);
+                    c != RestartDraft::default()
+                }
+                Apply::Deploy(f) => {
+                    let mut c = DeployDraft::default();
+                    f(&mut c, v);
+                    c != DeployDraft::default()
                 }
             };
             assert!(

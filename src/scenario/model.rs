@@ -18,6 +18,10 @@ pub struct Scenario {
     pub apps: Vec<AppConfig>,
     pub callers: Vec<CallerConfig>,
     pub shutdowns: Vec<ShutdownConfig>,
+    /// `[[restart]]`s: processes brought back after a down time (see `crate::eureka` restart).
+    pub restarts: Vec<RestartConfig>,
+    /// `[[deploy]]`s: rolling replacements of every instance of an app.
+    pub deploys: Vec<DeployConfig>,
     /// `[[claim]]`s: timing assertions that `eureka-sim check` evaluates (empty by default; `run`
     /// ignores them).
     pub claims: Vec<ClaimConfig>,
@@ -118,6 +122,9 @@ pub struct ClientConfig {
     pub should_unregister_on_shutdown: bool,
     /// `eureka.client.should-enforce-registration-at-init` (false; Eureka >= 1.8.4).
     pub should_enforce_registration_at_init: bool,
+    /// `eureka.client.healthcheck.enabled` (false): the replicator's `refreshInstanceInfo` asks
+    /// SCN's `EurekaHealthCheckHandler` for the status (spring-cloud-netflix#3923).
+    pub healthcheck_enabled: bool,
     /// Global `ribbon.*` keys.
     pub ribbon: RibbonConfig,
 }
@@ -207,6 +214,59 @@ pub struct ShutdownConfig {
     /// `termination-grace-period-s` (model, default 30, Kubernetes'
     /// `terminationGracePeriodSeconds`): how long a lost SIGTERM waits for the SIGKILL.
     pub termination_grace_ms: u64,
+    /// `resume-s` (pause only): `/resume` this long after the pause began; the process then keeps
+    /// running (no `then` stop). `None`: no resume.
+    pub resume_ms: Option<u64>,
+    /// `cancel-override` (service-registry only, default true): whether the wait ends with the
+    /// CANCEL_OVERRIDE (`DELETE .../status`); false leaves OUT_OF_SERVICE in the server's
+    /// overridden-status map for `then` (e.g. to see it survive a restart, FACTS.md §6).
+    pub cancel_override: bool,
+}
+
+/// One `[[restart]]`: a new incarnation of an instance's process (a new JVM with a new
+/// `DiscoveryClient`), by default under the same instance id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestartConfig {
+    /// The instance id as written (`svc-0`).
+    pub instance: String,
+    pub app: usize,
+    pub index: u32,
+    pub when: RestartWhen,
+    /// `new-instance-id` (default false): the new process registers under a new id
+    /// (`<instance>@1`), as a process on a new host or port would with Spring Cloud's default id
+    /// `hostname:app:port`; the old lease is left to expire.
+    pub new_instance_id: bool,
+}
+
+/// When a restart starts the new process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestartWhen {
+    /// `at-s`: at this instant (a still-running previous incarnation is killed first).
+    At(u64),
+    /// `down-s`: this long after the previous incarnation's process exited.
+    AfterExit(u64),
+}
+
+/// One `[[deploy]]`: replace every instance of an app in batches (see `crate::eureka` deploy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeployConfig {
+    /// Index into `Scenario::apps`.
+    pub app: usize,
+    /// `at-s`: when the first batch starts.
+    pub at_ms: u64,
+    /// `strategy`: how each old instance departs.
+    pub strategy: Strategy,
+    /// `wait-s` and `then`: as for `[[shutdown]]` (pause and service-registry).
+    pub wait_ms: u64,
+    pub then: FinalStop,
+    /// `startup-s`: from a new process's start to its web server being ready (the context-start
+    /// model with no spread); `None` = `[simulation]` context-start-ms and its spread.
+    pub startup_ms: Option<u64>,
+    /// `batch-size` (default 1): instances replaced at once.
+    pub batch_size: u32,
+    /// `interval-s` (default 0): pause after a batch's new instances are all UP in the server's
+    /// registry before the next batch starts.
+    pub interval_ms: u64,
 }
 
 /// The four shutdown methods of seed 000 (FACTS.md §7).
@@ -245,6 +305,8 @@ impl Strategy {
 pub enum FinalStop {
     Kill15,
     Kill9,
+    /// `keep-running`: the process does not stop (e.g. after a CANCEL_OVERRIDE it comes back UP).
+    KeepRunning,
 }
 
 /// One `[[claim]]`: "over the trials, `statistic` of `metric` for shutdown `shutdown` is `comparison`
@@ -463,6 +525,7 @@ impl Default for ClientConfig {
             filter_only_up_instances: true,
             should_unregister_on_shutdown: true,
             should_enforce_registration_at_init: false,
+            healthcheck_enabled: false,
             ribbon: RibbonConfig::default(),
         }
     }

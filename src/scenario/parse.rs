@@ -16,6 +16,7 @@
 
 #[cfg(test)]
 mod claim_tests;
+mod lifecycle;
 mod raw;
 mod resolve;
 #[cfg(test)]
@@ -216,6 +217,16 @@ impl Builder<'_> {
         for table in array(Section::Claim) {
             claims.push(self.claim(table, &shutdowns)?);
         }
+        let mut restarts = Vec::new();
+        for table in array(Section::Restart) {
+            restarts.push(self.restart(table, &apps, &shutdowns, &simulation)?);
+        }
+        let mut deploys = Vec::new();
+        for table in array(Section::Deploy) {
+            deploys.push(self.deploy(table, &apps, &simulation)?);
+        }
+        let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
+        self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 
         if callers.is_empty() {
             self.warn(
@@ -223,7 +234,7 @@ impl Builder<'_> {
                 "no [[caller]]: nothing sends requests, so nothing will be measured".to_string(),
             );
         }
-        if shutdowns.is_empty() {
+        if shutdowns.is_empty() && deploys.is_empty() {
             self.warn(
                 &Place::File,
                 "no [[shutdown]]: no instance departs, so nothing will be measured".to_string(),
@@ -284,6 +295,8 @@ impl Builder<'_> {
             apps,
             callers,
             shutdowns,
+            restarts,
+            deploys,
             claims,
             warnings: self.warnings,
         })
@@ -448,12 +461,26 @@ impl Builder<'_> {
             .map_err(|(problem, allowed)| self.invalid(table, "instance", problem, allowed))?;
 
         let waits = matches!(draft.strategy, Strategy::Pause | Strategy::ServiceRegistry);
-        let end_ms = draft
-            .at_ms
-            .saturating_add(if waits { draft.wait_ms } else { 0 });
+        let resumes = draft.strategy == Strategy::Pause && draft.resume_ms.is_some();
+        let end_ms = draft.at_ms.saturating_add(match draft.resume_ms {
+            Some(resume) if resumes => resume,
+            _ if waits => draft.wait_ms,
+            _ => 0,
+        });
         if end_ms >= simulation.duration_ms {
             let duration_s = simulation.duration_ms / 1000;
-            let (problem, allowed) = if waits {
+            let (problem, allowed) = if resumes {
+                (
+                    format!(
+                        "the pause ends with /resume at {} s (at-s {} + resume-s {}), not before \
+                         the end of the trial (simulation.duration-s = {duration_s})",
+                        end_ms / 1000,
+                        draft.at_ms / 1000,
+                        end_ms.saturating_sub(draft.at_ms) / 1000
+                    ),
+                    format!("at-s + resume-s below {duration_s}"),
+                )
+            } else if waits {
                 (
                     format!(
                         "the shutdown ends at {} s (at-s {} + wait-s {}), not before the end of \
@@ -490,6 +517,7 @@ impl Builder<'_> {
             );
             self.warn(&s.key_at, text);
         }
+        self.warn_lifecycle_keys(table, &draft);
         if !waits {
             for key in ["wait-s", "then"] {
                 if let Some(s) = table.get(key) {
@@ -513,6 +541,8 @@ impl Builder<'_> {
             then: draft.then,
             sigterm_reaches_jvm: draft.sigterm_reaches_jvm,
             termination_grace_ms: draft.termination_grace_ms,
+            resume_ms: draft.resume_ms.filter(|_| resumes),
+            cancel_override: draft.cancel_override,
         })
     }
 

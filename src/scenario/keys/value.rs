@@ -239,7 +239,7 @@ impl Kind {
             ),
             Kind::Version => "a Eureka version such as 1.9.16".to_string(),
             Kind::Strategy => Strategy::ALL.map(Strategy::name).join(", "),
-            Kind::FinalStop => "kill-15, kill-9".to_string(),
+            Kind::FinalStop => "kill-15, kill-9, keep-running".to_string(),
             Kind::Method => "GET, POST".to_string(),
             Kind::Apps => "an [[app]] name or an array of [[app]] names".to_string(),
             Kind::Instance => "an instance id `<app name>-<index>` such as `svc-0`".to_string(),
@@ -315,6 +315,7 @@ impl Kind {
                 match text.trim().to_ascii_lowercase().as_str() {
                     "kill-15" => Ok(Val::Stop(FinalStop::Kill15)),
                     "kill-9" => Ok(Val::Stop(FinalStop::Kill9)),
+                    "keep-running" => Ok(Val::Stop(FinalStop::KeepRunning)),
                     _ => Err(Problem::Invalid(format!("unknown final stop `{text}`"))),
                 }
             }

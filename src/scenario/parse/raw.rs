@@ -60,10 +60,10 @@ impl RawTable {
     /// The string value of the table's `name` (or `instance`) key, which `--set app.<name>.x`
     /// and `<app>.ribbon.<Key>` refer to; the last one wins, as for any key.
     pub(in crate::scenario) fn ident(&self) -> Option<&str> {
-        let key = if self.section == Section::Shutdown {
-            "instance"
-        } else {
-            "name"
+        let key = match self.section {
+            Section::Shutdown | Section::Restart => "instance",
+            Section::Deploy => "app",
+            _ => "name",
         };
         self.entries.iter().rev().find_map(|e| match &e.value {
             Raw::Str(s) if canonical(&e.path.join(".")) == key => Some(s.as_str()),
@@ -81,6 +81,8 @@ pub(in crate::scenario) struct RawScenario {
     pub callers: Vec<RawTable>,
     pub shutdowns: Vec<RawTable>,
     pub claims: Vec<RawTable>,
+    pub restarts: Vec<RawTable>,
+    pub deploys: Vec<RawTable>,
 }
 
 impl RawScenario {
@@ -96,6 +98,8 @@ impl RawScenario {
             callers: Vec::new(),
             shutdowns: Vec::new(),
             claims: Vec::new(),
+            restarts: Vec::new(),
+            deploys: Vec::new(),
         }
     }
 
@@ -114,6 +118,8 @@ impl RawScenario {
             Section::Caller => &self.callers,
             Section::Shutdown => &self.shutdowns,
             Section::Claim => &self.claims,
+            Section::Restart => &self.restarts,
+            Section::Deploy => &self.deploys,
             _ => &[],
         }
     }
@@ -124,6 +130,8 @@ impl RawScenario {
             Section::Caller => Some(&mut self.callers),
             Section::Shutdown => Some(&mut self.shutdowns),
             Section::Claim => Some(&mut self.claims),
+            Section::Restart => Some(&mut self.restarts),
+            Section::Deploy => Some(&mut self.deploys),
             _ => None,
         }
     }
@@ -136,6 +144,8 @@ impl RawScenario {
             .chain(&self.callers)
             .chain(&self.shutdowns)
             .chain(&self.claims)
+            .chain(&self.restarts)
+            .chain(&self.deploys)
     }
 }
 
@@ -566,7 +576,7 @@ mod tests {
                 "t.toml:1:2: `app` must be an array of tables ([[app]]), not a table",
                 "t.toml:3:2: unknown table `simulaton`; allowed tables: [simulation], \
                  [network], [server], [clients], [[app]], [[caller]], [[shutdown]], \
-                 [[claim]]; did you mean `simulation`?"
+                 [[claim]], [[restart]], [[deploy]]; did you mean `simulation`?"
             ]
         );
         let (_, errors) = read("trials = 3\n", "t.toml").unwrap();
