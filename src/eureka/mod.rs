@@ -5,6 +5,7 @@
 //! method) in a doc comment and is pinned by a test beside it.
 
 mod client;
+pub mod delta;
 pub mod lease;
 pub mod measured_rate;
 mod observe;
