@@ -638,3 +638,5 @@ fn lost_sigterm_behaves_as_a_late_kill9() {
     let evicted = times(&log, |o| *o == Observation::Evicted { process: target });
     assert_eq!(evicted.len(), 1, "removed by eviction, as after a kill -9");
 }
+
+mod delta;
