@@ -76,7 +76,8 @@ pub struct DiscoveryClient {
     pub heartbeat_reregister: Option<u64>,
     pub replicator: Replicator,
     pub shutdown: ShutdownPhase,
-    /// The local registry (last full fetch).
+    /// The local registry: the last full fetch with the deltas applied since (a copy of its own
+    /// once a delta changed it, see `delta.rs`).
     pub cache: Option<Rc<Payload>>,
     /// Per called application: its UP instances in the order of the last shuffle.
     pub up_lists: Vec<(usize, Vec<ProcessId>)>,
@@ -422,7 +423,8 @@ impl<O: Observer> World<'_, O> {
         );
     }
 
-    /// The cache-refresh task (`DiscoveryClient#refreshRegistry`, full fetch).
+    /// The cache-refresh task (`DiscoveryClient#refreshRegistry` -> `#fetchRegistry`: a delta or
+    /// a full fetch, see `delta.rs`).
     pub(super) fn on_fetch_timer(&mut self, p: ProcessId, generation: u32) {
         let client = &self.processes[p].client;
         if !self.processes[p].alive
@@ -431,15 +433,10 @@ impl<O: Observer> World<'_, O> {
         {
             return;
         }
-        self.send(
-            p,
-            Call::FetchAll {
-                why: FetchWhy::Periodic,
-            },
-        );
+        self.fetch_registry(p);
     }
 
-    fn schedule_fetch(&mut self, p: ProcessId) {
+    pub(super) fn schedule_fetch(&mut self, p: ProcessId) {
         let client = self.client(p);
         client.fetch_generation += 1;
         let generation = client.fetch_generation;
@@ -460,13 +457,15 @@ impl<O: Observer> World<'_, O> {
                     self.apply_fetch(p, payload);
                     self.client_constructed_fetch(p);
                 }
-                FetchWhy::Periodic => {
+                FetchWhy::Periodic | FetchWhy::Reconcile => {
                     if self.processes[p].client.tasks_running {
                         self.apply_fetch(p, payload);
                         self.schedule_fetch(p);
                     }
                 }
             },
+            Reply::Delta { payload } => self.on_delta_fetched(p, &payload),
+            Reply::DeltaForbidden => self.on_delta_forbidden(p),
             Reply::Registered { why } => match why {
                 RegisterWhy::Init => self.init_scheduled_tasks(p),
                 RegisterWhy::Replicator => {
@@ -518,10 +517,38 @@ impl<O: Observer> World<'_, O> {
     /// Stores a fetched registry: the client keeps every status but hands out only UP instances
     /// (`filter-only-up-instances`), reshuffled after every fetch (FACTS.md §5.5).
     fn apply_fetch(&mut self, p: ProcessId, payload: Rc<Payload>) {
-        let called = self.called_applications(p);
         let client = self.client(p);
         let previous = client.cache.replace(Rc::clone(&payload));
         let changed = previous.as_ref().map(|old| old.version) != Some(payload.version);
+        self.shuffle_up_lists(p);
+        self.observe(Observation::Fetched {
+            observer: p,
+            changed,
+            delta: false,
+        });
+        if changed {
+            for q in 0..payload.statuses.len() {
+                let was = previous.as_ref().is_some_and(|old| old.is_up(q));
+                let is = payload.is_up(q);
+                if was != is {
+                    self.observe(Observation::ClientCache {
+                        observer: p,
+                        process: q,
+                        up: is,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `Applications#shuffleInstances(filterOnlyUp)` after every fetch, full or delta: rebuilds
+    /// the per-application lists callers read from the local registry.
+    pub(super) fn shuffle_up_lists(&mut self, p: ProcessId) {
+        let called = self.called_applications(p);
+        let client = self.client(p);
+        let Some(payload) = client.cache.clone() else {
+            return;
+        };
         let mut lists = std::mem::take(&mut client.up_lists);
         lists.clear();
         for application in called {
@@ -538,23 +565,6 @@ impl<O: Observer> World<'_, O> {
             lists.push((application, list));
         }
         self.processes[p].client.up_lists = lists;
-        self.observe(Observation::Fetched {
-            observer: p,
-            changed,
-        });
-        if changed {
-            for q in 0..payload.statuses.len() {
-                let was = previous.as_ref().is_some_and(|old| old.is_up(q));
-                let is = payload.is_up(q);
-                if was != is {
-                    self.observe(Observation::ClientCache {
-                        observer: p,
-                        process: q,
-                        up: is,
-                    });
-                }
-            }
-        }
     }
 
     /// Applications whose instances process `p` routes to.

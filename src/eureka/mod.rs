@@ -6,6 +6,7 @@
 
 pub mod circuit_breaker;
 mod client;
+pub mod delta;
 mod deploy;
 mod healthcheck;
 pub mod lease;

@@ -83,8 +83,21 @@ pub enum Observation {
     Evicted { process: ProcessId },
     /// The read-only cache took a new payload.
     ReadOnlyRefreshed,
-    /// A client finished a registry fetch.
-    Fetched { observer: ProcessId, changed: bool },
+    /// A client applied a fetched registry (`delta` false: a full one) to its local registry.
+    Fetched {
+        observer: ProcessId,
+        changed: bool,
+        delta: bool,
+    },
+    /// A delta left the client's reconcile hash (`local`) different from the payload's
+    /// `appsHashCode` (`server`), so a full fetch follows (FACTS.md §4).
+    ReconcileMismatch {
+        observer: ProcessId,
+        local: String,
+        server: String,
+    },
+    /// The server answered a delta fetch with 403 (`eureka.server.disable-delta`).
+    DeltaForbidden { observer: ProcessId },
     /// A Ribbon load balancer re-read its server list.
     RibbonRefreshed { route: RouteId },
     /// The server opened for traffic (its timers start now).

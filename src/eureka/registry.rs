@@ -176,17 +176,23 @@ impl Registry {
 
     /// `AbstractInstanceRegistry#register`: every register makes a NEW lease (stamp = now, never
     /// renewed); a new id raises expected clients if it is > 0 (FACTS.md §1 Consequence C, §2.4).
-    /// Always invalidates the response cache.
-    pub fn register(&mut self, now: SimTime, p: ProcessId, registrant: Registrant) {
+    /// Always invalidates the response cache. Returns whether the new lease holds the existing
+    /// `InstanceInfo` (it was dirtier than the registrant) rather than the registrant, which
+    /// decides what earlier delta items of the old lease show (FACTS.md §4).
+    pub fn register(&mut self, now: SimTime, p: ProcessId, registrant: Registrant) -> bool {
         let existing = self.entries[p];
         let mut info = HeldInfo {
             status: registrant.status,
             overridden_status: registrant.overridden_status,
             last_dirty: registrant.last_dirty,
         };
+        let mut kept_holder = false;
         match existing {
             // The existing InstanceInfo wins when it is dirtier than the registrant.
-            Some(e) if e.info.last_dirty > registrant.last_dirty => info = e.info,
+            Some(e) if e.info.last_dirty > registrant.last_dirty => {
+                info = e.info;
+                kept_holder = true;
+            }
             Some(_) => {}
             None => {
                 if self.expected_clients > 0 {
@@ -206,6 +212,7 @@ impl Registry {
             lease: Lease::new(now, registrant.lease_duration_ms),
             info,
         });
+        kept_holder
     }
 
     /// `AbstractInstanceRegistry#renew`: a renew of a held status the rules turn into UNKNOWN fails

@@ -1,8 +1,11 @@
 //! The server's two-level response cache (FACTS.md §3, `core/registry/ResponseCacheImpl.java`).
 //!
-//! Only the full-registry key (`ALL_APPS`) is modelled here: every client in this model does full
-//! fetches. A payload is an immutable snapshot of the registry taken when the read-write level
-//! (re)loads it; the read-only level holds a reference to a snapshot and only changes on its timer.
+//! Two keys are modelled, each by its own [`ResponseCache`]: the full registry (`ALL_APPS`,
+//! [`Payload`]) and the delta (`ALL_APPS_DELTA`, `delta::DeltaPayload`). Eureka keeps both in the
+//! same two maps and invalidates both on every change; one cache per key behaves the same, since
+//! each key expires, loads and ticks on its own. A payload is an immutable snapshot taken when
+//! the read-write level (re)loads it; the read-only level holds a reference to a snapshot and only
+//! changes on its timer.
 
 use std::rc::Rc;
 
@@ -10,9 +13,19 @@ use crate::engine::SimTime;
 
 use super::status::InstanceStatus;
 
+/// What the cache stores for one key: a generated payload that knows its generation number.
+pub trait Generated {
+    /// What the loader reads from the registry.
+    type Content;
+    fn build(version: u64, generated_at: SimTime, content: Self::Content) -> Self;
+    /// Generation number; a different number means a different object (Eureka compares the
+    /// read-only and read-write values by reference).
+    fn version(&self) -> u64;
+}
+
 /// A generated `GET /apps` payload: every lease of the registry at generation time, any status,
 /// expired-but-not-evicted included, indexed by process id.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Payload {
     /// Generation number; a different number means a different object (Eureka compares the
     /// read-only and read-write values by reference).
@@ -21,25 +34,42 @@ pub struct Payload {
     pub statuses: Vec<Option<InstanceStatus>>,
 }
 
+impl Generated for Payload {
+    type Content = Vec<Option<InstanceStatus>>;
+
+    fn build(version: u64, generated_at: SimTime, statuses: Self::Content) -> Payload {
+        Payload {
+            version,
+            generated_at,
+            statuses,
+        }
+    }
+
+    fn version(&self) -> u64 {
+        self.version
+    }
+}
+
 impl Payload {
     pub fn is_up(&self, p: usize) -> bool {
         self.statuses.get(p).copied().flatten() == Some(InstanceStatus::Up)
     }
 }
 
+/// One key of the response cache, by default `ALL_APPS`.
 #[derive(Debug)]
-pub struct ResponseCache {
+pub struct ResponseCache<T: Generated = Payload> {
     /// Guava `readWriteCacheMap` entry: payload and when it was written (`expireAfterWrite`).
-    read_write: Option<(Rc<Payload>, SimTime)>,
+    read_write: Option<(Rc<T>, SimTime)>,
     /// `readOnlyCacheMap` entry: only present after the key was read once.
-    read_only: Option<Rc<Payload>>,
+    read_only: Option<Rc<T>>,
     use_read_only: bool,
     auto_expiration_ms: u64,
     next_version: u64,
 }
 
-impl ResponseCache {
-    pub fn new(use_read_only: bool, auto_expiration_ms: u64) -> ResponseCache {
+impl<T: Generated> ResponseCache<T> {
+    pub fn new(use_read_only: bool, auto_expiration_ms: u64) -> ResponseCache<T> {
         ResponseCache {
             read_write: None,
             read_only: None,
@@ -51,21 +81,13 @@ impl ResponseCache {
 
     /// `readWriteCacheMap.get(key)`: the cached payload unless invalidated or expired, else a
     /// fresh snapshot from `registry` (loaded now).
-    fn read_write_get(
-        &mut self,
-        now: SimTime,
-        registry: impl FnOnce() -> Vec<Option<InstanceStatus>>,
-    ) -> Rc<Payload> {
+    fn read_write_get(&mut self, now: SimTime, registry: impl FnOnce() -> T::Content) -> Rc<T> {
         if let Some((payload, written)) = &self.read_write
             && now.saturating_since(*written) < self.auto_expiration_ms
         {
             return Rc::clone(payload);
         }
-        let payload = Rc::new(Payload {
-            version: self.next_version,
-            generated_at: now,
-            statuses: registry(),
-        });
+        let payload = Rc::new(T::build(self.next_version, now, registry()));
         self.next_version += 1;
         self.read_write = Some((Rc::clone(&payload), now));
         payload
@@ -74,11 +96,7 @@ impl ResponseCache {
     /// `ResponseCacheImpl#getValue`: with the read-only level on, serve it, filling it from the
     /// read-write level on the key's first read; otherwise serve the read-write level.
     /// Returns the payload and whether the read-only level was filled by this read.
-    pub fn get(
-        &mut self,
-        now: SimTime,
-        registry: impl FnOnce() -> Vec<Option<InstanceStatus>>,
-    ) -> (Rc<Payload>, bool) {
+    pub fn get(&mut self, now: SimTime, registry: impl FnOnce() -> T::Content) -> (Rc<T>, bool) {
         if !self.use_read_only {
             return (self.read_write_get(now, registry), false);
         }
@@ -99,14 +117,10 @@ impl ResponseCache {
     /// The cache-fill timer's task: for a key already in the read-only level, read the read-write
     /// level (reloading now if invalidated or expired) and replace the read-only value if it is a
     /// different object. Returns the new value when it was replaced.
-    pub fn tick(
-        &mut self,
-        now: SimTime,
-        registry: impl FnOnce() -> Vec<Option<InstanceStatus>>,
-    ) -> Option<Rc<Payload>> {
-        let current_version = self.read_only.as_ref()?.version;
+    pub fn tick(&mut self, now: SimTime, registry: impl FnOnce() -> T::Content) -> Option<Rc<T>> {
+        let current_version = self.read_only.as_ref()?.version();
         let fresh = self.read_write_get(now, registry);
-        if fresh.version == current_version {
+        if fresh.version() == current_version {
             return None;
         }
         self.read_only = Some(Rc::clone(&fresh));
@@ -118,7 +132,7 @@ impl ResponseCache {
     }
 
     /// What a `GET /apps` would be served right now without loading anything, if known.
-    pub fn served(&self) -> Option<&Rc<Payload>> {
+    pub fn served(&self) -> Option<&Rc<T>> {
         if self.use_read_only {
             self.read_only.as_ref()
         } else {
@@ -156,7 +170,7 @@ mod tests {
 
     #[test]
     fn read_only_lags_until_the_tick() {
-        let mut cache = ResponseCache::new(true, 180_000);
+        let mut cache = ResponseCache::<Payload>::new(true, 180_000);
         let (first, filled) = cache.get(SimTime(0), snapshot(InstanceStatus::Up));
         assert!(filled && first.is_up(0));
         cache.invalidate();
@@ -185,7 +199,7 @@ mod tests {
 
     #[test]
     fn read_write_expires_after_write() {
-        let mut cache = ResponseCache::new(true, 180_000);
+        let mut cache = ResponseCache::<Payload>::new(true, 180_000);
         cache.get(SimTime(0), snapshot(InstanceStatus::Up));
         assert!(
             cache
@@ -200,7 +214,7 @@ mod tests {
 
     #[test]
     fn without_read_only_a_read_after_invalidation_is_fresh() {
-        let mut cache = ResponseCache::new(false, 180_000);
+        let mut cache = ResponseCache::<Payload>::new(false, 180_000);
         cache.get(SimTime(0), snapshot(InstanceStatus::Up));
         cache.invalidate();
         assert!(
@@ -218,7 +232,7 @@ mod tests {
 
     #[test]
     fn keys_never_read_are_not_ticked() {
-        let mut cache = ResponseCache::new(true, 180_000);
+        let mut cache = ResponseCache::<Payload>::new(true, 180_000);
         assert!(
             cache
                 .tick(SimTime(30_000), snapshot(InstanceStatus::Up))

@@ -1,6 +1,7 @@
-//! The Eureka server: registry, response cache and its four timers (FACTS.md §2, §3, §2.7).
+//! The Eureka server: registry, response cache and its five timers (FACTS.md §2, §3, §4, §2.7).
 //!
-//! Start-up order (FACTS.md §2.7): the registry and the response cache with its wall-clock
+//! Start-up order (FACTS.md §2.7): the registry (whose constructor starts the delta-retention
+//! timer, FACTS.md §4) and the response cache with its wall-clock
 //! aligned fill timer, the renewal-threshold updater (`init()`), then `openForTraffic` and
 //! `postInit()`: the renews-last-minute roll and the eviction timer, both 60 s / one eviction
 //! period later. The roll is scheduled before the eviction run, so when both fall on the same
@@ -13,6 +14,7 @@ use crate::engine::{RngStream, SimTime};
 use crate::scenario::{Scenario, ServerConfig};
 
 use super::ProcessId;
+use super::delta::{DeltaPayload, RecentlyChangedQueue};
 use super::observe::{Observation, Observer};
 use super::registry::{Registry, RenewOutcome};
 use super::response_cache::{Payload, ResponseCache, first_fill_delay};
@@ -28,11 +30,17 @@ pub enum ServerTimer {
     RenewsRoll,
     CacheFill,
     ThresholdUpdate,
+    /// `AbstractInstanceRegistry#getDeltaRetentionTask` (FACTS.md §4).
+    DeltaRetention,
 }
 
 pub struct EurekaServer {
     pub registry: Registry,
     pub cache: ResponseCache,
+    /// The `ALL_APPS_DELTA` key of the same response cache.
+    pub delta_cache: ResponseCache<DeltaPayload>,
+    /// `recentlyChangedQueue`, which delta payloads are built from.
+    pub recently_changed: RecentlyChangedQueue,
     config: ServerConfig,
     rng: RngStream,
     /// When the previous eviction run started (for the compensation time).
@@ -50,6 +58,14 @@ impl EurekaServer {
             cache: ResponseCache::new(
                 config.use_read_only_response_cache,
                 config.response_cache_auto_expiration_s * 1000,
+            ),
+            delta_cache: ResponseCache::new(
+                config.use_read_only_response_cache,
+                config.response_cache_auto_expiration_s * 1000,
+            ),
+            recently_changed: RecentlyChangedQueue::new(
+                processes,
+                config.retention_time_in_ms_in_delta_queue,
             ),
             config,
             rng,
@@ -85,6 +101,11 @@ impl<O: Observer> World<'_, O> {
     /// Server bootstrap (see the module doc for the order).
     pub(super) fn start_server(&mut self) {
         self.observe(Observation::ServerStarted);
+        // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
+        let retention = self.server.config.delta_retention_timer_interval_ms;
+        let delay = self.server.timer_delay(retention);
+        self.queue
+            .schedule_in(delay, Event::ServerTimer(ServerTimer::DeltaRetention));
         let fill_interval = self.server.config.response_cache_update_interval_ms;
         if self.server.cache.uses_read_only() {
             let first = first_fill_delay(self.wall_now(), fill_interval);
@@ -127,6 +148,11 @@ impl<O: Observer> World<'_, O> {
                 self.server.registry.update_renewal_threshold(count);
                 self.server.config.renewal_threshold_update_interval_ms
             }
+            ServerTimer::DeltaRetention => {
+                let now = self.now();
+                self.server.recently_changed.purge(now);
+                self.server.config.delta_retention_timer_interval_ms
+            }
         };
         let delay = self.server.timer_delay(period);
         self.queue.schedule_in(delay, Event::ServerTimer(timer));
@@ -151,18 +177,25 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         for &p in &run.evicted {
+            self.server.recently_changed.cancelled(now, p);
             self.observe(Observation::Evicted { process: p });
             self.note_registry(p);
         }
         self.invalidate_cache();
     }
 
-    /// The cache-fill timer's task.
+    /// The cache-fill timer's task, for every key in the read-only level (`ALL_APPS`, then
+    /// `ALL_APPS_DELTA`).
     fn fill_read_only_cache(&mut self) {
         let now = self.now();
         let server = &mut self.server;
         let registry = &server.registry;
-        if let Some(payload) = server.cache.tick(now, || registry.statuses()) {
+        let full = server.cache.tick(now, || registry.statuses());
+        let changed = &server.recently_changed;
+        server
+            .delta_cache
+            .tick(now, || changed.delta_content(&registry.statuses()));
+        if let Some(payload) = full {
             self.observe(Observation::ReadOnlyRefreshed);
             self.note_served(&payload);
         }
@@ -199,6 +232,7 @@ impl<O: Observer> World<'_, O> {
     /// invalidating again).
     fn invalidate_cache(&mut self) {
         self.server.cache.invalidate();
+        self.server.delta_cache.invalidate();
         if !self.server.cache.uses_read_only() {
             let now = self.now();
             let server = &mut self.server;
@@ -233,12 +267,15 @@ impl<O: Observer> World<'_, O> {
         let now = self.now();
         let reply = match call {
             Call::Register { info, why } => {
-                self.server.registry.register(now, from, info);
+                let kept_holder = self.server.registry.register(now, from, info);
                 let status = self
                     .server
                     .registry
                     .entry(from)
                     .map_or(info.status, |e| e.info.status);
+                self.server
+                    .recently_changed
+                    .registered(now, from, status, kept_holder);
                 self.observe(Observation::Registered {
                     process: from,
                     status,
@@ -259,8 +296,10 @@ impl<O: Observer> World<'_, O> {
                 }
                 Reply::Fetched { why, payload }
             }
+            Call::FetchDelta => self.serve_delta(),
             Call::Cancel => {
                 if self.server.registry.cancel(now, from, true) {
+                    self.server.recently_changed.cancelled(now, from);
                     self.observe(Observation::Cancelled { process: from });
                     self.note_registry(from);
                     self.invalidate_cache();
@@ -273,6 +312,7 @@ impl<O: Observer> World<'_, O> {
                     .registry
                     .status_update(now, from, status, last_dirty);
                 if changed == Some(true) {
+                    self.server.recently_changed.modified(now, from, status);
                     self.note_registry(from);
                     self.invalidate_cache();
                 }
@@ -284,6 +324,9 @@ impl<O: Observer> World<'_, O> {
                         .registry
                         .delete_status_override(now, from, InstanceStatus::Unknown);
                 if existed == Some(true) {
+                    self.server
+                        .recently_changed
+                        .modified(now, from, InstanceStatus::Unknown);
                     self.note_registry(from);
                     self.invalidate_cache();
                 }
@@ -291,6 +334,23 @@ impl<O: Observer> World<'_, O> {
             }
         };
         self.reply(from, reply);
+    }
+
+    /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
+    /// server, else the `ALL_APPS_DELTA` key through the response cache (FACTS.md §4). (The
+    /// `shouldAllowAccess` 403 window never applies to a Spring Cloud server, FACTS.md §2.5.)
+    fn serve_delta(&mut self) -> Reply {
+        if self.server.config.disable_delta {
+            return Reply::DeltaForbidden;
+        }
+        let now = self.now();
+        let server = &mut self.server;
+        let registry = &server.registry;
+        let changed = &server.recently_changed;
+        let (payload, _) = server
+            .delta_cache
+            .get(now, || changed.delta_content(&registry.statuses()));
+        Reply::Delta { payload }
     }
 
     /// `InstanceResource#renewLease`: renew first (counted even if the reply becomes 404), then
@@ -303,6 +363,12 @@ impl<O: Observer> World<'_, O> {
                 silent_status_change,
             } => {
                 if silent_status_change {
+                    if let Some(e) = self.server.registry.entry(from) {
+                        let status = e.info.status;
+                        self.server
+                            .recently_changed
+                            .status_set_silently(from, status);
+                    }
                     self.note_registry(from);
                 }
                 if let Some(e) = self.server.registry.entry(from) {

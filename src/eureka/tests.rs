@@ -775,3 +775,4 @@ fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
     );
     assert!(with_breaker < without / 10);
 }
+mod delta;

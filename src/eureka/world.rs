@@ -12,6 +12,7 @@ use crate::scenario::{ClientConfig, Scenario};
 
 use super::ProcessId;
 use super::client::DiscoveryClient;
+use super::delta::DeltaPayload;
 use super::deploy::DeployRun;
 use super::observe::{Observation, Observer, RouteId};
 use super::registry::Registrant;
@@ -63,6 +64,8 @@ pub enum Call {
     Renew { last_dirty: u64 },
     /// `GET /apps` (full fetch).
     FetchAll { why: FetchWhy },
+    /// `GET /apps/delta`.
+    FetchDelta,
     /// `DELETE /apps/{app}/{id}` (unregister).
     Cancel,
     /// `PUT /apps/{app}/{id}/status?value=`.
@@ -88,14 +91,28 @@ pub enum RegisterWhy {
 pub enum FetchWhy {
     Init,
     Periodic,
+    /// `DiscoveryClient#reconcileAndLogDifference`: the delta left a different reconcile hash.
+    Reconcile,
 }
 
 /// The server's answer to a [`Call`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    Registered { why: RegisterWhy },
-    Renewed { found: bool },
-    Fetched { why: FetchWhy, payload: Rc<Payload> },
+    Registered {
+        why: RegisterWhy,
+    },
+    Renewed {
+        found: bool,
+    },
+    Fetched {
+        why: FetchWhy,
+        payload: Rc<Payload>,
+    },
+    Delta {
+        payload: Rc<DeltaPayload>,
+    },
+    /// `GET /apps/delta` answered 403 (`eureka.server.disable-delta`).
+    DeltaForbidden,
     Cancelled,
     StatusPut,
     StatusDeleted,

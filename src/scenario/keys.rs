@@ -554,6 +554,29 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Server(|c, v| c.default_open_for_traffic_count = v.count()),
     ),
     relaxed(
+        "eureka.server.disable-delta",
+        Kind::Bool,
+        "false",
+        "Answer GET /apps/delta with 403, so clients fall back to full fetches (FACTS.md §4).",
+        Apply::Server(|c, v| c.disable_delta = v.flag()),
+    ),
+    relaxed(
+        "eureka.server.retention-time-in-m-s-in-delta-queue",
+        MILLIS,
+        "180000",
+        "How long a change stays in the recently-changed queue that deltas are built from; with \
+         the retention timer an item lives retention to retention + timer interval (FACTS.md §4).",
+        Apply::Server(|c, v| c.retention_time_in_ms_in_delta_queue = v.int()),
+    ),
+    relaxed(
+        "eureka.server.delta-retention-timer-interval-in-ms",
+        MILLIS,
+        "30000",
+        "Period of the task that drops expired items from the recently-changed queue (FACTS.md \
+         §4).",
+        Apply::Server(|c, v| c.delta_retention_timer_interval_ms = v.int()),
+    ),
+    relaxed(
         "timer-lateness-ms",
         Kind::millis(0, 10_000),
         "0",
@@ -650,6 +673,13 @@ pub(super) static DEFS: &[KeyDef] = &[
          DOWN back into UP and registers UP until DiscoveryClient#shutdown \
          (spring-cloud-netflix#3923).",
         Apply::Client(|c, v| c.healthcheck_enabled = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.disable-delta",
+        Kind::Bool,
+        "false",
+        "Always fetch the full registry instead of deltas (FACTS.md §4).",
+        Apply::Client(|c, v| c.disable_delta = v.flag()),
     ),
     ribbon(
         "ribbon.ServerListRefreshInterval",

@@ -88,6 +88,12 @@ pub struct ServerConfig {
     pub expected_number_of_clients_sending_renews: u32,
     /// `eureka.instance.registry.default-open-for-traffic-count` (1).
     pub default_open_for_traffic_count: u32,
+    /// `eureka.server.disable-delta` (false): `GET /apps/delta` answers 403 (FACTS.md §4).
+    pub disable_delta: bool,
+    /// `eureka.server.retention-time-in-m-s-in-delta-queue` (180000).
+    pub retention_time_in_ms_in_delta_queue: u64,
+    /// `eureka.server.delta-retention-timer-interval-in-ms` (30000).
+    pub delta_retention_timer_interval_ms: u64,
     /// `timer-lateness-ms` (model, default 0): each run of a server `java.util.Timer` wakes up a
     /// uniform `[0, x]` ms late, which fixed-delay timers carry forward.
     pub timer_lateness_ms: u64,
@@ -125,6 +131,8 @@ pub struct ClientConfig {
     /// `eureka.client.healthcheck.enabled` (false): the replicator's `refreshInstanceInfo` asks
     /// SCN's `EurekaHealthCheckHandler` for the status (spring-cloud-netflix#3923).
     pub healthcheck_enabled: bool,
+    /// `eureka.client.disable-delta` (false): every periodic fetch is a full one (FACTS.md §4).
+    pub disable_delta: bool,
     /// Global `ribbon.*` keys.
     pub ribbon: RibbonConfig,
 }
@@ -501,6 +509,9 @@ impl Default for ServerConfig {
             sync_when_timestamp_differs: true,
             expected_number_of_clients_sending_renews: 1,
             default_open_for_traffic_count: 1,
+            disable_delta: false,
+            retention_time_in_ms_in_delta_queue: 180_000,
+            delta_retention_timer_interval_ms: 30_000,
             timer_lateness_ms: 0,
             client: ClientConfig {
                 register_with_eureka: false,
@@ -526,6 +537,7 @@ impl Default for ClientConfig {
             should_unregister_on_shutdown: true,
             should_enforce_registration_at_init: false,
             healthcheck_enabled: false,
+            disable_delta: false,
             ribbon: RibbonConfig::default(),
         }
     }

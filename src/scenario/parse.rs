@@ -16,6 +16,8 @@
 
 #[cfg(test)]
 mod claim_tests;
+#[cfg(test)]
+mod delta_tests;
 mod lifecycle;
 mod raw;
 mod resolve;
