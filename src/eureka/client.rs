@@ -565,6 +565,7 @@ impl<O: Observer> World<'_, O> {
             lists.push((application, list));
         }
         self.processes[p].client.up_lists = lists;
+        self.after_client_lists_changed(p);
     }
 
     /// Applications whose instances process `p` routes to.

@@ -5,15 +5,17 @@
 
 mod arrivals;
 mod batch;
+mod spring;
 
 use crate::engine::{RngStream, SimTime, StreamFactory};
-use crate::scenario::{HttpMethod, RibbonConfig, Scenario};
+use crate::scenario::{HttpMethod, LoadBalancerConfig, RibbonConfig, Scenario, Train};
 
 use super::ProcessId;
 use super::circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
 use super::observe::{Observation, Observer, RouteId};
 use super::world::{Event, Layout, World};
 pub use arrivals::Arrivals;
+pub use spring::{SpringLoadBalancer, SpringTimer};
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
 pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
@@ -100,6 +102,14 @@ pub struct Route {
     pub ribbon: RibbonConfig,
     pub breaker: CircuitBreaker,
     pub retryable: bool,
+    /// The caller's requests are GETs (retried by default).
+    pub get: bool,
+    /// Ribbon (true) or Spring Cloud LoadBalancer (false) routes these calls.
+    pub uses_ribbon: bool,
+    /// The caller's `spring.cloud.loadbalancer.*` settings.
+    pub load_balancer: LoadBalancerConfig,
+    /// Spring Cloud LoadBalancer, created at the first request.
+    pub spring: Option<SpringLoadBalancer>,
     /// The request stream (`None`: no traffic).
     arrivals: Option<Arrivals>,
     /// Created lazily at the first request (or at start with eager loading).
@@ -155,6 +165,14 @@ impl Route {
                     breaker: CircuitBreaker::from_config(&target.ribbon),
                     retryable: caller.method == HttpMethod::Get
                         || target.ribbon.ok_to_retry_on_all_operations,
+                    get: caller.method == HttpMethod::Get,
+                    uses_ribbon: caller
+                        .client
+                        .load_balancer
+                        .ribbon_enabled
+                        .unwrap_or(scenario.simulation.release.train < Train::Y2020),
+                    load_balancer: caller.client.load_balancer.clone(),
+                    spring: None,
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
                     balancer: None,
                     refresh_generation: 0,
@@ -189,7 +207,7 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].caller != caller {
                 continue;
             }
-            if self.routes[r].ribbon.eager_load {
+            if self.routes[r].uses_ribbon && self.routes[r].ribbon.eager_load {
                 self.create_balancer(r);
             }
             let route = &mut self.routes[r];
@@ -215,7 +233,10 @@ impl<O: Observer> World<'_, O> {
         if self.request_mode == RequestMode::Batched {
             self.handle_request(r);
             let route = &mut self.routes[r];
-            route.batch_from_us = Some(route.next_arrival_us);
+            // Unless the first request left an empty cache behind (a miss is then pending).
+            if route.spring.as_ref().is_none_or(|lb| !lb.miss_pending()) {
+                route.batch_from_us = Some(route.next_arrival_us);
+            }
             return;
         }
         while self.routes[r].next_arrival_us < horizon_us {
@@ -229,15 +250,38 @@ impl<O: Observer> World<'_, O> {
 
     /// One request, now, with per-attempt observations (the reference path).
     fn handle_request(&mut self, r: RouteId) {
-        if self.routes[r].balancer.is_none() {
-            self.create_balancer(r);
-        }
         let now_ms = self.now().ms();
-        let outcome = self.route_one_request(r, now_ms, true);
-        if outcome.failed
-            && let Some(first) = outcome.first
-        {
+        let outcome = if self.routes[r].uses_ribbon {
+            if self.routes[r].balancer.is_none() {
+                self.create_balancer(r);
+            }
+            self.route_one_request(r, now_ms, true)
+        } else {
+            if self.routes[r].spring.is_none() {
+                let request_us = self.routes[r].next_arrival_us;
+                self.create_spring_balancer(r, request_us);
+            }
+            self.spring_request(r, now_ms, true)
+        };
+        self.report_failed(r, outcome, true);
+    }
+
+    /// Observes a request that failed after its retries.
+    fn report_failed(&mut self, r: RouteId, outcome: RequestOutcome, per_request: bool) {
+        if !outcome.failed {
+            return;
+        }
+        let Some(first) = outcome.first else {
+            return;
+        };
+        if per_request {
             self.observe(Observation::RequestFailed { route: r, first });
+        } else {
+            self.observe(Observation::RequestsFailed {
+                route: r,
+                first,
+                count: 1,
+            });
         }
     }
 
@@ -358,18 +402,19 @@ impl<O: Observer> World<'_, O> {
         let Some(balancer) = self.routes[r].balancer.as_mut() else {
             return;
         };
-        let old = std::mem::replace(&mut balancer.servers, fresh);
+        let old = std::mem::replace(&mut balancer.servers, fresh.clone());
         self.observe(Observation::RibbonRefreshed { route: r });
-        // Membership diff in O(n) with a scratch mark per process.
+        self.observe_list_change(r, &old, &fresh);
+    }
+
+    /// Observes which processes entered and left route `r`'s balancer list, in O(n) with a
+    /// scratch mark per process.
+    pub(super) fn observe_list_change(&mut self, r: RouteId, old: &[ProcessId], new: &[ProcessId]) {
         let mut marks = std::mem::take(&mut self.scratch_marks);
         marks.resize(self.processes.len(), false);
-        for &p in &old {
+        for &p in old {
             marks[p] = true;
         }
-        let new = self.routes[r]
-            .balancer
-            .as_ref()
-            .map_or(&[][..], |b| b.servers.as_slice());
         let mut entered = Vec::new();
         for &p in new {
             if marks[p] {
@@ -378,7 +423,7 @@ impl<O: Observer> World<'_, O> {
                 entered.push(p);
             }
         }
-        for &p in &old {
+        for &p in old {
             if marks[p] {
                 marks[p] = false;
                 self.observe(Observation::RibbonList {

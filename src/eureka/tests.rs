@@ -776,3 +776,4 @@ fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
     assert!(with_breaker < without / 10);
 }
 mod delta;
+mod spring_lb;

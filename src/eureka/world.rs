@@ -18,7 +18,7 @@ use super::observe::{Observation, Observer, RouteId};
 use super::registry::Registrant;
 use super::response_cache::Payload;
 use super::restart::RestartRun;
-use super::route::{RequestMode, Route};
+use super::route::{RequestMode, Route, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 use super::status::InstanceStatus;
@@ -162,6 +162,11 @@ pub enum Event {
     RibbonRefresh {
         route: RouteId,
         generation: u32,
+    },
+    SpringLoadBalancer {
+        route: RouteId,
+        generation: u32,
+        timer: SpringTimer,
     },
     Shutdown {
         run: usize,
@@ -322,6 +327,11 @@ impl<'s, O: Observer> World<'s, O> {
             } => self.on_replicator_stop_deadline(process, generation),
             Event::Arrivals { route } => self.on_arrivals(route),
             Event::RibbonRefresh { route, generation } => self.on_ribbon_refresh(route, generation),
+            Event::SpringLoadBalancer {
+                route,
+                generation,
+                timer,
+            } => self.on_spring_timer(route, generation, timer),
             Event::Shutdown { run, step } => self.on_shutdown_step(run, step),
             Event::Restart { run } => self.on_restart(run),
             Event::DeployBatch { deploy } => self.on_deploy_batch(deploy),

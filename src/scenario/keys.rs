@@ -745,6 +745,107 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Longest blackout of a tripped server (ServerStats).",
         Apply::Ribbon(|c, v| c.circuit_trip_max_timeout_s = v.int()),
     ),
+    relaxed(
+        "spring.cloud.loadbalancer.ribbon.enabled",
+        Kind::Bool,
+        "the train's",
+        "Route through Ribbon (true) or Spring Cloud LoadBalancer (false); unset: Ribbon up to \
+         Hoxton, Spring Cloud LoadBalancer from 2020.0, which removed Ribbon (FACTS.md §9).",
+        Apply::Client(|c, v| c.load_balancer.ribbon_enabled = Some(v.flag())),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.cache.enabled",
+        Kind::Bool,
+        "true",
+        "Spring Cloud LoadBalancer caches the instance list (CachingServiceInstanceListSupplier); \
+         false reads the Eureka client's cache at every request.",
+        Apply::Client(|c, v| c.load_balancer.cache_enabled = v.flag()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.cache.ttl",
+        MILLIS,
+        "35000",
+        "Time to live of the cached list, in ms (expire after write); the list is re-read at the \
+         first request after it expired, so without traffic nothing is refreshed (FACTS.md §9).",
+        Apply::Client(|c, v| c.load_balancer.cache_ttl_ms = v.int()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.configurations",
+        Kind::Supplier,
+        "default",
+        "The instance-list supplier chain: `default` (discovery client + cache) or `health-check` \
+         (discovery client + health checks, no cache) (FACTS.md §9).",
+        Apply::Client(|c, v| {
+            if let Val::Supplier(k) = v {
+                c.load_balancer.configurations = *k;
+            }
+        }),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.health-check.initial-delay",
+        Kind::millis(0, 86_400_000),
+        "0",
+        "Delay before the first health-check round, in ms.",
+        Apply::Client(|c, v| c.load_balancer.health_check_initial_delay_ms = v.int()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.health-check.interval",
+        MILLIS,
+        "25000",
+        "Period of the health-check rounds (GET /actuator/health on every instance), in ms.",
+        Apply::Client(|c, v| c.load_balancer.health_check_interval_ms = v.int()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.health-check.refetch-instances",
+        Kind::Bool,
+        "false",
+        "Re-read the instances from the Eureka client periodically; false health-checks only the \
+         first list forever (FACTS.md §9).",
+        Apply::Client(|c, v| c.load_balancer.refetch_instances = v.flag()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.health-check.refetch-instances-interval",
+        MILLIS,
+        "25000",
+        "Period of the re-reads with refetch-instances, in ms.",
+        Apply::Client(|c, v| c.load_balancer.refetch_instances_interval_ms = v.int()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.retry.enabled",
+        Kind::Bool,
+        "true",
+        "Spring Cloud LoadBalancer retries refused connections (FACTS.md §9).",
+        Apply::Client(|c, v| c.load_balancer.retry_enabled = v.flag()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.retry.retry-on-all-operations",
+        Kind::Bool,
+        "false",
+        "Retry every method, not only GET.",
+        Apply::Client(|c, v| c.load_balancer.retry_on_all_operations = v.flag()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.retry.max-retries-on-same-service-instance",
+        RETRIES,
+        "0",
+        "Retries on the same instance.",
+        Apply::Client(|c, v| c.load_balancer.max_retries_on_same_service_instance = v.count()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.retry.max-retries-on-next-service-instance",
+        RETRIES,
+        "1",
+        "Retries on another instance (chosen again by the round robin).",
+        Apply::Client(|c, v| c.load_balancer.max_retries_on_next_service_instance = v.count()),
+    ),
+    relaxed(
+        "spring.cloud.loadbalancer.retry.avoid-previous-instance",
+        Kind::Bool,
+        "true",
+        "A retry chooses among the instances other than the one just tried \
+         (RetryAwareServiceInstanceListSupplier), unless it was the only one.",
+        Apply::Client(|c, v| c.load_balancer.avoid_previous_instance = v.flag()),
+    ),
     // [[app]]
     required(
         "name",
@@ -1217,6 +1318,7 @@ mod tests {
             Kind::Strategy => Raw::Str("pause".into()),
             Kind::FinalStop => Raw::Str("kill-9".into()),
             Kind::Method => Raw::Str("POST".into()),
+            Kind::Supplier => Raw::Str("health-check".into()),
             Kind::Apps => Raw::Str("svc".into()),
             Kind::Instance => Raw::Str("svc-0".into()),
             Kind::Number => Raw::Float(0.5),

@@ -135,6 +135,79 @@ pub struct ClientConfig {
     pub disable_delta: bool,
     /// Global `ribbon.*` keys.
     pub ribbon: RibbonConfig,
+    /// `spring.cloud.loadbalancer.*` keys (FACTS.md §9).
+    pub load_balancer: LoadBalancerConfig,
+}
+
+/// Spring Cloud LoadBalancer's settings for a process's load-balanced calls (FACTS.md §9).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadBalancerConfig {
+    /// `spring.cloud.loadbalancer.ribbon.enabled`: route through Ribbon (true) or Spring Cloud
+    /// LoadBalancer (false). Unset: Ribbon up to Hoxton, Spring Cloud LoadBalancer from 2020.0,
+    /// which removed Ribbon.
+    pub ribbon_enabled: Option<bool>,
+    /// `spring.cloud.loadbalancer.cache.enabled` (true).
+    pub cache_enabled: bool,
+    /// `spring.cloud.loadbalancer.cache.ttl` (35 s).
+    pub cache_ttl_ms: u64,
+    /// `spring.cloud.loadbalancer.configurations` (`default`).
+    pub configurations: SupplierKind,
+    /// `spring.cloud.loadbalancer.health-check.initial-delay` (0).
+    pub health_check_initial_delay_ms: u64,
+    /// `spring.cloud.loadbalancer.health-check.interval` (25 s).
+    pub health_check_interval_ms: u64,
+    /// `spring.cloud.loadbalancer.health-check.refetch-instances` (false).
+    pub refetch_instances: bool,
+    /// `spring.cloud.loadbalancer.health-check.refetch-instances-interval` (25 s).
+    pub refetch_instances_interval_ms: u64,
+    /// `spring.cloud.loadbalancer.retry.enabled` (true).
+    pub retry_enabled: bool,
+    /// `spring.cloud.loadbalancer.retry.retry-on-all-operations` (false).
+    pub retry_on_all_operations: bool,
+    /// `spring.cloud.loadbalancer.retry.max-retries-on-same-service-instance` (0).
+    pub max_retries_on_same_service_instance: u32,
+    /// `spring.cloud.loadbalancer.retry.max-retries-on-next-service-instance` (1).
+    pub max_retries_on_next_service_instance: u32,
+    /// `spring.cloud.loadbalancer.retry.avoid-previous-instance` (true).
+    pub avoid_previous_instance: bool,
+}
+
+/// `spring.cloud.loadbalancer.configurations`: which `ServiceInstanceListSupplier` chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SupplierKind {
+    /// `default`: discovery client, then the caching supplier.
+    Default,
+    /// `health-check`: discovery client, then the health-check supplier.
+    HealthCheck,
+}
+
+impl SupplierKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SupplierKind::Default => "default",
+            SupplierKind::HealthCheck => "health-check",
+        }
+    }
+}
+
+impl Default for LoadBalancerConfig {
+    fn default() -> Self {
+        LoadBalancerConfig {
+            ribbon_enabled: None,
+            cache_enabled: true,
+            cache_ttl_ms: 35_000,
+            configurations: SupplierKind::Default,
+            health_check_initial_delay_ms: 0,
+            health_check_interval_ms: 25_000,
+            refetch_instances: false,
+            refetch_instances_interval_ms: 25_000,
+            retry_enabled: true,
+            retry_on_all_operations: false,
+            max_retries_on_same_service_instance: 0,
+            max_retries_on_next_service_instance: 1,
+            avoid_previous_instance: true,
+        }
+    }
 }
 
 /// Ribbon client configuration (`ribbon.<Key>` globally, `<app>.ribbon.<Key>` per called app).
@@ -539,6 +612,7 @@ impl Default for ClientConfig {
             healthcheck_enabled: false,
             disable_delta: false,
             ribbon: RibbonConfig::default(),
+            load_balancer: LoadBalancerConfig::default(),
         }
     }
 }

@@ -266,16 +266,28 @@ impl Builder<'_> {
                 );
             }
         }
-        if simulation.release.train >= Train::Y2020 && !callers.is_empty() {
-            self.warn(
-                &Place::File,
-                format!(
-                    "release {}: Spring Cloud 2020.0 replaced Ribbon with Spring Cloud \
-                     LoadBalancer (FACTS.md §9), which is not modelled yet; callers still follow \
-                     Ribbon's rules",
-                    simulation.release.train
+        for caller in &callers {
+            let train = simulation.release.train;
+            match caller.client.load_balancer.ribbon_enabled {
+                Some(true) if train >= Train::Y2020 => self.warn(
+                    &Place::File,
+                    format!(
+                        "caller `{}` routes through Ribbon on {train}: Spring Cloud 2020.0 removed \
+                         Ribbon from Spring Cloud Netflix; this is only possible with \
+                         spring-cloud-netflix-ribbon 2.2.x pinned by hand",
+                        caller.name
+                    ),
                 ),
-            );
+                Some(false) if train < Train::Hoxton => self.warn(
+                    &Place::File,
+                    format!(
+                        "caller `{}` uses Spring Cloud LoadBalancer on {train}: it first shipped \
+                         with Hoxton (spring-cloud-commons 2.2)",
+                        caller.name
+                    ),
+                ),
+                _ => {}
+            }
         }
         if simulation.release.train >= Train::Y2020
             && shutdowns.iter().any(|s| s.strategy == Strategy::Pause)

@@ -43,7 +43,15 @@ impl<O: Observer> World<'_, O> {
         let Some(from) = route.batch_from_us else {
             return;
         };
-        if route.arrivals.is_none() || until_us <= from || route.balancer.is_none() {
+        if route.arrivals.is_none() || until_us <= from {
+            return;
+        }
+        if !route.uses_ribbon {
+            route.batch_from_us = Some(until_us);
+            self.flush_spring(r, from, until_us);
+            return;
+        }
+        if route.balancer.is_none() {
             return;
         }
         route.batch_from_us = Some(until_us);
@@ -82,15 +90,7 @@ impl<O: Observer> World<'_, O> {
                     match arrivals.next_within(&mut route.rng, t, end) {
                         Some(at) => {
                             let outcome = self.route_one_request(r, (at / 1000.0) as u64, false);
-                            if outcome.failed
-                                && let Some(first) = outcome.first
-                            {
-                                self.observe(Observation::RequestsFailed {
-                                    route: r,
-                                    first,
-                                    count: 1,
-                                });
-                            }
+                            self.report_failed(r, outcome, false);
                             t = at;
                         }
                         None => t = end,

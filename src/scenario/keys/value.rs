@@ -6,7 +6,9 @@
 //! error here rather than a simulation that never ends.
 
 use crate::experiment::Metric;
-use crate::scenario::model::{Comparison, FinalStop, HttpMethod, Statistic, Strategy};
+use crate::scenario::model::{
+    Comparison, FinalStop, HttpMethod, Statistic, Strategy, SupplierKind,
+};
 use crate::scenario::release::{EurekaVersion, Train};
 
 use super::{canonical_segment, closest};
@@ -50,6 +52,7 @@ pub(in crate::scenario) enum Val {
     Strategy(Strategy),
     Stop(FinalStop),
     Method(HttpMethod),
+    Supplier(SupplierKind),
     Metric(Metric),
     Statistic(Statistic),
     Comparison(Comparison),
@@ -147,6 +150,8 @@ pub(in crate::scenario) enum Kind {
     Strategy,
     FinalStop,
     Method,
+    /// `spring.cloud.loadbalancer.configurations`.
+    Supplier,
     /// One `[[app]]` name or an array of them.
     Apps,
     /// An instance id `<app>-<index>`, checked against the apps once they are known.
@@ -210,6 +215,7 @@ impl Kind {
             | Kind::Strategy
             | Kind::FinalStop
             | Kind::Method
+            | Kind::Supplier
             | Kind::Instance => "a string",
         }
     }
@@ -241,6 +247,7 @@ impl Kind {
             Kind::Strategy => Strategy::ALL.map(Strategy::name).join(", "),
             Kind::FinalStop => "kill-15, kill-9, keep-running".to_string(),
             Kind::Method => "GET, POST".to_string(),
+            Kind::Supplier => "default, health-check".to_string(),
             Kind::Apps => "an [[app]] name or an array of [[app]] names".to_string(),
             Kind::Instance => "an instance id `<app name>-<index>` such as `svc-0`".to_string(),
             Kind::Number => "a finite number".to_string(),
@@ -325,6 +332,16 @@ impl Kind {
                     "GET" => Ok(Val::Method(HttpMethod::Get)),
                     "POST" => Ok(Val::Method(HttpMethod::Post)),
                     _ => Err(Problem::Invalid(format!("unknown method `{text}`"))),
+                }
+            }
+            Kind::Supplier => {
+                let text = self.text(raw, literal)?;
+                match text.trim().to_ascii_lowercase().as_str() {
+                    "default" => Ok(Val::Supplier(SupplierKind::Default)),
+                    "health-check" => Ok(Val::Supplier(SupplierKind::HealthCheck)),
+                    _ => Err(Problem::Invalid(format!(
+                        "unknown load-balancer configuration `{text}`"
+                    ))),
                 }
             }
             Kind::Apps => apps(raw, self),
