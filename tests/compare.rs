@@ -101,6 +101,9 @@ fn at_defaults_kill_9_is_worse_than_kill_15_is_worse_than_a_90_s_wait() {
             "90",
             "--trials",
             "60",
+            // The last Hoxton whose /pause deregisters (spring-cloud-commons 2.2.6).
+            "--set",
+            "simulation.release=Hoxton.SR9",
             "--out",
             path(&out),
         ],

@@ -486,8 +486,8 @@ mod tests {
     #[test]
     fn eviction_lowers_expected_only_from_1_9_17() {
         let old = Release {
-            train: Train::Greenwich,
             eureka: EurekaVersion::new(1, 9, 16),
+            ..Release::of_train(Train::Greenwich)
         };
         for (release, expected_after) in [(Release::default(), 2), (old, 3)] {
             let mut r = Registry::new(4, &ServerConfig::default(), release);

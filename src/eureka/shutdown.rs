@@ -6,8 +6,11 @@
 //!   `DiscoveryClient#shutdown` (replicator stop, DELETE) and the JVM exits.
 //! - `kill-15`, Dalston: DOWN and then, on the same thread, `DiscoveryClient#shutdown` with its
 //!   DELETE, racing the DOWN register on the replicator thread; the web server stops afterwards.
-//! - `pause`: `context.stop()` deregisters (DOWN; on Dalston also the client shutdown) but the
-//!   web server keeps serving for `wait-s`; then the process is stopped with `then`.
+//! - `pause`: up to spring-cloud-commons 2.2.6 (Hoxton.SR9), `context.stop()` deregisters
+//!   (DOWN; on Dalston also the client shutdown) but the web server keeps serving for `wait-s`;
+//!   then the process is stopped with `then`. From commons 2.2.7 (Hoxton.SR10, 2020.0+) /pause
+//!   only calls `PauseHandler` beans: nothing reaches Eureka, the instance stays UP and serving
+//!   until `then` (`Release::pause_deregisters`, FACTS.md §7).
 //! - `service-registry`: `PUT .../status?value=OUT_OF_SERVICE`, wait `wait-s`, `DELETE
 //!   .../status` (UNKNOWN), then `then`.
 
@@ -103,7 +106,9 @@ impl<O: Observer> World<'_, O> {
                 Strategy::Kill9 => self.kill_process(p),
                 Strategy::Kill15 => self.begin_kill15(run),
                 Strategy::Pause => {
-                    self.deregister(run, AfterClientShutdown::Nothing);
+                    if self.scenario.simulation.release.pause_deregisters() {
+                        self.deregister(run, AfterClientShutdown::Nothing);
+                    }
                     let (delay, step) = match resume {
                         Some(resume) => (resume, Step::Resume),
                         None => (wait, Step::Final),
@@ -132,7 +137,9 @@ impl<O: Observer> World<'_, O> {
                 FinalStop::Kill15 => self.begin_kill15(run),
                 FinalStop::KeepRunning => {}
             },
-            Step::Resume => self.resume(p),
+            Step::Resume if self.scenario.simulation.release.pause_deregisters() => self.resume(p),
+            // commons >= 2.2.7: /resume only calls the PauseHandler beans, as /pause did.
+            Step::Resume => {}
             Step::DestroyBeans => {
                 self.shutdowns[run].after_client_shutdown = AfterClientShutdown::Exit;
                 self.client_shutdown(p);

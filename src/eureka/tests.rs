@@ -406,6 +406,66 @@ fn pause_keeps_serving_through_the_wait() {
     assert_eq!(stopped, [SimTime(345_000)]);
 }
 
+/// FACTS.md §7, `Release::pause_deregisters`: /pause at 300 s, wait-s 45, then kill-15.
+/// Hoxton.SR9 (commons 2.2.6): `context.stop()` sets DOWN, whose on-demand register reaches the
+/// server at 300 s + LAT; the process serves until 345 s. Hoxton.SR10 (commons 2.2.7): /pause
+/// touches nothing in Eureka, so the instance stays UP (and keeps renewing) through the wait and
+/// the DOWN only comes with the final kill-15 at 345 s, registered at 345 s + LAT. Either way the
+/// DELETE follows the web server stop (5–50 ms) and the replicator's 3 s awaitTermination.
+#[test]
+fn pause_deregisters_up_to_commons_2_2_6_only() {
+    let text = KILL9
+        .replace("kill-9", "pause")
+        .replace("at-s = 300", "at-s = 300\nwait-s = 45\nthen = \"kill-15\"");
+    for (release, down_at) in [
+        ("Hoxton.SR9", 300_000 + LAT),
+        ("Hoxton.SR10", 345_000 + LAT),
+    ] {
+        let s = scenario(&text, &[&format!("simulation.release={release}")]);
+        let target = process(&s, "svc-0");
+        let (log, _) = record(&s, 6);
+        let downs: Vec<SimTime> = log
+            .iter()
+            .filter(|(t, o)| {
+                t.ms() >= 300_000
+                    && matches!(o, Observation::Registered { process, status }
+                        if *process == target && *status == super::InstanceStatus::Down)
+            })
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(downs, [SimTime(down_at)], "{release}");
+        let left = times(&log, |o| {
+            *o == Observation::Registry {
+                process: target,
+                up: false,
+            }
+        });
+        assert_eq!(left.first(), Some(&SimTime(down_at)), "{release}");
+        let stopped = times(&log, |o| {
+            *o == Observation::StoppedServing { process: target }
+        });
+        assert_eq!(stopped, [SimTime(345_000)], "{release}");
+        let renews_in_wait = times(
+            &log,
+            |o| matches!(o, Observation::Renewed { process, .. } if *process == target),
+        )
+        .into_iter()
+        .filter(|t| t.ms() > 300_000 && t.ms() < 345_000)
+        .count();
+        assert!(
+            renews_in_wait >= 1,
+            "{release}: heartbeats go on in the wait"
+        );
+        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target });
+        let (lo, hi) = super::WEB_SERVER_STOP_MS;
+        let after = cancelled[0].ms() - 345_000;
+        assert!(
+            (3_000 + lo + LAT..=3_000 + hi + LAT).contains(&after),
+            "{release}: DELETE {after} ms after the stop"
+        );
+    }
+}
+
 /// Same scenario and seed: the same observation stream, event for event.
 #[test]
 fn trials_are_deterministic() {

@@ -79,7 +79,11 @@ impl TrialTrace {
         let start = SimTime(config.at_ms);
         let mut steps = vec![Step {
             at: start,
-            text: strategy_text(config.strategy, config.wait_ms),
+            text: strategy_text(
+                config.strategy,
+                config.wait_ms,
+                scenario.simulation.release.pause_deregisters(),
+            ),
         }];
         let push = |steps: &mut Vec<Step>, at: SimTime, text: String| {
             steps.push(Step { at, text });
@@ -453,7 +457,8 @@ fn gate_text(renews: u64, threshold: i64) -> String {
     }
 }
 
-fn strategy_text(strategy: Strategy, wait_ms: u64) -> String {
+/// `pause_deregisters`: `Release::pause_deregisters` (spring-cloud-commons <= 2.2.6, FACTS.md §7).
+fn strategy_text(strategy: Strategy, wait_ms: u64, pause_deregisters: bool) -> String {
     let wait = wait_ms as f64 / 1000.0;
     match strategy {
         Strategy::Kill9 => "kill -9: the JVM dies; no DOWN, no DELETE is sent".to_string(),
@@ -462,6 +467,10 @@ fn strategy_text(strategy: Strategy, wait_ms: u64) -> String {
              shutdown with its DELETE)"
                 .to_string()
         }
+        Strategy::Pause if !pause_deregisters => format!(
+            "/pause (spring-cloud-commons >= 2.2.7): only PauseHandler beans pause; Eureka is not \
+             told, the instance stays UP and serving for {wait} s"
+        ),
         Strategy::Pause => format!(
             "/pause: context.stop() sets DOWN (deregister) but the web server keeps serving for \
              {wait} s"

@@ -428,10 +428,12 @@ mod tests {
     use crate::experiment::compare::{expand_variants, plan_compare, run_compare};
     use crate::scenario::{Strategy, parse_str};
 
+    /// Hoxton.SR9: the last release whose /pause deregisters (`Release::pause_deregisters`).
     const SCENARIO: &str = r#"
 [simulation]
 duration-s = 500
 trials = 5
+release = "Hoxton.SR9"
 [[app]]
 name = "svc"
 instances = 20

@@ -18,7 +18,6 @@ use super::model::{
     ClientConfig, Comparison, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
     SimulationConfig, Statistic, Strategy,
 };
-use super::release::Release;
 use crate::experiment::Metric;
 
 /// A table of the scenario file.
@@ -397,10 +396,12 @@ pub(super) static DEFS: &[KeyDef] = &[
         "release",
         Kind::Train,
         "Hoxton",
-        "Spring Cloud release train: decides which Eureka rules apply (FACTS.md §0.1, §0.2).",
+        "Spring Cloud release train, optionally with a service release (Hoxton.SR9, \
+         2020.0.3): decides the Eureka and spring-cloud-commons versions and so which rules \
+         apply (FACTS.md §0.1, §0.2, §7, §8). A bare train means its last service release.",
         Apply::Simulation(|c, v| {
-            if let Val::Train(t) = v {
-                c.release = Release::of_train(*t);
+            if let Val::Train(r) = v {
+                c.release = *r;
             }
         }),
     ),
@@ -709,6 +710,24 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Retry every method, not only GET (FACTS.md §8).",
         |c, v| c.ok_to_retry_on_all_operations = v.flag(),
     ),
+    ribbon(
+        "ribbon.ConnectTimeout",
+        MILLIS,
+        "1000 (2000 on Dalston)",
+        "Ribbon client connect timeout: SCN's RibbonClientConfiguration sets 1000 from Edgware; \
+         Dalston keeps Ribbon's DefaultClientConfigImpl 2000 (FACTS.md §8). Not used by the \
+         model yet.",
+        |c, v| c.connect_timeout_ms = v.int(),
+    ),
+    ribbon(
+        "ribbon.ReadTimeout",
+        MILLIS,
+        "1000 (5000 on Dalston)",
+        "Ribbon client read timeout: SCN's RibbonClientConfiguration sets 1000 from Edgware; \
+         Dalston keeps Ribbon's DefaultClientConfigImpl 5000 (FACTS.md §8). Not used by the \
+         model yet.",
+        |c, v| c.read_timeout_ms = v.int(),
+    ),
     relaxed(
         "ribbon.eager-load.enabled",
         Kind::Bool,
@@ -967,8 +986,9 @@ pub(super) static DEFS: &[KeyDef] = &[
         "(none)",
         "For pause: POST /actuator/resume this long after the pause began (context.start(), \
          which registers UP again on Edgware and later; on Dalston the client was shut down by \
-         /pause, so the instance stays unregistered, spring-cloud-netflix#2099). The process \
-         then keeps running: wait-s and then do not apply.",
+         /pause, so the instance stays unregistered, spring-cloud-netflix#2099; from Hoxton.SR10 \
+         /pause and /resume leave Eureka alone). The process then keeps running: wait-s and \
+         then do not apply.",
         Apply::Shutdown(|c, v| c.resume_ms = Some(v.secs_as_ms())),
     ),
     relaxed(
@@ -1211,6 +1231,8 @@ static PER_APP_KEYS: &[&str] = &[
     "<app>.ribbon.MaxAutoRetries",
     "<app>.ribbon.MaxAutoRetriesNextServer",
     "<app>.ribbon.OkToRetryOnAllOperations",
+    "<app>.ribbon.ConnectTimeout",
+    "<app>.ribbon.ReadTimeout",
 ];
 
 /// One segment in relaxed form: lower case, without `-` and `_` (Spring Boot's relaxed binding

@@ -233,6 +233,10 @@ pub struct RibbonConfig {
     pub circuit_trip_timeout_factor_s: u64,
     /// `niws.loadbalancer.default.circuitTripMaxTimeoutSeconds` (30).
     pub circuit_trip_max_timeout_s: u64,
+    /// `ConnectTimeout` (1000 ms; 2000 on Dalston, see `Release::ribbon_timeouts_ms`).
+    pub connect_timeout_ms: u64,
+    /// `ReadTimeout` (1000 ms; 5000 on Dalston).
+    pub read_timeout_ms: u64,
 }
 
 /// One `[[app]]`: a service with identical instances `<name>-0 .. <name>-(n-1)`.
@@ -629,6 +633,24 @@ impl Default for RibbonConfig {
             connection_failure_count_threshold: 3,
             circuit_trip_timeout_factor_s: 10,
             circuit_trip_max_timeout_s: 30,
+            // Edgware and later (the default Hoxton's); the parser sets the train's with
+            // `RibbonConfig::for_release`.
+            connect_timeout_ms: 1000,
+            read_timeout_ms: 1000,
+        }
+    }
+}
+
+impl RibbonConfig {
+    /// The defaults, with the release's Ribbon timeouts (`Release::ribbon_timeouts_ms`, FACTS.md
+    /// §8): the train is known only once `[simulation]` is read, so these defaults are resolved
+    /// then, before any `ribbon.*` key is applied.
+    pub fn for_release(release: Release) -> RibbonConfig {
+        let (connect_timeout_ms, read_timeout_ms) = release.ribbon_timeouts_ms();
+        RibbonConfig {
+            connect_timeout_ms,
+            read_timeout_ms,
+            ..RibbonConfig::default()
         }
     }
 }

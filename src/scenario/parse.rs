@@ -35,7 +35,7 @@ use super::model::{
     NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig,
     Statistic, Strategy,
 };
-use super::release::Train;
+use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
 
 /// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
@@ -174,9 +174,13 @@ impl Builder<'_> {
                 f(&mut network, &s.val);
             }
         }
-        let server = self.server(single(Section::Server));
+        let release = simulation.release;
+        let server = self.server(single(Section::Server), release);
         let clients = settings(single(Section::Clients));
-        let mut base = ClientConfig::default();
+        let mut base = ClientConfig {
+            ribbon: RibbonConfig::for_release(release),
+            ..ClientConfig::default()
+        };
         apply_client(&mut base, clients);
 
         let mut apps = Vec::new();
@@ -193,7 +197,7 @@ impl Builder<'_> {
         }
         let mut callers = Vec::new();
         for table in array(Section::Caller) {
-            callers.push(self.caller(table, &base, clients, &apps)?);
+            callers.push(self.caller(table, &base, clients, &apps, release)?);
         }
         self.check_names(tables, &server, &apps, &callers)?;
         let mut shutdowns: Vec<ShutdownConfig> = Vec::new();
@@ -289,15 +293,18 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        if simulation.release.train >= Train::Y2020
-            && shutdowns.iter().any(|s| s.strategy == Strategy::Pause)
-        {
+        let pauses = shutdowns.iter().any(|s| s.strategy == Strategy::Pause)
+            || deploys.iter().any(|d| d.strategy == Strategy::Pause);
+        if pauses && !simulation.release.pause_deregisters() {
             self.warn(
                 &Place::File,
-                "pause is modelled as spring-cloud-commons <= 2.2.6 runs /pause \
-                 (context.stop() deregisters); from commons 2.2.7 (late Hoxton service releases) and 3.0 (2020.0) /pause no \
-                 longer touches Eureka (FACTS.md §7)"
-                    .to_string(),
+                format!(
+                    "release {}: from spring-cloud-commons 2.2.7 (Hoxton.SR10) and in 2020.0+ \
+                     /pause no longer deregisters from Eureka (FACTS.md §7): the instance stays \
+                     UP and serving until `then` after wait-s, so pause is no better than its \
+                     final stop; Hoxton.SR9 or older is the release where pause deregisters",
+                    simulation.release.name()
+                ),
             );
         }
 
@@ -316,8 +323,9 @@ impl Builder<'_> {
         })
     }
 
-    fn server(&mut self, table: Option<&Resolved>) -> ServerConfig {
+    fn server(&mut self, table: Option<&Resolved>, release: Release) -> ServerConfig {
         let mut server = ServerConfig::default();
+        server.client.ribbon = RibbonConfig::for_release(release);
         for s in settings(table) {
             match (s.def.apply, &s.scope) {
                 (Apply::Server(f), _) => f(&mut server, &s.val),
@@ -356,6 +364,7 @@ impl Builder<'_> {
         base: &ClientConfig,
         clients: &[Setting],
         apps: &[AppConfig],
+        release: Release,
     ) -> Result<CallerConfig, ScenarioError> {
         self.require(table)?;
         let mut draft = CallerDraft::default();
@@ -384,7 +393,7 @@ impl Builder<'_> {
             // defaults <- [clients] ribbon.* <- [clients] <app>.ribbon.* <- caller ribbon.*
             // <- caller <app>.ribbon.*
             let app = Scope::App(called.clone());
-            let mut ribbon = RibbonConfig::default();
+            let mut ribbon = RibbonConfig::for_release(release);
             apply_ribbon(&mut ribbon, clients, &Scope::Global);
             apply_ribbon(&mut ribbon, clients, &app);
             apply_ribbon(&mut ribbon, &table.settings, &Scope::Global);

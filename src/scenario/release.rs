@@ -79,26 +79,194 @@ impl Train {
 
     /// The Eureka version the train ships at its last service release (FACTS.md §0.1).
     pub fn eureka_version(self) -> EurekaVersion {
+        self.last_service_release().eureka
+    }
+
+    /// The train's last service release: what the bare train name means.
+    pub fn last_service_release(self) -> ServiceRelease {
+        let all = self.service_releases();
+        all[all.len() - 1]
+    }
+
+    /// Every service release of the train, oldest first, with the spring-cloud-commons and
+    /// Eureka versions it pins.
+    ///
+    /// Source: spring-cloud/spring-cloud-release tag `v<Train>.<SR>` (`v2020.0.3` for calendar
+    /// trains), `spring-cloud-dependencies/pom.xml` properties `spring-cloud-commons.version` and
+    /// `spring-cloud-netflix.version`; then spring-cloud/spring-cloud-netflix tag of that version,
+    /// `spring-cloud-netflix-dependencies/pom.xml` property `eureka.version` (both read per tag
+    /// from git snapshots; the Hoxton rows agree with /work/notes/incidents-research.md part 2,
+    /// the SCN-to-Eureka column with FACTS.md §0.1). The SCN version is in each row's comment.
+    pub fn service_releases(self) -> &'static [ServiceRelease] {
         match self {
-            Train::Dalston => EurekaVersion::new(1, 6, 2),
-            Train::Edgware => EurekaVersion::new(1, 7, 2),
-            Train::Finchley => EurekaVersion::new(1, 9, 3),
-            Train::Greenwich => EurekaVersion::new(1, 9, 13),
-            Train::Hoxton => EurekaVersion::new(1, 10, 14),
-            Train::Y2020 => EurekaVersion::new(1, 10, 17),
-            Train::Y2021 => EurekaVersion::new(1, 10, 18),
-            Train::Y2022 | Train::Y2023 | Train::Y2024 | Train::Y2025 => {
-                EurekaVersion::new(2, 0, 4)
-            }
+            Train::Dalston => DALSTON,
+            Train::Edgware => EDGWARE,
+            Train::Finchley => FINCHLEY,
+            Train::Greenwich => GREENWICH,
+            Train::Hoxton => HOXTON,
+            Train::Y2020 => Y2020,
+            Train::Y2021 => Y2021,
+            Train::Y2022 => Y2022,
+            Train::Y2023 => Y2023,
+            Train::Y2024 => Y2024,
+            Train::Y2025 => Y2025,
         }
     }
+
+    /// `Hoxton.SR9`; calendar trains `2020.0.3`.
+    fn qualified(self, sr: &ServiceRelease) -> String {
+        format!("{}.{}", self.name(), sr.name)
+    }
+
+    /// Every qualified service-release name of the train, for messages.
+    pub fn service_release_names(self) -> Vec<String> {
+        self.service_releases()
+            .iter()
+            .map(|sr| self.qualified(sr))
+            .collect()
+    }
 }
+
+/// One service release of a train: its name after the train and the versions it pins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ServiceRelease {
+    /// `RELEASE`, `SR1` … for named trains; the last number for calendar trains (`3` in
+    /// `2020.0.3`).
+    pub name: &'static str,
+    pub eureka: EurekaVersion,
+    pub commons: CommonsVersion,
+}
+
+const fn sr(
+    name: &'static str,
+    eureka: (u16, u16, u16),
+    commons: (u16, u16, u16),
+) -> ServiceRelease {
+    ServiceRelease {
+        name,
+        eureka: EurekaVersion::new(eureka.0, eureka.1, eureka.2),
+        commons: EurekaVersion::new(commons.0, commons.1, commons.2),
+    }
+}
+
+// Dalston = SCN 1.3.0 … 1.3.6: Eureka 1.6.2 throughout (FACTS.md §0.1).
+const DALSTON: &[ServiceRelease] = &[
+    sr("RELEASE", (1, 6, 2), (1, 2, 0)), // SCN 1.3.0
+    sr("SR1", (1, 6, 2), (1, 2, 2)),     // SCN 1.3.1
+    sr("SR2", (1, 6, 2), (1, 2, 3)),     // SCN 1.3.2
+    sr("SR3", (1, 6, 2), (1, 2, 3)),     // SCN 1.3.4
+    sr("SR4", (1, 6, 2), (1, 2, 4)),     // SCN 1.3.5
+    sr("SR5", (1, 6, 2), (1, 2, 5)),     // SCN 1.3.6
+];
+// Edgware = SCN 1.4.x: Eureka 1.7.0 up to SR2 (SCN 1.4.0–1.4.3), 1.7.2 from SR3 (SCN 1.4.4;
+// FACTS.md §0.1 gives only the EOL 1.7.2). No rule switches between 1.7.0 and 1.7.2.
+const EDGWARE: &[ServiceRelease] = &[
+    sr("RELEASE", (1, 7, 0), (1, 3, 0)), // SCN 1.4.0
+    sr("SR1", (1, 7, 0), (1, 3, 1)),     // SCN 1.4.2
+    sr("SR2", (1, 7, 0), (1, 3, 2)),     // SCN 1.4.3
+    sr("SR3", (1, 7, 2), (1, 3, 3)),     // SCN 1.4.4
+    sr("SR4", (1, 7, 2), (1, 3, 4)),     // SCN 1.4.5
+    sr("SR5", (1, 7, 2), (1, 3, 5)),     // SCN 1.4.6
+    sr("SR6", (1, 7, 2), (1, 3, 6)),     // SCN 1.4.7
+];
+// Finchley = SCN 2.0.x: Eureka 1.9.2 at RELEASE, 1.9.3 (threshold-update fix a4dd6b22) from SR1
+// (FACTS.md §0.1, §0.2).
+const FINCHLEY: &[ServiceRelease] = &[
+    sr("RELEASE", (1, 9, 2), (2, 0, 0)), // SCN 2.0.0
+    sr("SR1", (1, 9, 3), (2, 0, 1)),     // SCN 2.0.1
+    sr("SR2", (1, 9, 3), (2, 0, 2)),     // SCN 2.0.2
+    sr("SR3", (1, 9, 3), (2, 0, 3)),     // SCN 2.0.3
+    sr("SR4", (1, 9, 3), (2, 0, 4)),     // SCN 2.0.4
+];
+// Greenwich = SCN 2.1.x: Eureka 1.9.8 → 1.9.12 (SR2) → 1.9.13 (SR3) (FACTS.md §0.1).
+const GREENWICH: &[ServiceRelease] = &[
+    sr("RELEASE", (1, 9, 8), (2, 1, 0)), // SCN 2.1.0
+    sr("SR1", (1, 9, 8), (2, 1, 1)),     // SCN 2.1.1
+    sr("SR2", (1, 9, 12), (2, 1, 2)),    // SCN 2.1.2
+    sr("SR3", (1, 9, 13), (2, 1, 3)),    // SCN 2.1.3
+    sr("SR4", (1, 9, 13), (2, 1, 4)),    // SCN 2.1.4
+    sr("SR5", (1, 9, 13), (2, 1, 5)),    // SCN 2.1.5
+    sr("SR6", (1, 9, 13), (2, 1, 6)),    // SCN 2.1.5
+];
+// Hoxton = SCN 2.2.x (FACTS.md §0.1; incidents-research.md part 2): Eureka 1.9.17 (evictions
+// lower expected clients) from SR3; commons 2.2.7 (/pause re-implemented) from SR10.
+const HOXTON: &[ServiceRelease] = &[
+    sr("RELEASE", (1, 9, 13), (2, 2, 0)), // SCN 2.2.0
+    sr("SR1", (1, 9, 13), (2, 2, 1)),     // SCN 2.2.1
+    sr("SR2", (1, 9, 13), (2, 2, 1)),     // SCN 2.2.1
+    sr("SR3", (1, 9, 17), (2, 2, 2)),     // SCN 2.2.2
+    sr("SR4", (1, 9, 17), (2, 2, 2)),     // SCN 2.2.2
+    sr("SR5", (1, 9, 21), (2, 2, 3)),     // SCN 2.2.3
+    sr("SR6", (1, 9, 21), (2, 2, 3)),     // SCN 2.2.3
+    sr("SR7", (1, 9, 25), (2, 2, 4)),     // SCN 2.2.4
+    sr("SR8", (1, 9, 25), (2, 2, 5)),     // SCN 2.2.5
+    sr("SR9", (1, 10, 7), (2, 2, 6)),     // SCN 2.2.6
+    sr("SR10", (1, 10, 11), (2, 2, 7)),   // SCN 2.2.7
+    sr("SR11", (1, 10, 11), (2, 2, 8)),   // SCN 2.2.8
+    sr("SR12", (1, 10, 14), (2, 2, 9)),   // SCN 2.2.9
+];
+// 2020.0 = SCN 3.0.x: Eureka 1.10.17 at EOL (FACTS.md §0.1).
+const Y2020: &[ServiceRelease] = &[
+    sr("0", (1, 10, 10), (3, 0, 0)), // SCN 3.0.0
+    sr("1", (1, 10, 11), (3, 0, 1)), // SCN 3.0.1
+    sr("2", (1, 10, 11), (3, 0, 2)), // SCN 3.0.2
+    sr("3", (1, 10, 14), (3, 0, 3)), // SCN 3.0.3
+    sr("4", (1, 10, 16), (3, 0, 4)), // SCN 3.0.4
+    sr("5", (1, 10, 17), (3, 0, 5)), // SCN 3.0.5
+    sr("6", (1, 10, 17), (3, 0, 6)), // SCN 3.0.6
+];
+// 2021.0 = SCN 3.1.x: Eureka 1.10.17, 1.10.18 at EOL (FACTS.md §0.1).
+const Y2021: &[ServiceRelease] = &[
+    sr("0", (1, 10, 17), (3, 1, 0)), // SCN 3.1.0
+    sr("1", (1, 10, 17), (3, 1, 1)), // SCN 3.1.1
+    sr("2", (1, 10, 17), (3, 1, 2)), // SCN 3.1.2
+    sr("3", (1, 10, 17), (3, 1, 3)), // SCN 3.1.3
+    sr("4", (1, 10, 17), (3, 1, 4)), // SCN 3.1.4
+    sr("5", (1, 10, 17), (3, 1, 5)), // SCN 3.1.4
+    sr("6", (1, 10, 17), (3, 1, 6)), // SCN 3.1.5
+    sr("7", (1, 10, 17), (3, 1, 6)), // SCN 3.1.6
+    sr("8", (1, 10, 17), (3, 1, 7)), // SCN 3.1.7
+    sr("9", (1, 10, 18), (3, 1, 8)), // SCN 3.1.8
+];
+// 2022.0 … 2025.0 = SCN 4.x: Eureka 2.0.x, timing-identical to 1.10.18 (FACTS.md §0, §0.1).
+const Y2022: &[ServiceRelease] = &[
+    sr("0", (2, 0, 0), (4, 0, 0)), // SCN 4.0.0
+    sr("1", (2, 0, 0), (4, 0, 1)), // SCN 4.0.0
+    sr("2", (2, 0, 0), (4, 0, 2)), // SCN 4.0.1
+    sr("3", (2, 0, 0), (4, 0, 3)), // SCN 4.0.2
+    sr("4", (2, 0, 1), (4, 0, 4)), // SCN 4.0.3
+    sr("5", (2, 0, 1), (4, 0, 5)), // SCN 4.0.4
+];
+const Y2023: &[ServiceRelease] = &[
+    sr("0", (2, 0, 1), (4, 1, 0)), // SCN 4.1.0
+    sr("1", (2, 0, 2), (4, 1, 2)), // SCN 4.1.1
+    sr("2", (2, 0, 2), (4, 1, 3)), // SCN 4.1.2
+    sr("3", (2, 0, 3), (4, 1, 4)), // SCN 4.1.3
+    sr("4", (2, 0, 4), (4, 1, 5)), // SCN 4.1.4
+    sr("5", (2, 0, 4), (4, 1, 5)), // SCN 4.1.5
+    sr("6", (2, 0, 5), (4, 1, 6)), // SCN 4.1.6
+];
+const Y2024: &[ServiceRelease] = &[
+    sr("0", (2, 0, 4), (4, 2, 0)), // SCN 4.2.0
+    sr("1", (2, 0, 4), (4, 2, 1)), // SCN 4.2.1
+    sr("2", (2, 0, 5), (4, 2, 2)), // SCN 4.2.2
+    sr("3", (2, 0, 5), (4, 2, 4)), // SCN 4.2.3
+];
+const Y2025: &[ServiceRelease] = &[
+    sr("0", (2, 0, 4), (4, 3, 0)), // SCN 4.3.0
+    sr("1", (2, 0, 5), (4, 3, 1)), // SCN 4.3.1
+    sr("2", (2, 0, 6), (4, 3, 2)), // SCN 4.3.2
+    sr("3", (2, 0, 6), (4, 3, 3)), // SCN 4.3.3
+];
 
 impl fmt::Display for Train {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
+
+/// A spring-cloud-commons version (`2.2.7`): the same numeric triple as a Eureka version.
+pub type CommonsVersion = EurekaVersion;
 
 /// A Netflix Eureka version, compared numerically.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -136,12 +304,17 @@ impl fmt::Display for EurekaVersion {
     }
 }
 
-/// The release a scenario runs: a train and the Eureka version in use (the train's own unless the
-/// scenario pins `simulation.eureka-version`).
+/// The release a scenario runs: a train (optionally one of its service releases), the Eureka
+/// version in use (the release's own unless the scenario pins `simulation.eureka-version`) and
+/// the spring-cloud-commons version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
     pub train: Train,
+    /// The service release written after the train (`Hoxton.SR9`, `2020.0.3`); `None` for the
+    /// bare train name, which means the train's last service release.
+    pub service_release: Option<ServiceRelease>,
     pub eureka: EurekaVersion,
+    pub commons: CommonsVersion,
 }
 
 impl Default for Release {
@@ -150,11 +323,63 @@ impl Default for Release {
     }
 }
 
+/// Why a `simulation.release` text is not a release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReleaseError {
+    /// No train of that name.
+    UnknownTrain,
+    /// A known train with a service release it never had.
+    UnknownServiceRelease(Train),
+}
+
 impl Release {
+    /// The bare train: its last service release.
     pub fn of_train(train: Train) -> Self {
+        let last = train.last_service_release();
         Release {
             train,
-            eureka: train.eureka_version(),
+            service_release: None,
+            eureka: last.eureka,
+            commons: last.commons,
+        }
+    }
+
+    /// One service release of `train`.
+    pub fn of_service_release(train: Train, sr: ServiceRelease) -> Self {
+        Release {
+            train,
+            service_release: Some(sr),
+            eureka: sr.eureka,
+            commons: sr.commons,
+        }
+    }
+
+    /// Parses `Hoxton`, `Hoxton.SR9`, `hoxton.release`, `2020.0`, `2020.0.3`, `Ilford`,
+    /// `latest`, case-insensitively.
+    pub fn parse(text: &str) -> Result<Release, ReleaseError> {
+        let text = text.trim();
+        if let Some(train) = Train::parse(text) {
+            return Ok(Release::of_train(train));
+        }
+        let Some((head, tail)) = text.rsplit_once('.') else {
+            return Err(ReleaseError::UnknownTrain);
+        };
+        let Some(train) = Train::parse(head) else {
+            return Err(ReleaseError::UnknownTrain);
+        };
+        train
+            .service_releases()
+            .iter()
+            .find(|sr| sr.name.eq_ignore_ascii_case(tail.trim()))
+            .map(|sr| Release::of_service_release(train, *sr))
+            .ok_or(ReleaseError::UnknownServiceRelease(train))
+    }
+
+    /// The release as users write it: `Hoxton`, `Hoxton.SR9`, `2020.0.3`.
+    pub fn name(self) -> String {
+        match self.service_release {
+            Some(sr) => self.train.qualified(&sr),
+            None => self.train.name().to_string(),
         }
     }
 
@@ -195,11 +420,32 @@ impl Release {
     pub fn threshold_update_compares_expected(self) -> bool {
         self.eureka >= EurekaVersion::new(1, 9, 3)
     }
+
+    /// Up to spring-cloud-commons 2.2.6, `RestartEndpoint#doPause` is `context.stop()`, which
+    /// stops `EurekaAutoServiceRegistration` and so sets DOWN (Dalston: also shuts the client
+    /// down). From 2.2.7 (Hoxton.SR10) and in 3.x, `/pause` only calls `PauseHandler` beans and
+    /// no longer touches Eureka (spring-cloud-commons 7287a3c76 "Re-implement /pause endpoint",
+    /// FACTS.md §7). The same holds for `/resume`.
+    pub fn pause_deregisters(self) -> bool {
+        self.commons < EurekaVersion::new(2, 2, 7)
+    }
+
+    /// Ribbon's default `ConnectTimeout` and `ReadTimeout` (ms) for the train. Dalston's
+    /// `RibbonClientConfiguration#ribbonClientConfig` sets none, so Ribbon's
+    /// `DefaultClientConfigImpl` 2000 / 5000 apply; from Edgware it sets 1000 / 1000 (SCN commit
+    /// 146513aeb, first in v1.4.0; FACTS.md §8).
+    pub fn ribbon_timeouts_ms(self) -> (u64, u64) {
+        if self.train == Train::Dalston {
+            (2000, 5000)
+        } else {
+            (1000, 1000)
+        }
+    }
 }
 
 impl fmt::Display for Release {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (Eureka {})", self.train, self.eureka)
+        write!(f, "{} (Eureka {})", self.name(), self.eureka)
     }
 }
 
@@ -227,13 +473,115 @@ mod tests {
         assert!(!Release::of_train(Train::Greenwich).eviction_lowers_expected());
         assert!(hoxton.eviction_lowers_expected());
         let pinned = Release {
-            train: Train::Hoxton,
             eureka: EurekaVersion::parse("1.9.16").unwrap(),
+            ..hoxton
         };
         assert!(!pinned.eviction_lowers_expected());
         assert!(!Release::of_train(Train::Finchley).threshold_uses_renewal_interval());
         assert!(Release::of_train(Train::Finchley).threshold_update_compares_expected());
         assert!(!dalston.threshold_update_compares_expected());
+    }
+
+    fn parse(text: &str) -> Release {
+        Release::parse(text).unwrap_or_else(|e| panic!("{text}: {e:?}"))
+    }
+
+    /// The bare train is its last service release, whose Eureka is FACTS.md §0.1's EOL version.
+    #[test]
+    fn bare_train_is_its_last_service_release() {
+        let eol = [
+            (Train::Dalston, "1.6.2", "Dalston.SR5"),
+            (Train::Edgware, "1.7.2", "Edgware.SR6"),
+            (Train::Finchley, "1.9.3", "Finchley.SR4"),
+            (Train::Greenwich, "1.9.13", "Greenwich.SR6"),
+            (Train::Hoxton, "1.10.14", "Hoxton.SR12"),
+            (Train::Y2020, "1.10.17", "2020.0.6"),
+            (Train::Y2021, "1.10.18", "2021.0.9"),
+        ];
+        for (train, eureka, last) in eol {
+            let bare = Release::of_train(train);
+            assert_eq!(bare.eureka.to_string(), eureka, "{train}");
+            assert_eq!(bare.service_release, None);
+            let named = parse(last);
+            assert_eq!((named.eureka, named.commons), (bare.eureka, bare.commons));
+            assert_eq!(named.name(), last);
+        }
+    }
+
+    /// incidents-research.md part 2 (Hoxton), FACTS.md §0.1 (Finchley, Greenwich): the service
+    /// releases where a rule switches.
+    #[test]
+    fn service_releases_switch_the_rules_where_the_versions_change() {
+        let hoxton = |sr: &str| parse(&format!("Hoxton.{sr}"));
+        assert_eq!(hoxton("RELEASE").eureka, EurekaVersion::new(1, 9, 13));
+        assert!(!hoxton("SR2").eviction_lowers_expected());
+        assert!(hoxton("SR3").eviction_lowers_expected());
+        assert_eq!(hoxton("SR3").eureka, EurekaVersion::new(1, 9, 17));
+        assert_eq!(hoxton("SR9").eureka, EurekaVersion::new(1, 10, 7));
+        assert_eq!(hoxton("SR9").commons, EurekaVersion::new(2, 2, 6));
+        assert_eq!(hoxton("SR10").commons, EurekaVersion::new(2, 2, 7));
+        assert!(hoxton("SR9").pause_deregisters());
+        assert!(!hoxton("SR10").pause_deregisters());
+        assert!(!Release::of_train(Train::Hoxton).pause_deregisters());
+        assert!(Release::of_train(Train::Dalston).pause_deregisters());
+        assert!(!parse("2020.0.0").pause_deregisters());
+
+        let finchley = parse("Finchley.RELEASE");
+        assert_eq!(finchley.eureka, EurekaVersion::new(1, 9, 2));
+        assert!(!finchley.threshold_update_compares_expected());
+        assert!(parse("Finchley.SR1").threshold_update_compares_expected());
+
+        let greenwich = ["RELEASE", "SR1", "SR2", "SR3", "SR6"]
+            .map(|sr| parse(&format!("Greenwich.{sr}")).eureka.to_string());
+        assert_eq!(greenwich, ["1.9.8", "1.9.8", "1.9.12", "1.9.13", "1.9.13"]);
+        assert_eq!(parse("2020.0.3").eureka, EurekaVersion::new(1, 10, 14));
+    }
+
+    #[test]
+    fn service_releases_parse_case_insensitively() {
+        assert_eq!(parse("hoxton.sr9"), parse("Hoxton.SR9"));
+        assert_eq!(parse(" HOXTON.Release ").name(), "Hoxton.RELEASE");
+        assert_eq!(parse("Ilford.3").name(), "2020.0.3");
+        assert_eq!(parse("2020.0").service_release, None);
+        assert_eq!(
+            parse("Hoxton.SR9").to_string(),
+            "Hoxton.SR9 (Eureka 1.10.7)"
+        );
+        assert_eq!(parse("hoxton").to_string(), "Hoxton (Eureka 1.10.14)");
+        assert_eq!(
+            Release::parse("Hoxton.SR13"),
+            Err(ReleaseError::UnknownServiceRelease(Train::Hoxton))
+        );
+        assert_eq!(
+            Release::parse("Finchley.SR0"),
+            Err(ReleaseError::UnknownServiceRelease(Train::Finchley))
+        );
+        assert_eq!(
+            Release::parse("2020.0.7"),
+            Err(ReleaseError::UnknownServiceRelease(Train::Y2020))
+        );
+        assert_eq!(
+            Release::parse("Camden.SR1"),
+            Err(ReleaseError::UnknownTrain)
+        );
+        assert_eq!(
+            Release::parse("Hoxton-SR9"),
+            Err(ReleaseError::UnknownTrain)
+        );
+    }
+
+    /// FACTS.md §8; incidents-research.md part 3: Dalston 2000 / 5000, Edgware+ 1000 / 1000.
+    #[test]
+    fn ribbon_timeouts_follow_the_train() {
+        assert_eq!(
+            Release::of_train(Train::Dalston).ribbon_timeouts_ms(),
+            (2000, 5000)
+        );
+        assert_eq!(parse("Dalston.RELEASE").ribbon_timeouts_ms(), (2000, 5000));
+        for train in &Train::ALL[1..] {
+            assert_eq!(Release::of_train(*train).ribbon_timeouts_ms(), (1000, 1000));
+        }
+        assert_eq!(parse("Edgware.RELEASE").ribbon_timeouts_ms(), (1000, 1000));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::experiment::Metric;
 use crate::scenario::model::{
     Comparison, FinalStop, HttpMethod, Statistic, Strategy, SupplierKind,
 };
-use crate::scenario::release::{EurekaVersion, Train};
+use crate::scenario::release::{EurekaVersion, Release, ReleaseError, Train};
 
 use super::{canonical_segment, closest};
 
@@ -47,7 +47,8 @@ pub(in crate::scenario) enum Val {
     Bool(bool),
     Text(String),
     List(Vec<String>),
-    Train(Train),
+    /// A `simulation.release`: a train, optionally one of its service releases.
+    Train(Release),
     Version(EurekaVersion),
     Strategy(Strategy),
     Stop(FinalStop),
@@ -240,7 +241,9 @@ impl Kind {
             Kind::Bool => "true or false".to_string(),
             Kind::Name => "a name of letters, digits, `_`, `.` and `-`".to_string(),
             Kind::Train => format!(
-                "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, latest)",
+                "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, latest), \
+                 alone (its last service release) or with a service release such as \
+                 Hoxton.RELEASE, Hoxton.SR9, 2020.0.3",
                 Train::ALL.map(Train::name).join(", ")
             ),
             Kind::Version => "a Eureka version such as 1.9.16".to_string(),
@@ -295,13 +298,20 @@ impl Kind {
             }
             Kind::Train => {
                 let text = self.text(raw, literal)?;
-                Train::parse(&text).map(Val::Train).ok_or_else(|| {
-                    let names = Train::ALL.map(Train::name);
-                    let hint = closest(&text, names).map(|n| format!("; did you mean `{n}`?"));
-                    Problem::Invalid(format!(
-                        "unknown release train `{text}`{}",
-                        hint.unwrap_or_default()
-                    ))
+                Release::parse(&text).map(Val::Train).map_err(|e| match e {
+                    ReleaseError::UnknownTrain => {
+                        let names = Train::ALL.map(Train::name);
+                        let hint = closest(&text, names).map(|n| format!("; did you mean `{n}`?"));
+                        Problem::Invalid(format!(
+                            "unknown release train `{text}`{}",
+                            hint.unwrap_or_default()
+                        ))
+                    }
+                    ReleaseError::UnknownServiceRelease(train) => Problem::Invalid(format!(
+                        "unknown service release `{text}`: {train} has {} (or {train} \
+                                 alone for the last)",
+                        train.service_release_names().join(", ")
+                    )),
                 })
             }
             Kind::Version => {
@@ -599,7 +609,7 @@ mod tests {
     #[test]
     fn set_literals_stand_in_for_strings() {
         let train = Kind::Train.convert(&Raw::Float(2020.0), Some("2020.0"));
-        assert_eq!(train, Ok(Val::Train(Train::Y2020)));
+        assert_eq!(train, Ok(Val::Train(Release::of_train(Train::Y2020))));
         assert!(Kind::Train.convert(&Raw::Float(2020.0), None).is_err());
     }
 

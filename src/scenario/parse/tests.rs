@@ -300,6 +300,106 @@ fn eureka_version_pins_the_trains_version() {
     );
 }
 
+/// A service release after the train; an unknown one names the key and lists the train's.
+#[test]
+fn release_takes_a_service_release() {
+    let s = ok(&format!(
+        "[simulation]\nrelease = \"hoxton.sr9\"\n{MINIMAL}"
+    ));
+    assert_eq!(s.simulation.release.name(), "Hoxton.SR9");
+    assert_eq!(s.simulation.release.eureka, EurekaVersion::new(1, 10, 7));
+    let s = parse_set(MINIMAL, &["simulation.release=2020.0.3"]).unwrap();
+    assert_eq!(s.simulation.release.eureka, EurekaVersion::new(1, 10, 14));
+    let pinned = ok(&format!(
+        "[simulation]\nrelease = \"Hoxton.SR3\"\neureka-version = \"1.9.16\"\n{MINIMAL}"
+    ));
+    assert!(!pinned.simulation.release.eviction_lowers_expected());
+    let e = err(&format!(
+        "[simulation]\nrelease = \"Hoxton.SR13\"\n{MINIMAL}"
+    ));
+    assert!(
+        e.contains(
+            "`simulation.release`: unknown service release `Hoxton.SR13`: Hoxton has \
+             Hoxton.RELEASE, Hoxton.SR1, "
+        ) && e.contains("Hoxton.SR12 (or Hoxton alone for the last)"),
+        "{e}"
+    );
+}
+
+/// FACTS.md §8: Ribbon's timeouts default to 2000 / 5000 on Dalston (Ribbon's own defaults)
+/// and 1000 / 1000 from Edgware (SCN RibbonClientConfiguration), whichever table sets them;
+/// `ribbon.*` and `<app>.ribbon.*` override the train's default.
+#[test]
+fn ribbon_timeouts_default_per_train() {
+    let text = "[[app]]\nname = \"svc\"\n[[app]]\nname = \"db\"\n\
+                [[caller]]\nname = \"gw\"\ncalls = [\"svc\", \"db\"]\n";
+    for (release, connect, read) in [
+        ("Dalston", 2000, 5000),
+        ("Dalston.SR1", 2000, 5000),
+        ("Edgware.RELEASE", 1000, 1000),
+        ("Hoxton", 1000, 1000),
+        ("2020.0", 1000, 1000),
+    ] {
+        let s = parse_set(text, &[&format!("simulation.release={release}")]).unwrap();
+        let timeouts = |r: &RibbonConfig| (r.connect_timeout_ms, r.read_timeout_ms);
+        for call in &s.callers[0].calls {
+            assert_eq!(timeouts(&call.ribbon), (connect, read), "{release}");
+        }
+        assert_eq!(timeouts(&s.callers[0].client.ribbon), (connect, read));
+        assert_eq!(timeouts(&s.apps[0].client.ribbon), (connect, read));
+        assert_eq!(timeouts(&s.server.client.ribbon), (connect, read));
+    }
+    let s = parse_set(
+        text,
+        &[
+            "simulation.release=Dalston",
+            "clients.ribbon.ReadTimeout=3000",
+            "caller.gw.db.ribbon.ConnectTimeout=250",
+        ],
+    )
+    .unwrap();
+    let calls = &s.callers[0].calls;
+    assert_eq!(
+        (
+            calls[0].ribbon.connect_timeout_ms,
+            calls[0].ribbon.read_timeout_ms
+        ),
+        (2000, 3000)
+    );
+    assert_eq!(
+        (
+            calls[1].ribbon.connect_timeout_ms,
+            calls[1].ribbon.read_timeout_ms
+        ),
+        (250, 3000)
+    );
+    let e = err(&format!("[clients]\nribbon.connectTimeout = 5\n{MINIMAL}"));
+    assert!(e.contains("ribbon.connectTimeout"), "{e}");
+}
+
+/// FACTS.md §7: /pause on commons >= 2.2.7 is modelled as doing nothing to Eureka, with a
+/// warning; on Hoxton.SR9 it deregisters and nothing is said.
+#[test]
+fn pause_warns_from_commons_2_2_7() {
+    let pause = "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"pause\"\n\
+                 wait-s = 60\n";
+    let warned = |release: &str| {
+        let s = parse_set(
+            &format!("{MINIMAL}{pause}"),
+            &[&format!("simulation.release={release}")],
+        )
+        .unwrap();
+        s.warnings
+            .iter()
+            .any(|w| w.contains("/pause no longer deregisters"))
+    };
+    assert!(!warned("Hoxton.SR9"));
+    assert!(!warned("Dalston"));
+    assert!(warned("Hoxton.SR10"));
+    assert!(warned("Hoxton"));
+    assert!(warned("2020.0.0"));
+}
+
 #[test]
 fn set_overrides_file_values() {
     let s = parse_set(
