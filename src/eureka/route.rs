@@ -346,6 +346,10 @@ impl<O: Observer> World<'_, O> {
     fn create_balancer(&mut self, r: RouteId) {
         self.routes[r].balancer = Some(RibbonLoadBalancer::default());
         self.update_server_list(r);
+        if self.routes[r].ribbon.eureka_notification_updater {
+            // EurekaNotificationServerListUpdater: no timer, the client's fetches drive it.
+            return;
+        }
         let route = &mut self.routes[r];
         route.refresh_generation += 1;
         let generation = route.refresh_generation;
@@ -356,6 +360,27 @@ impl<O: Observer> World<'_, O> {
                 generation,
             },
         );
+    }
+
+    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): the Eureka client fires a
+    /// `CacheRefreshedEvent` after every successful fetch, changed or not, and the updater runs
+    /// one `updateListOfServers` on its pool (taken as immediate). On Dalston the event never
+    /// reaches it (`CloudEurekaClient#onCacheRefreshed` did not call the super method), so the
+    /// list stays as the constructor read it.
+    pub(in crate::eureka) fn notify_ribbon_updaters(&mut self, p: ProcessId) {
+        if self.scenario.simulation.release.train == Train::Dalston {
+            return;
+        }
+        for r in 0..self.routes.len() {
+            let route = &self.routes[r];
+            if route.process == p
+                && route.uses_ribbon
+                && route.ribbon.eureka_notification_updater
+                && route.balancer.is_some()
+            {
+                self.update_server_list(r);
+            }
+        }
     }
 
     /// `PollingServerListUpdater`'s task, re-armed `ServerListRefreshInterval` after it ran.

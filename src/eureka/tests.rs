@@ -837,3 +837,37 @@ fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
 }
 mod delta;
 mod spring_lb;
+
+/// `EurekaNotificationServerListUpdater` (FACTS.md §8): Ribbon's list is read again right after
+/// each of the caller's fetches (every fetch fires the event, changed or not) and at no other
+/// time; on Dalston the event never arrives, so the list is only the one read at creation.
+#[test]
+fn notification_updater_follows_the_clients_fetches() {
+    let s = scenario("", &["clients.eureka-notification-updater=true"]);
+    let gw = process(&s, "gateway");
+    let log = World::new(&s, 4, Vec::new()).run().0;
+    let refreshes = times(&log, |o| {
+        matches!(o, Observation::RibbonRefreshed { route: 0 })
+    });
+    let fetches = times(
+        &log,
+        |o| matches!(o, Observation::Fetched { observer, .. } if *observer == gw),
+    );
+    // The first refresh is the constructor's, at the first request; every later one is a fetch.
+    let created = refreshes[0];
+    let after: Vec<SimTime> = fetches.into_iter().filter(|&t| t > created).collect();
+    assert!(after.len() > 20);
+    assert_eq!(&refreshes[1..], &after[..]);
+    let dalston = scenario(
+        "",
+        &[
+            "clients.eureka-notification-updater=true",
+            "simulation.release=Dalston",
+        ],
+    );
+    let log = World::new(&dalston, 4, Vec::new()).run().0;
+    let refreshes = times(&log, |o| {
+        matches!(o, Observation::RibbonRefreshed { route: 0 })
+    });
+    assert_eq!(refreshes.len(), 1);
+}

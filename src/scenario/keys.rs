@@ -736,6 +736,15 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Ribbon(|c, v| c.eager_load = v.flag()),
     ),
     relaxed(
+        "eureka-notification-updater",
+        Kind::Bool,
+        "false",
+        "Ribbon's server list follows every Eureka client fetch at once \
+         (EurekaNotificationServerListUpdater, declared as a @Bean) instead of polling every \
+         ServerListRefreshInterval; on Dalston the event never reaches it (FACTS.md §8).",
+        Apply::Ribbon(|c, v| c.eureka_notification_updater = v.flag()),
+    ),
+    relaxed(
         "niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped",
         Kind::Bool,
         "true",

@@ -224,6 +224,10 @@ pub struct RibbonConfig {
     /// Spring `ribbon.eager-load.enabled` (false): create the load balancer at start-up instead
     /// of at the first request.
     pub eager_load: bool,
+    /// `eureka-notification-updater` (model, false): the load balancer's `ServerListUpdater` is
+    /// `EurekaNotificationServerListUpdater` (a @Bean in Spring Cloud Netflix) instead of the
+    /// polling one.
+    pub eureka_notification_updater: bool,
     /// `niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped` (true): the
     /// availability filter skips servers whose circuit breaker is tripped (FACTS.md §8).
     pub filter_circuit_tripped: bool,
@@ -629,6 +633,7 @@ impl Default for RibbonConfig {
             max_auto_retries_next_server: 1,
             ok_to_retry_on_all_operations: false,
             eager_load: false,
+            eureka_notification_updater: false,
             filter_circuit_tripped: true,
             connection_failure_count_threshold: 3,
             circuit_trip_timeout_factor_s: 10,

@@ -272,6 +272,22 @@ impl Builder<'_> {
         }
         for caller in &callers {
             let train = simulation.release.train;
+            if train == Train::Dalston
+                && caller
+                    .calls
+                    .iter()
+                    .any(|c| c.ribbon.eureka_notification_updater)
+            {
+                self.warn(
+                    &Place::File,
+                    format!(
+                        "caller `{}` uses the EurekaNotificationServerListUpdater on Dalston, \
+                         whose CloudEurekaClient never passes the cache-refreshed event on: its \
+                         server lists never change after they are created",
+                        caller.name
+                    ),
+                );
+            }
             match caller.client.load_balancer.ribbon_enabled {
                 Some(true) if train >= Train::Y2020 => self.warn(
                     &Place::File,

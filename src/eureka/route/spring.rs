@@ -464,6 +464,7 @@ impl<O: Observer> World<'_, O> {
     /// The Eureka client of `p` has new lists: balancers that read it at every request
     /// (`cache.enabled = false`) follow at once.
     pub(in crate::eureka) fn after_client_lists_changed(&mut self, p: ProcessId) {
+        self.notify_ribbon_updaters(p);
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
             if route.process != p
