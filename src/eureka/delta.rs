@@ -386,7 +386,7 @@ impl<O: Observer> World<'_, O> {
             .client
             .cache
             .as_ref()
-            .map_or_else(ReconcileHash::default, |l| ReconcileHash::of(&l.statuses));
+            .map_or_else(ReconcileHash::default, |l| l.reconcile_hash());
         let server = payload.content.apps_hash;
         if local == server {
             self.schedule_fetch(p);
@@ -414,6 +414,7 @@ impl<O: Observer> World<'_, O> {
                 version: LOCAL_VERSION,
                 generated_at: SimTime(0),
                 statuses: Vec::new(),
+                hash: Default::default(),
             })
         });
         if !delta_changes(&local.statuses, delta) {
@@ -421,6 +422,7 @@ impl<O: Observer> World<'_, O> {
         }
         let local = Rc::make_mut(local);
         local.version = LOCAL_VERSION;
+        local.hash.set(None);
         let mut changes = Vec::new();
         apply_delta(&mut local.statuses, delta, |q, old, new| {
             let up = Some(InstanceStatus::Up);

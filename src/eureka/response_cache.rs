@@ -7,10 +7,12 @@
 //! the read-write level (re)loads it; the read-only level holds a reference to a snapshot and only
 //! changes on its timer.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use crate::engine::SimTime;
 
+use super::delta::ReconcileHash;
 use super::status::InstanceStatus;
 
 /// What the cache stores for one key: a generated payload that knows its generation number.
@@ -32,6 +34,10 @@ pub struct Payload {
     pub version: u64,
     pub generated_at: SimTime,
     pub statuses: Vec<Option<InstanceStatus>>,
+    /// The reconcile hash of `statuses`, computed at its first use: a full payload is shared by
+    /// every client that fetched it, and a local registry that a delta did not change keeps it.
+    /// Whoever changes `statuses` must clear it.
+    pub hash: Cell<Option<ReconcileHash>>,
 }
 
 impl Generated for Payload {
@@ -42,6 +48,7 @@ impl Generated for Payload {
             version,
             generated_at,
             statuses,
+            hash: Cell::new(None),
         }
     }
 
@@ -51,6 +58,16 @@ impl Generated for Payload {
 }
 
 impl Payload {
+    /// `Applications#getReconcileHashCode` of these statuses.
+    pub fn reconcile_hash(&self) -> ReconcileHash {
+        if let Some(hash) = self.hash.get() {
+            return hash;
+        }
+        let hash = ReconcileHash::of(&self.statuses);
+        self.hash.set(Some(hash));
+        hash
+    }
+
     pub fn is_up(&self, p: usize) -> bool {
         self.statuses.get(p).copied().flatten() == Some(InstanceStatus::Up)
     }
