@@ -166,11 +166,7 @@ impl Route {
                     retryable: caller.method == HttpMethod::Get
                         || target.ribbon.ok_to_retry_on_all_operations,
                     get: caller.method == HttpMethod::Get,
-                    uses_ribbon: caller
-                        .client
-                        .load_balancer
-                        .ribbon_enabled
-                        .unwrap_or(scenario.simulation.release.train < Train::Y2020),
+                    uses_ribbon: caller.uses_ribbon(&scenario.simulation.release),
                     load_balancer: caller.client.load_balancer.clone(),
                     spring: None,
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),

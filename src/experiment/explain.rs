@@ -241,7 +241,8 @@ impl TrialTrace {
                     &mut steps,
                     t,
                     format!(
-                        "Ribbon refresh of {} dropped it from the server list",
+                        "{} of {} dropped it from the server list",
+                        balancer_step(scenario, self.layout.routes.get(*route).map(|r| r.caller)),
                         self.route_name(scenario, *route)
                     ),
                 ),
@@ -479,6 +480,24 @@ fn strategy_text(strategy: Strategy, wait_ms: u64, pause_deregisters: bool) -> S
             "/service-registry OUT_OF_SERVICE: a PUT stores a server-side override; wait {wait} s, \
              then CANCEL_OVERRIDE and stop"
         ),
+    }
+}
+
+/// What re-read the list in the caller's balancer (FACTS.md §8, §9).
+fn balancer_step(scenario: &Scenario, caller: Option<usize>) -> &'static str {
+    use crate::scenario::SupplierKind;
+    let Some(caller) = caller.and_then(|c| scenario.callers.get(c)) else {
+        return "the load balancer";
+    };
+    let lb = &caller.client.load_balancer;
+    if caller.uses_ribbon(&scenario.simulation.release) {
+        "Ribbon refresh"
+    } else if lb.configurations == SupplierKind::HealthCheck {
+        "a Spring Cloud LoadBalancer health check"
+    } else if lb.cache_enabled {
+        "the first request after Spring Cloud LoadBalancer's cache expired"
+    } else {
+        "Spring Cloud LoadBalancer (no cache)"
     }
 }
 

@@ -39,16 +39,12 @@ pub fn closed_form(scenario: &Scenario) -> ClosedForm {
         .map(|c| c.client.registry_fetch_interval_s)
         .max()
         .unwrap_or(0);
-    let ribbon_ms = scenario
+    let (balancer, balancer_ms) = scenario
         .callers
         .iter()
-        .flat_map(|c| {
-            c.calls
-                .iter()
-                .map(|t| t.ribbon.server_list_refresh_interval_ms)
-        })
-        .max()
-        .unwrap_or(0);
+        .flat_map(|c| c.calls.iter().map(move |t| balancer_term(scenario, c, t)))
+        .max_by_key(|&(_, ms)| ms)
+        .unwrap_or(("Ribbon refresh", 0));
     let cache_ms = if server.use_read_only_response_cache {
         server.response_cache_update_interval_ms + server.timer_lateness_ms
     } else {
@@ -58,9 +54,44 @@ pub fn closed_form(scenario: &Scenario) -> ClosedForm {
         terms: vec![
             ("read-only cache refresh", cache_ms),
             ("client fetch", fetch_s * 1000),
-            ("Ribbon refresh", ribbon_ms),
+            (balancer, balancer_ms),
             ("request times (4 one-way latencies)", 4 * latency),
         ],
+    }
+}
+
+/// How long a caller's balancer may keep a list after its Eureka client changed (FACTS.md §8,
+/// §9): Ribbon's polling interval (nothing with the notification updater, which follows each
+/// fetch); Spring Cloud LoadBalancer's cache time to live (the request that re-reads the list
+/// already uses the new one; nothing without the cache); for its health-check supplier, the
+/// refetch interval (without refetching, the list never follows Eureka: a stopped instance
+/// leaves it only when it fails a health check, one interval after it stopped serving).
+fn balancer_term(
+    scenario: &Scenario,
+    caller: &crate::scenario::CallerConfig,
+    target: &crate::scenario::CallTarget,
+) -> (&'static str, u64) {
+    use crate::scenario::SupplierKind;
+    let lb = &caller.client.load_balancer;
+    match (
+        caller.uses_ribbon(&scenario.simulation.release),
+        lb.configurations,
+    ) {
+        (true, _) if target.ribbon.eureka_notification_updater => ("Ribbon notified by fetch", 0),
+        (true, _) => (
+            "Ribbon refresh",
+            target.ribbon.server_list_refresh_interval_ms,
+        ),
+        (false, SupplierKind::Default) if lb.cache_enabled => {
+            ("LoadBalancer cache TTL", lb.cache_ttl_ms)
+        }
+        (false, SupplierKind::Default) => ("LoadBalancer read per request", 0),
+        (false, SupplierKind::HealthCheck) if lb.refetch_instances => {
+            ("LoadBalancer refetch", lb.refetch_instances_interval_ms)
+        }
+        (false, SupplierKind::HealthCheck) => {
+            ("LoadBalancer health check", lb.health_check_interval_ms)
+        }
     }
 }
 
@@ -159,24 +190,35 @@ pub fn what_ifs(
         .map(|c| c.client.registry_fetch_interval_s)
         .max()
         .unwrap_or(30);
-    let ribbon = base
-        .callers
-        .iter()
-        .flat_map(|c| {
-            c.calls
-                .iter()
-                .map(|t| t.ribbon.server_list_refresh_interval_ms)
-        })
-        .max()
-        .unwrap_or(30_000);
     changes.push((
         "caller[*].eureka.client.registry-fetch-interval-seconds".into(),
         (fetch / 4).max(1).to_string(),
     ));
-    changes.push((
-        "caller[*].ribbon.ServerListRefreshInterval".into(),
-        (ribbon / 4).max(1).to_string(),
-    ));
+    // The balancer's own interval, for whichever balancer the callers use.
+    let terms: Vec<(&str, u64)> = base
+        .callers
+        .iter()
+        .flat_map(|c| c.calls.iter().map(|t| balancer_term(&base, c, t)))
+        .collect();
+    let longest = |label: &str| {
+        terms
+            .iter()
+            .filter(|(l, _)| *l == label)
+            .map(|&(_, ms)| ms)
+            .max()
+    };
+    if let Some(ribbon) = longest("Ribbon refresh") {
+        changes.push((
+            "caller[*].ribbon.ServerListRefreshInterval".into(),
+            (ribbon / 4).max(1).to_string(),
+        ));
+    }
+    if let Some(ttl) = longest("LoadBalancer cache TTL") {
+        changes.push((
+            "caller[*].spring.cloud.loadbalancer.cache.ttl".into(),
+            (ttl / 4).max(1).to_string(),
+        ));
+    }
     let mut out = Vec::new();
     for (key, value) in changes {
         let mut all = overrides.to_vec();
@@ -242,6 +284,43 @@ mod tests {
         .unwrap();
         let outcomes = run_trials(&check);
         let hits: u64 = outcomes.iter().map(|o| o.shutdowns[0].dead_hits).sum();
+        assert_eq!(hits, 0);
+    }
+
+    /// Through Spring Cloud LoadBalancer (2020.0, FACTS.md §9) the balancer's term is the cache's
+    /// 35 s time to live: 30 + 30 + 35 s + 4 x (1 + 4) ms, so 96 s; fed back with 10 000 trials
+    /// of an OUT_OF_SERVICE wait (pause no longer deregisters on 2020.0), no dead hit.
+    #[test]
+    fn spring_cloud_loadbalancer_wait_adds_the_cache_ttl() {
+        let text = std::fs::read_to_string("scenarios/service-registry.toml").unwrap();
+        let sets = ["simulation.release=2020.0".to_string()];
+        let s = parse_str(&text, "service-registry.toml", "sr", &sets).unwrap();
+        assert_eq!(closed_form(&s).total_ms(), 95_020);
+        let r = measure(
+            &text,
+            "service-registry.toml",
+            &[sets[0].clone(), "simulation.trials=200".into()],
+            Strategy::ServiceRegistry,
+            99.9,
+        )
+        .unwrap();
+        assert_eq!(r.worst_case_s, 96);
+        assert!(r.needed.max.unwrap() <= 95_020);
+        let check = parse_str(
+            &text,
+            "service-registry.toml",
+            "sr",
+            &[
+                sets[0].clone(),
+                "simulation.trials=10000".into(),
+                format!("shutdown[0].wait-s={}", r.worst_case_s),
+            ],
+        )
+        .unwrap();
+        let hits: u64 = run_trials(&check)
+            .iter()
+            .map(|o| o.shutdowns[0].dead_hits)
+            .sum();
         assert_eq!(hits, 0);
     }
 }

@@ -660,6 +660,17 @@ impl RibbonConfig {
     }
 }
 
+impl CallerConfig {
+    /// Whether the caller routes through Ribbon (else Spring Cloud LoadBalancer):
+    /// `spring.cloud.loadbalancer.ribbon.enabled`, by default Ribbon up to Hoxton (FACTS.md §9).
+    pub fn uses_ribbon(&self, release: &Release) -> bool {
+        self.client
+            .load_balancer
+            .ribbon_enabled
+            .unwrap_or(release.train < super::release::Train::Y2020)
+    }
+}
+
 impl Scenario {
     /// The instance id of instance `index` of app `app`, as users write it (`svc-0`).
     pub fn instance_id(&self, app: usize, index: u32) -> String {
