@@ -24,8 +24,6 @@ pub mod status;
 mod world;
 
 #[cfg(test)]
-mod lifecycle_tests;
-#[cfg(test)]
 mod tests;
 
 /// Index of a process (an app instance, a caller, or the server) in the world.

@@ -836,6 +836,7 @@ fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
     assert!(with_breaker < without / 10);
 }
 mod delta;
+mod lifecycle;
 mod spring_lb;
 
 /// `EurekaNotificationServerListUpdater` (FACTS.md §8): Ribbon's list is read again right after

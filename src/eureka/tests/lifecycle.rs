@@ -4,67 +4,11 @@
 //! process's web server is ready exactly `2 LAT` (its constructor's fetch) + 3000 ms
 //! (context-start-ms) after it starts, and registers UP one `LAT` later.
 
-use crate::engine::SimTime;
-use crate::scenario::{Scenario, parse_str};
+use super::*;
+use crate::eureka::status::InstanceStatus;
 
-use super::observe::Observation;
-use super::route::RequestMode;
-use super::status::InstanceStatus;
-use super::world::{Layout, World};
-
-const LAT: u64 = 5;
 /// Process start -> UP register at the server (see the module doc).
 const BOOT_TO_REGISTER: u64 = 2 * LAT + 3_000 + LAT;
-
-fn scenario(extra: &str, overrides: &[&str]) -> Scenario {
-    let text = format!(
-        r#"
-[simulation]
-duration-s = 900
-trials = 1
-context-start-spread-ms = 0
-[network]
-latency-ms = {LAT}
-latency-jitter-ms = 0
-[[app]]
-name = "svc"
-instances = 20
-[[caller]]
-name = "gateway"
-calls = "svc"
-rate-per-s = 20
-{extra}
-"#
-    );
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    match parse_str(&text, "test.toml", "test", &overrides) {
-        Ok(s) => s,
-        Err(e) => panic!("test scenario invalid: {e}"),
-    }
-}
-
-type Log = Vec<(SimTime, Observation)>;
-
-fn record(scenario: &Scenario, seed: u64) -> Log {
-    World::with_mode(scenario, seed, Vec::new(), RequestMode::PerRequest)
-        .run()
-        .0
-}
-
-fn process(scenario: &Scenario, name: &str) -> usize {
-    Layout::new(scenario)
-        .processes
-        .iter()
-        .position(|p| p.name == name)
-        .unwrap_or_else(|| panic!("no process {name}"))
-}
-
-fn times(log: &Log, pred: impl Fn(&Observation) -> bool) -> Vec<SimTime> {
-    log.iter()
-        .filter(|(_, o)| pred(o))
-        .map(|(t, _)| *t)
-        .collect()
-}
 
 fn registered(log: &Log, p: usize) -> Vec<(SimTime, InstanceStatus)> {
     log.iter()
@@ -91,7 +35,7 @@ resume-s = 60
     for (release, back_up) in [("Dalston", None), ("Edgware", Some(360_000 + LAT))] {
         let s = scenario(pause, &[&format!("simulation.release={release}")]);
         let p = process(&s, "svc-0");
-        let log = record(&s, 3);
+        let log = record(&s, 3).0;
         let ups: Vec<u64> = registered(&log, p)
             .into_iter()
             .filter(|(t, status)| t.ms() > 300_000 && *status == InstanceStatus::Up)
@@ -132,7 +76,7 @@ down-s = 20
 "#;
     let s = scenario(text, &[]);
     let p = process(&s, "svc-0");
-    let log = record(&s, 4);
+    let log = record(&s, 4).0;
     // PUT at 300 s, answered at 300 s + 2 LAT; kill at + wait-s; restart 20 s later.
     let restart = 300_000 + 2 * LAT + 10_000 + 20_000;
     let after: Vec<(SimTime, InstanceStatus)> = registered(&log, p)
@@ -174,7 +118,7 @@ down-s = 20
 "#;
     let s = scenario(text, &[]);
     let p = process(&s, "svc-0");
-    let log = record(&s, 5);
+    let log = record(&s, 5).0;
     let cancelled = times(&log, |o| *o == Observation::Cancelled { process: p })[0];
     let after: Vec<(SimTime, InstanceStatus)> = registered(&log, p)
         .into_iter()
@@ -204,7 +148,7 @@ then = "keep-running"
 "#;
     let s = scenario(text, &[]);
     let p = process(&s, "svc-0");
-    let log = record(&s, 6);
+    let log = record(&s, 6).0;
     let delete_at = 300_000 + 2 * LAT + 60_000 + LAT;
     let renews = times(
         &log,
@@ -252,7 +196,7 @@ strategy = "kill-15"
             &[&format!("app[0].eureka.client.healthcheck.enabled={flag}")],
         );
         let p = process(&s, "svc-0");
-        let log = record(&s, 7);
+        let log = record(&s, 7).0;
         let after: Vec<(SimTime, InstanceStatus)> = registered(&log, p)
             .into_iter()
             .filter(|(t, _)| t.ms() >= 300_000)
@@ -296,7 +240,7 @@ then = "keep-running"
                 &format!("server.eureka.client.filter-only-up-instances={filter}"),
             ],
         );
-        let log = record(&s, 8);
+        let log = record(&s, 8).0;
         log.iter()
             .filter(|(t, _)| t.ms() > 400_000)
             .find_map(|(_, o)| match o {
@@ -325,7 +269,7 @@ new-instance-id = true
 "#;
     let s = scenario(text, &[]);
     let new = process(&s, "svc-0@1");
-    let log = record(&s, 9);
+    let log = record(&s, 9).0;
     assert_eq!(
         registered(&log, new),
         [(SimTime(320_000 + BOOT_TO_REGISTER), InstanceStatus::Up)]
@@ -352,5 +296,5 @@ name = "other"
 instances = 3
 "#;
     let s = scenario(text, &[]);
-    assert_eq!(record(&s, 11), record(&s, 11));
+    assert_eq!(record(&s, 11).0, record(&s, 11).0);
 }
