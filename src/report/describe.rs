@@ -77,13 +77,18 @@ pub(super) fn settings(scenario: &Scenario) -> Vec<(&'static str, String)> {
             ),
         ));
         if let Some(target) = caller.calls.first() {
-            out.push((
-                "ribbon",
+            let lb = &caller.client.load_balancer;
+            let text = if caller.uses_ribbon(&scenario.simulation.release) {
                 format!(
                     "Ribbon refresh {}",
                     seconds(target.ribbon.server_list_refresh_interval_ms)
-                ),
-            ));
+                )
+            } else if lb.cache_enabled {
+                format!("LoadBalancer cache {}", seconds(lb.cache_ttl_ms))
+            } else {
+                "LoadBalancer without cache".to_string()
+            };
+            out.push(("ribbon", text));
         }
         out.push(("rate", format!("{} req/s", caller.rate_per_s)));
     }

@@ -57,9 +57,17 @@ pub fn render_summary(
             shutdown.strategy.name(),
             shutdown.at_ms as f64 / 1000.0
         );
+        let balancer = scenario.balancer_name();
+        let label = |m: Metric| m.label().replace("Ribbon", balancer);
+        let w = rows
+            .iter()
+            .map(|r| label(r.metric).len() + 1)
+            .max()
+            .unwrap_or(0)
+            .max(26);
         let _ = writeln!(
             out,
-            "  {:<26}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
+            "  {:<w$}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
             "", "min", "p50", "p90", "p99", "max", "mean", "unresolved"
         );
         for row in rows.iter().filter(|r| r.shutdown == s) {
@@ -67,8 +75,8 @@ pub fn render_summary(
             let m = row.metric;
             let _ = writeln!(
                 out,
-                "  {:<26}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
-                m.label(),
+                "  {:<w$}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
+                label(m),
                 cell(m, st.min),
                 cell(m, st.p50),
                 cell(m, st.p90),
@@ -79,7 +87,7 @@ pub fn render_summary(
             );
         }
         out.push_str(&intervals(rows.iter().filter(|r| r.shutdown == s)));
-        out.push_str(&where_the_news_waited(s, outcomes));
+        out.push_str(&where_the_news_waited(s, outcomes, balancer));
     }
     out
 }
@@ -116,7 +124,7 @@ fn intervals<'a>(rows: impl Iterator<Item = &'a SummaryRow>) -> String {
 }
 
 /// Mean time the news spent at each layer, over trials where every stage resolved.
-fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
+fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome], balancer: &str) -> String {
     let mut sums = [0f64; 4];
     let mut n = 0usize;
     for trial in outcomes {
@@ -138,12 +146,8 @@ fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome]) -> String {
     }
     let mut out = String::new();
     if n > 0 {
-        let names = [
-            "registry",
-            "read-only cache",
-            "client fetch",
-            "Ribbon refresh",
-        ];
+        let last = format!("{balancer} refresh");
+        let names = ["registry", "read-only cache", "client fetch", last.as_str()];
         // Rounded to 0.1 s here so that a tiny negative mean does not print as "-0.0s".
         let means: Vec<f64> = sums
             .iter()

@@ -672,6 +672,22 @@ impl CallerConfig {
 }
 
 impl Scenario {
+    /// The callers' load balancer, for labels: `Ribbon`, `LoadBalancer` (Spring Cloud
+    /// LoadBalancer) or `balancer` when the callers differ.
+    pub fn balancer_name(&self) -> &'static str {
+        let release = &self.simulation.release;
+        let ribbon = self
+            .callers
+            .iter()
+            .filter(|c| c.uses_ribbon(release))
+            .count();
+        match ribbon {
+            n if n == self.callers.len() => "Ribbon",
+            0 => "LoadBalancer",
+            _ => "balancer",
+        }
+    }
+
     /// The instance id of instance `index` of app `app`, as users write it (`svc-0`).
     pub fn instance_id(&self, app: usize, index: u32) -> String {
         format!("{}-{}", self.apps[app].name, index)
