@@ -974,7 +974,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Model: the caller is a Zuul gateway (SCN <= 2.2.x): each Ribbon request runs in a \
          Hystrix command whose timeout is (ReadTimeout + ConnectTimeout) x (MaxAutoRetries + 1) \
          x (MaxAutoRetriesNextServer + 1) (AbstractRibbonCommand#getHystrixTimeout, FACTS.md \
-         §8); a request whose connect timeouts and service time exceed it fails (errors).",
+         §8). Parsed but not used by the model yet.",
         Apply::Caller(|c, v| c.zuul = v.flag()),
     ),
     relaxed(
@@ -983,7 +983,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "(Zuul's formula)",
         "Model: hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds, which \
          AbstractRibbonCommand uses instead of its formula when set; also wraps a non-Zuul \
-         caller's requests in a Hystrix timeout.",
+         caller's requests in a Hystrix timeout. Parsed but not used by the model yet.",
         Apply::Caller(|c, v| c.hystrix_timeout_ms = Some(v.int())),
     ),
     // [[shutdown]]
@@ -1080,7 +1080,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Model: `stays` = a dead process on a live host, connections are refused at once; \
          `vanishes` = the pod's IP is gone, every attempt waits ribbon.ConnectTimeout before it \
          fails (SocketTimeoutException, which trips the circuit breaker like a refusal; FACTS.md \
-         §7, §8). The wait is added_delay_ms.",
+         §7, §8). Parsed but not used by the model yet: every attempt is refused at once.",
         Apply::Shutdown(|c, v| c.host_vanishes = v.text() == "vanishes"),
     ),
     // [[claim]]

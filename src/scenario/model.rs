@@ -296,7 +296,8 @@ pub struct CallerConfig {
     /// `hystrix-timeout-ms` (model): the Hystrix command timeout
     /// (`hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds`); unset: Zuul's
     /// `(ReadTimeout + ConnectTimeout) * (MaxAutoRetries + 1) * (MaxAutoRetriesNextServer + 1)`.
-    /// Setting it makes the caller a Hystrix-wrapped one even without `zuul`.
+    /// Setting it makes the caller a Hystrix-wrapped one even without `zuul`. Not used by the
+    /// model yet (nor is `zuul`).
     pub hystrix_timeout_ms: Option<u64>,
     pub client: ClientConfig,
 }
@@ -349,7 +350,7 @@ pub struct ShutdownConfig {
     pub prestop_ms: u64,
     /// `host = "vanishes"` (model, default `stays`): the instance's IP is gone once it stops
     /// (a deleted pod), so a connection attempt waits `ConnectTimeout` instead of being refused
-    /// at once (FACTS.md §7 last line).
+    /// at once (FACTS.md §7 last line). Not used by the model yet.
     pub host_vanishes: bool,
 }
 
