@@ -9,6 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Metrics per shutdown in `sweep.csv` (one row each).
+const METRICS: usize = 9;
+
 const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
 
 const REFRESH: &str = "clients.ribbon.ServerListRefreshInterval";
@@ -108,14 +111,14 @@ fn one_key_gives_a_row_per_point_and_metric_and_two_line_plots() {
     let mut expected = vec![REFRESH.to_string()];
     expected.extend(STATS.map(String::from));
     assert_eq!(header, expected);
-    assert_eq!(rows.len(), 2 * 8);
+    assert_eq!(rows.len(), 2 * METRICS);
     assert_eq!(rows[0][REFRESH], "30000");
-    assert_eq!(rows[8][REFRESH], "5000");
+    assert_eq!(rows[METRICS][REFRESH], "5000");
     assert!(rows.iter().all(|r| r["trials"] == "60"));
     // Refreshing the Ribbon list every 5 s instead of 30 s shortens the exposure.
     let mean = |i: usize| rows[i]["mean"].parse::<f64>().unwrap();
     assert_eq!(rows[0]["metric"], "exposure_ms");
-    assert!(mean(8) < mean(0), "{stdout}");
+    assert!(mean(METRICS) < mean(0), "{stdout}");
     assert_eq!(
         names(&out),
         [
@@ -156,10 +159,10 @@ fn two_keys_give_heatmaps_and_the_keys_lead_the_rows() {
     ));
     let (header, rows) = read_csv(&out.join("sweep.csv"));
     assert_eq!(&header[..3], [CACHE, REFRESH, "instance"]);
-    assert_eq!(rows.len(), 6 * 8);
+    assert_eq!(rows.len(), 6 * METRICS);
     let points: Vec<(String, String)> = rows
         .iter()
-        .step_by(8)
+        .step_by(METRICS)
         .map(|r| (r[CACHE].clone(), r[REFRESH].clone()))
         .collect();
     let expected: Vec<(String, String)> = [
@@ -207,7 +210,7 @@ fn three_keys_write_the_csv_and_skip_the_plots_with_a_note() {
     assert!(stdout.contains("No plots"), "{stdout}");
     assert_eq!(names(&out), ["report.html", "sweep.csv"]);
     let (_, rows) = read_csv(&out.join("sweep.csv"));
-    assert_eq!(rows.len(), 8 * 8);
+    assert_eq!(rows.len(), 8 * METRICS);
 }
 
 /// Common random numbers: the point `ServerListRefreshInterval=5000` is exactly `run` with

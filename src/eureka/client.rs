@@ -681,7 +681,7 @@ impl<O: Observer> World<'_, O> {
         process.client.listener = false;
         process.client.replicator.dead = true;
         if process.serving {
-            self.stop_serving(p);
+            self.stop_serving_abruptly(p);
         }
         self.on_process_exit(p);
     }

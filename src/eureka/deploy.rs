@@ -115,6 +115,8 @@ impl<O: Observer> World<'_, O> {
                     termination_grace_ms: 30_000,
                     resume_ms: None,
                     cancel_override: true,
+                    prestop_ms: 0,
+                    host_vanishes: false,
                 };
                 self.shutdowns.push(ShutdownRun::new(shutdown, old));
                 let run = self.shutdowns.len() - 1;

@@ -43,6 +43,9 @@ pub enum Observation {
     RequestFailed { route: RouteId, first: ProcessId },
     /// A request found an empty server list.
     NoServer { route: RouteId },
+    /// `count` requests in flight on `process` failed as its web server stopped (kill -9,
+    /// immediate shutdown, or the graceful phase's timeout).
+    InflightFailed { process: ProcessId, count: u64 },
     /// Batched mode: `count` attempts of `route` were refused by `process` since the previous
     /// count, the last of them at `last`.
     DeadHits {

@@ -5,6 +5,7 @@
 
 mod arrivals;
 mod batch;
+mod inflight;
 mod spring;
 
 use crate::engine::{RngStream, SimTime, StreamFactory};
@@ -15,6 +16,7 @@ use super::circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers}
 use super::observe::{Observation, Observer, RouteId};
 use super::world::{Event, Layout, World};
 pub use arrivals::Arrivals;
+use inflight::Served;
 pub use spring::{SpringLoadBalancer, SpringTimer};
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
@@ -121,6 +123,10 @@ pub struct Route {
     /// counted.
     batch_from_us: Option<f64>,
     rng: RngStream,
+    /// The called app's `service-time-ms`, in µs (0: nothing is ever in flight).
+    service_us: f64,
+    /// Accepted requests of the last `service_us` ([`inflight`]).
+    served: std::collections::VecDeque<Served>,
 }
 
 /// How requests are simulated.
@@ -143,6 +149,8 @@ pub enum RequestMode {
 struct RequestOutcome {
     first: Option<ProcessId>,
     failed: bool,
+    /// The server that accepted the request.
+    accepted: Option<ProcessId>,
 }
 
 impl Route {
@@ -175,6 +183,8 @@ impl Route {
                     next_arrival_us: 0.0,
                     batch_from_us: None,
                     rng: streams.stream(&name),
+                    service_us: scenario.apps[slot.application].service_time_ms as f64 * 1000.0,
+                    served: std::collections::VecDeque::new(),
                 }
             })
             .collect()
@@ -247,6 +257,7 @@ impl<O: Observer> World<'_, O> {
     /// One request, now, with per-attempt observations (the reference path).
     fn handle_request(&mut self, r: RouteId) {
         let now_ms = self.now().ms();
+        let at_us = self.routes[r].next_arrival_us;
         let outcome = if self.routes[r].uses_ribbon {
             if self.routes[r].balancer.is_none() {
                 self.create_balancer(r);
@@ -259,6 +270,7 @@ impl<O: Observer> World<'_, O> {
             }
             self.spring_request(r, now_ms, true)
         };
+        self.note_served_one(r, at_us, outcome.accepted);
         self.report_failed(r, outcome, true);
     }
 
@@ -329,6 +341,7 @@ impl<O: Observer> World<'_, O> {
                     });
                 }
                 if !dead {
+                    outcome.accepted = Some(server);
                     return outcome;
                 }
             }

@@ -25,6 +25,10 @@ use super::world::{Call, Event, Layout, World};
 /// starts (uniform, ms). Only the order of the DOWN register and the DELETE depends on it.
 pub const WEB_SERVER_STOP_MS: (u64, u64) = (5, 50);
 
+/// Kubernetes' one-off extension of the grace period for a `preStop` hook still running when
+/// it expires (ms).
+pub const PRESTOP_EXTENSION_MS: u64 = 2_000;
+
 /// Modelling assumption: how long the closing thread takes to get from setting DOWN to sending
 /// Dalston's DELETE (uniform, ms), while the replicator thread sends the DOWN register.
 pub const DALSTON_DEREGISTER_HOP_MS: (u64, u64) = (0, 2);
@@ -44,6 +48,8 @@ pub enum Step {
     Sigkill,
     /// `pause` with `resume-s`: `POST /actuator/resume`.
     Resume,
+    /// The Kubernetes `preStop` sleep is over: the SIGTERM.
+    Sigterm,
 }
 
 /// What to do when the process's `DiscoveryClient#shutdown` completes.
@@ -63,6 +69,8 @@ pub struct ShutdownRun {
     awaiting_status_reply: Option<Step>,
     /// The process incarnation the run began on; a restarted process is not this run's.
     incarnation: Option<u32>,
+    /// The `preStop` hook ran (`prestop-s`).
+    prestop_done: bool,
 }
 
 impl ShutdownRun {
@@ -74,6 +82,7 @@ impl ShutdownRun {
             after_client_shutdown: AfterClientShutdown::Nothing,
             awaiting_status_reply: None,
             incarnation: None,
+            prestop_done: false,
         }
     }
 
@@ -146,14 +155,50 @@ impl<O: Observer> World<'_, O> {
             }
             Step::DalstonClientShutdown => self.client_shutdown(p),
             Step::Sigkill => self.kill_process(p),
+            Step::Sigterm => self.begin_kill15(run),
         }
     }
 
     /// SIGTERM: `context.close()`; or, when PID 1 does not forward it, nothing until the
     /// orchestrator's SIGKILL after the grace period.
+    ///
+    /// With `prestop-s`, Kubernetes first runs the container's `preStop` hook (a sleep) and
+    /// sends SIGTERM only when it returns; the instance keeps serving and stays UP meanwhile.
+    /// `terminationGracePeriodSeconds` counts from the start of the hook, and a hook still
+    /// running when it expires gets a one-off 2 s extension before the SIGTERM (Kubernetes
+    /// documentation, "Pod Lifetime: Termination of Pods" and "Container Lifecycle Hooks"): so
+    /// the SIGKILL comes at `max(grace, prestop + 2 s)` after the hook started.
     fn begin_kill15(&mut self, run: usize) {
         let p = self.shutdowns[run].process;
         let config = &self.shutdowns[run].config;
+        if config.prestop_ms > 0 && !self.shutdowns[run].prestop_done {
+            let (prestop, grace) = (config.prestop_ms, config.termination_grace_ms);
+            let reaches = config.sigterm_reaches_jvm;
+            self.shutdowns[run].prestop_done = true;
+            let sigkill = if grace > prestop {
+                grace
+            } else {
+                prestop + PRESTOP_EXTENSION_MS
+            };
+            let sigterm = prestop.min(sigkill);
+            self.queue.schedule_in(
+                sigkill,
+                Event::Shutdown {
+                    run,
+                    step: Step::Sigkill,
+                },
+            );
+            if reaches {
+                self.queue.schedule_in(
+                    sigterm,
+                    Event::Shutdown {
+                        run,
+                        step: Step::Sigterm,
+                    },
+                );
+            }
+            return;
+        }
         if !config.sigterm_reaches_jvm {
             let grace = config.termination_grace_ms;
             self.queue.schedule_in(
@@ -175,11 +220,18 @@ impl<O: Observer> World<'_, O> {
             self.deregister(run, AfterClientShutdown::StopServingThenExit);
         } else {
             self.set_instance_status(p, InstanceStatus::Down);
-            self.stop_serving(p);
+            // The graceful phase (if any), then the web server's stop (FACTS.md §7).
+            let release = self.scenario.simulation.release;
+            let phase = if self.processes[p].client.config.graceful_shutdown(release) {
+                self.stop_serving_gracefully(p)
+            } else {
+                self.stop_serving_abruptly(p);
+                0
+            };
             let (lo, hi) = WEB_SERVER_STOP_MS;
             let stop = self.net[p].between(lo, hi);
             self.queue.schedule_in(
-                stop,
+                phase + stop,
                 Event::Shutdown {
                     run,
                     step: Step::DestroyBeans,
@@ -224,8 +276,9 @@ impl<O: Observer> World<'_, O> {
         match after {
             AfterClientShutdown::Nothing => {}
             AfterClientShutdown::Exit => self.kill_process(p),
+            // Dalston runs Boot 1.5: no graceful shutdown, the web server stops at once.
             AfterClientShutdown::StopServingThenExit => {
-                self.stop_serving(p);
+                self.stop_serving_abruptly(p);
                 self.kill_process(p);
             }
         }

@@ -8,6 +8,7 @@ pub enum Metric {
     ExposureMs,
     DeadHits,
     Errors,
+    InflightFailed,
     LastDeadHitMs,
     ServerRemovedMs,
     ReadonlyRemovedMs,
@@ -16,10 +17,11 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 8] = [
+    pub const ALL: [Metric; 9] = [
         Metric::ExposureMs,
         Metric::DeadHits,
         Metric::Errors,
+        Metric::InflightFailed,
         Metric::LastDeadHitMs,
         Metric::ServerRemovedMs,
         Metric::ReadonlyRemovedMs,
@@ -38,6 +40,7 @@ impl Metric {
             Metric::ReadonlyRemovedMs => "readonly_removed_ms",
             Metric::ClientRemovedMs => "client_removed_ms",
             Metric::RibbonRemovedMs => "ribbon_removed_ms",
+            Metric::InflightFailed => "inflight_failed",
         }
     }
 
@@ -52,6 +55,7 @@ impl Metric {
             Metric::ReadonlyRemovedMs => "left the read-only cache",
             Metric::ClientRemovedMs => "left the callers' caches",
             Metric::RibbonRemovedMs => "left the Ribbon lists",
+            Metric::InflightFailed => "in-flight requests failed",
         }
     }
 
@@ -61,7 +65,10 @@ impl Metric {
 
     /// Whether the metric is a time (ms) rather than a count.
     pub fn is_time(self) -> bool {
-        !matches!(self, Metric::DeadHits | Metric::Errors)
+        !matches!(
+            self,
+            Metric::DeadHits | Metric::Errors | Metric::InflightFailed
+        )
     }
 
     pub fn value(self, outcome: &ShutdownOutcome) -> Option<i64> {
@@ -74,6 +81,7 @@ impl Metric {
             Metric::ReadonlyRemovedMs => outcome.readonly_removed_ms,
             Metric::ClientRemovedMs => outcome.client_removed_ms,
             Metric::RibbonRemovedMs => outcome.ribbon_removed_ms,
+            Metric::InflightFailed => Some(outcome.inflight_failed as i64),
         }
     }
 }

@@ -59,6 +59,9 @@ pub struct ShutdownOutcome {
     pub readonly_removed_ms: Option<i64>,
     pub client_removed_ms: Option<i64>,
     pub ribbon_removed_ms: Option<i64>,
+    /// Requests in flight on the instance that failed when its web server stopped
+    /// (`[[app]] service-time-ms`; kill -9, immediate shutdown, graceful timeout).
+    pub inflight_failed: u64,
 }
 
 #[derive(Debug, Default)]
@@ -73,6 +76,7 @@ struct TargetTracker {
     dead_hits: u64,
     errors: u64,
     last_dead_hit: Option<SimTime>,
+    inflight_failed: u64,
     /// The process restarted: the outcome is that of the incarnation that stopped.
     frozen: bool,
 }
@@ -139,6 +143,7 @@ impl TargetTracker {
             return ShutdownOutcome {
                 dead_hits: self.dead_hits,
                 errors: self.errors,
+                inflight_failed: self.inflight_failed,
                 ..ShutdownOutcome::default()
             };
         };
@@ -162,6 +167,7 @@ impl TargetTracker {
             readonly_removed_ms: relative(removed_everywhere([&self.served])),
             client_removed_ms: relative(removed_everywhere(self.clients.iter().map(|(_, p)| p))),
             ribbon_removed_ms: relative(ribbon),
+            inflight_failed: self.inflight_failed,
         }
     }
 }
@@ -244,6 +250,11 @@ impl Observer for MetricsObserver {
                     && let Some((_, view)) = t.ribbons.iter_mut().find(|(r, _)| *r == route)
                 {
                     view.set(at, listed);
+                }
+            }
+            Observation::InflightFailed { process, count } => {
+                if let Some(t) = self.tracker(process) {
+                    t.inflight_failed += count;
                 }
             }
             Observation::StoppedServing { process } => {

@@ -150,6 +150,21 @@ mod tests {
         ]);
     }
 
+    /// The same with requests in flight (`service-time-ms`): the in-flight count at a kill -9
+    /// (read back from the counted spans' order statistics), through Spring Cloud LoadBalancer,
+    /// and at a graceful kill -15 whose phase times out (S = 3 s > 1 s).
+    #[test]
+    fn batched_counting_matches_with_requests_in_flight() {
+        modes_agree(&["app[0].service-time-ms=2000"]);
+        modes_agree(&["app[0].service-time-ms=2000", "simulation.release=2020.0"]);
+        modes_agree(&[
+            "app[0].service-time-ms=3000",
+            "shutdown[0].strategy=kill-15",
+            "clients.server.shutdown=graceful",
+            "clients.spring.lifecycle.timeout-per-shutdown-phase=1000",
+        ]);
+    }
+
     fn modes_agree(overrides: &[&str]) {
         let text = r#"
 [simulation]
@@ -199,7 +214,12 @@ strategy = "kill-9"
         let critical = 1.95 * (2.0 / n as f64).sqrt();
         // Spring Cloud LoadBalancer re-reads its list at a request, so there the exposure depends
         // on the request draws too and is compared in distribution.
-        let mut metrics = vec![Metric::DeadHits, Metric::Errors, Metric::LastDeadHitMs];
+        let mut metrics = vec![
+            Metric::DeadHits,
+            Metric::Errors,
+            Metric::LastDeadHitMs,
+            Metric::InflightFailed,
+        ];
         if spring {
             metrics.push(Metric::ExposureMs);
         }

@@ -7,7 +7,7 @@ use crate::scenario::Scenario;
 
 use super::SummaryRow;
 
-pub const TRIALS_HEADER: [&str; 13] = [
+pub const TRIALS_HEADER: [&str; 14] = [
     "trial",
     "seed",
     "instance",
@@ -16,6 +16,7 @@ pub const TRIALS_HEADER: [&str; 13] = [
     "exposure_ms",
     "dead_hits",
     "errors",
+    "inflight_failed",
     "last_dead_hit_ms",
     "server_removed_ms",
     "readonly_removed_ms",
@@ -58,6 +59,7 @@ pub fn write_trials_csv<W: Write>(
                 opt(outcome.exposure_ms),
                 outcome.dead_hits.to_string(),
                 outcome.errors.to_string(),
+                outcome.inflight_failed.to_string(),
                 opt(outcome.last_dead_hit_ms),
                 opt(outcome.server_removed_ms),
                 opt(outcome.readonly_removed_ms),

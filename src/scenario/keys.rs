@@ -115,6 +115,7 @@ pub(super) enum Binding {
 pub(super) struct AppDraft {
     pub name: String,
     pub instances: u32,
+    pub service_time_ms: u64,
 }
 
 /// The `[[caller]]` keys before the required ones are checked and `calls` is resolved.
@@ -125,6 +126,8 @@ pub(super) struct CallerDraft {
     pub rate_per_s: f64,
     pub method: HttpMethod,
     pub fixed_rate: bool,
+    pub zuul: bool,
+    pub hystrix_timeout_ms: Option<u64>,
 }
 
 /// The `[[shutdown]]` keys before the required ones are checked and `instance` is resolved.
@@ -139,6 +142,8 @@ pub(super) struct ShutdownDraft {
     pub termination_grace_ms: u64,
     pub resume_ms: Option<u64>,
     pub cancel_override: bool,
+    pub prestop_ms: u64,
+    pub host_vanishes: bool,
 }
 
 /// The `[[restart]]` keys before the required ones are checked and `instance` is resolved.
@@ -212,6 +217,7 @@ impl Default for AppDraft {
         AppDraft {
             name: String::new(),
             instances: 1,
+            service_time_ms: 0,
         }
     }
 }
@@ -224,6 +230,8 @@ impl Default for CallerDraft {
             rate_per_s: 20.0,
             method: HttpMethod::Get,
             fixed_rate: false,
+            zuul: false,
+            hystrix_timeout_ms: None,
         }
     }
 }
@@ -240,6 +248,8 @@ impl Default for ShutdownDraft {
             termination_grace_ms: 30_000,
             resume_ms: None,
             cancel_override: true,
+            prestop_ms: 0,
+            host_vanishes: false,
         }
     }
 }
@@ -874,6 +884,32 @@ pub(super) static DEFS: &[KeyDef] = &[
          (RetryAwareServiceInstanceListSupplier), unless it was the only one.",
         Apply::Client(|c, v| c.load_balancer.avoid_previous_instance = v.flag()),
     ),
+    relaxed(
+        "server.shutdown",
+        Kind::Choice(&["immediate", "graceful"]),
+        "the train's",
+        "Spring Boot's web-server shutdown (Boot >= 2.3): `immediate` stops the web server at \
+         once, failing the requests in flight (inflight_failed); `graceful` stops accepting new \
+         connections (they are refused: dead hits) and lets in-flight requests finish within \
+         spring.lifecycle.timeout-per-shutdown-phase before the rest of the close, and so the \
+         DELETE, proceeds (FACTS.md §7). Unset: immediate up to 2023.0 (Boot <= 3.3), graceful \
+         from 2024.0 (Boot 3.4 made it the default).",
+        Apply::Client(|c, v| {
+            c.server_shutdown = Some(if v.text() == "graceful" {
+                crate::scenario::ServerShutdown::Graceful
+            } else {
+                crate::scenario::ServerShutdown::Immediate
+            })
+        }),
+    ),
+    relaxed(
+        "spring.lifecycle.timeout-per-shutdown-phase",
+        MILLIS,
+        "30000",
+        "Longest wait of the graceful phase for in-flight requests, in ms \
+         (DefaultLifecycleProcessor); requests still running then fail (inflight_failed).",
+        Apply::Client(|c, v| c.timeout_per_shutdown_phase_ms = v.int()),
+    ),
     // [[app]]
     required(
         "name",
@@ -887,6 +923,15 @@ pub(super) static DEFS: &[KeyDef] = &[
         "1",
         "Number of identical instances.",
         Apply::App(|c, v| c.instances = v.count()),
+    ),
+    relaxed(
+        "service-time-ms",
+        Kind::millis(0, 3_600_000),
+        "0",
+        "Model: fixed time an instance takes to answer an accepted request. A request is in \
+         flight on it for that long; kill -9 and an immediate kill -15 fail the requests in \
+         flight (inflight_failed). 0: answered at once, nothing is in flight.",
+        Apply::App(|c, v| c.service_time_ms = v.int()),
     ),
     // [[caller]]
     required(
@@ -930,6 +975,25 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Requests arrive exactly every 1/rate-per-s seconds (at a random phase) instead of as a \
          Poisson stream: for hand-checkable timelines.",
         Apply::Caller(|c, v| c.fixed_rate = v.flag()),
+    ),
+    relaxed(
+        "zuul",
+        Kind::Bool,
+        "false",
+        "Model: the caller is a Zuul gateway (SCN <= 2.2.x): each Ribbon request runs in a \
+         Hystrix command whose timeout is (ReadTimeout + ConnectTimeout) x (MaxAutoRetries + 1) \
+         x (MaxAutoRetriesNextServer + 1) (AbstractRibbonCommand#getHystrixTimeout, FACTS.md \
+         §8). Parsed but not used by the model yet.",
+        Apply::Caller(|c, v| c.zuul = v.flag()),
+    ),
+    relaxed(
+        "hystrix-timeout-ms",
+        MILLIS,
+        "(Zuul's formula)",
+        "Model: hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds, which \
+         AbstractRibbonCommand uses instead of its formula when set; also wraps a non-Zuul \
+         caller's requests in a Hystrix timeout. Parsed but not used by the model yet.",
+        Apply::Caller(|c, v| c.hystrix_timeout_ms = Some(v.int())),
     ),
     // [[shutdown]]
     required(
@@ -1008,6 +1072,25 @@ pub(super) static DEFS: &[KeyDef] = &[
          becomes UNKNOWN, FACTS.md §6); false keeps OUT_OF_SERVICE in the server's override map \
          through then (it survives a restart while the lease lives).",
         Apply::Shutdown(|c, v| c.cancel_override = v.flag()),
+    ),
+    relaxed(
+        "prestop-s",
+        Kind::seconds(0, 86_400),
+        "0",
+        "Model, kill-15 only: a Kubernetes preStop sleep before the SIGTERM; the instance keeps \
+         serving and stays UP meanwhile, so the whole kill -15 sequence starts this much later. \
+         termination-grace-period-s then counts from the start of the preStop hook.",
+        Apply::Shutdown(|c, v| c.prestop_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "host",
+        Kind::Choice(&["stays", "vanishes"]),
+        "stays",
+        "Model: `stays` = a dead process on a live host, connections are refused at once; \
+         `vanishes` = the pod's IP is gone, every attempt waits ribbon.ConnectTimeout before it \
+         fails (SocketTimeoutException, which trips the circuit breaker like a refusal; FACTS.md \
+         §7, §8). Parsed but not used by the model yet: every attempt is refused at once.",
+        Apply::Shutdown(|c, v| c.host_vanishes = v.text() == "vanishes"),
     ),
     // [[claim]]
     relaxed(
@@ -1350,6 +1433,7 @@ mod tests {
             Kind::FinalStop => Raw::Str("kill-9".into()),
             Kind::Method => Raw::Str("POST".into()),
             Kind::Supplier => Raw::Str("health-check".into()),
+            Kind::Choice(choices) => Raw::Str(choices[choices.len() - 1].into()),
             Kind::Apps => Raw::Str("svc".into()),
             Kind::Instance => Raw::Str("svc-0".into()),
             Kind::Number => Raw::Float(0.5),

@@ -137,6 +137,31 @@ pub struct ClientConfig {
     pub ribbon: RibbonConfig,
     /// `spring.cloud.loadbalancer.*` keys (FACTS.md §9).
     pub load_balancer: LoadBalancerConfig,
+    /// `server.shutdown` (Spring Boot >= 2.3): `None` = the release's default, see
+    /// [`Release::graceful_shutdown_default`](super::Release::graceful_shutdown_default).
+    pub server_shutdown: Option<ServerShutdown>,
+    /// `spring.lifecycle.timeout-per-shutdown-phase` (30 s): how long the graceful phase waits
+    /// for in-flight requests (`DefaultLifecycleProcessor`, FACTS.md §7).
+    pub timeout_per_shutdown_phase_ms: u64,
+}
+
+/// `server.shutdown` (Spring Boot `Shutdown` enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerShutdown {
+    /// The web server stops at once; requests in flight fail.
+    Immediate,
+    /// The web server stops accepting, in-flight requests get up to the phase timeout.
+    Graceful,
+}
+
+impl ClientConfig {
+    /// Whether the web server shuts down gracefully on `release` when `server.shutdown` is unset.
+    pub fn graceful_shutdown(&self, release: super::Release) -> bool {
+        match self.server_shutdown {
+            Some(mode) => mode == ServerShutdown::Graceful,
+            None => release.graceful_shutdown_default(),
+        }
+    }
 }
 
 /// Spring Cloud LoadBalancer's settings for a process's load-balanced calls (FACTS.md §9).
@@ -248,6 +273,11 @@ pub struct RibbonConfig {
 pub struct AppConfig {
     pub name: String,
     pub instances: u32,
+    /// `service-time-ms` (model, default 0): how long the instance takes to answer a request it
+    /// accepted. A fixed time (not a distribution): the set of requests in flight at an instant
+    /// `t` is then exactly the accepted ones that arrived in `(t - S, t]`, which batched mode can
+    /// count exactly. 0 = requests are answered at once (nothing is ever in flight).
+    pub service_time_ms: u64,
     pub client: ClientConfig,
 }
 
@@ -264,6 +294,15 @@ pub struct CallerConfig {
     /// `fixed-rate` (model, default false): requests arrive exactly every `1 / rate-per-s`
     /// seconds (at a random phase) instead of as a Poisson stream.
     pub fixed_rate: bool,
+    /// `zuul` (model, default false): the caller is a Zuul gateway whose Ribbon routes run in a
+    /// Hystrix command with a timeout (`AbstractRibbonCommand#getHystrixTimeout`, FACTS.md §8).
+    pub zuul: bool,
+    /// `hystrix-timeout-ms` (model): the Hystrix command timeout
+    /// (`hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds`); unset: Zuul's
+    /// `(ReadTimeout + ConnectTimeout) * (MaxAutoRetries + 1) * (MaxAutoRetriesNextServer + 1)`.
+    /// Setting it makes the caller a Hystrix-wrapped one even without `zuul`. Not used by the
+    /// model yet (nor is `zuul`).
+    pub hystrix_timeout_ms: Option<u64>,
     pub client: ClientConfig,
 }
 
@@ -310,6 +349,13 @@ pub struct ShutdownConfig {
     /// CANCEL_OVERRIDE (`DELETE .../status`); false leaves OUT_OF_SERVICE in the server's
     /// overridden-status map for `then` (e.g. to see it survive a restart, FACTS.md §6).
     pub cancel_override: bool,
+    /// `prestop-s` (model, default 0, kill-15 only): a Kubernetes `preStop` sleep before the
+    /// SIGTERM; the instance keeps serving (and stays UP) meanwhile.
+    pub prestop_ms: u64,
+    /// `host = "vanishes"` (model, default `stays`): the instance's IP is gone once it stops
+    /// (a deleted pod), so a connection attempt waits `ConnectTimeout` instead of being refused
+    /// at once (FACTS.md §7 last line). Not used by the model yet.
+    pub host_vanishes: bool,
 }
 
 /// One `[[restart]]`: a new incarnation of an instance's process (a new JVM with a new
@@ -621,6 +667,8 @@ impl Default for ClientConfig {
             disable_delta: false,
             ribbon: RibbonConfig::default(),
             load_balancer: LoadBalancerConfig::default(),
+            server_shutdown: None,
+            timeout_per_shutdown_phase_ms: 30_000,
         }
     }
 }

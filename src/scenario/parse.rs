@@ -370,6 +370,7 @@ impl Builder<'_> {
         Ok(AppConfig {
             name: draft.name,
             instances: draft.instances,
+            service_time_ms: draft.service_time_ms,
             client,
         })
     }
@@ -441,6 +442,8 @@ impl Builder<'_> {
             rate_per_s: draft.rate_per_s,
             method: draft.method,
             fixed_rate: draft.fixed_rate,
+            zuul: draft.zuul,
+            hystrix_timeout_ms: draft.hystrix_timeout_ms,
             client,
         })
     }
@@ -582,6 +585,8 @@ impl Builder<'_> {
             termination_grace_ms: draft.termination_grace_ms,
             resume_ms: draft.resume_ms.filter(|_| resumes),
             cancel_override: draft.cancel_override,
+            prestop_ms: draft.prestop_ms,
+            host_vanishes: draft.host_vanishes,
         })
     }
 

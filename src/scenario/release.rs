@@ -430,6 +430,15 @@ impl Release {
         self.commons < EurekaVersion::new(2, 2, 7)
     }
 
+    /// Spring Boot's `server.shutdown` default: `immediate` from Boot 2.3 (when the property
+    /// appeared) through 3.3, `graceful` from Boot 3.4 ("Graceful shutdown is enabled by default",
+    /// Spring Boot 3.4 reference, Graceful Shutdown; FACTS.md §7). Spring Cloud 2024.0 is the
+    /// first train on Boot 3.4 (2025.0 is on 3.5); earlier trains run Boot <= 3.3 (or Boot 1.5 /
+    /// 2.0-2.2, which had no graceful shutdown at all).
+    pub fn graceful_shutdown_default(self) -> bool {
+        self.train >= Train::Y2024
+    }
+
     /// Ribbon's default `ConnectTimeout` and `ReadTimeout` (ms) for the train. Dalston's
     /// `RibbonClientConfiguration#ribbonClientConfig` sets none, so Ribbon's
     /// `DefaultClientConfigImpl` 2000 / 5000 apply; from Edgware it sets 1000 / 1000 (SCN commit

@@ -147,6 +147,69 @@ impl Arrivals {
     }
 }
 
+/// The instants of a counted span's requests read from the last one backwards, for the
+/// requests in flight at a stop ([`super::inflight`]). Given their number, the arrivals of a
+/// Poisson span are uniform on it, so request `i` of `K` is at the `i`-th uniform order
+/// statistic; they are drawn from the top (`U(K) = V^(1/K)`, `U(k-1) = U(k) V^(1/(k-1))`,
+/// as [`RngStream::top_uniform_order_statistics`]) and kept, so every later question about the
+/// same span sees the same instants.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpanTimes {
+    /// Poisson: `drawn[j]` is the order statistic (on `[0, 1)`) of request `K - j`.
+    Uniform {
+        from: f64,
+        span: f64,
+        requests: u64,
+        drawn: Vec<f64>,
+    },
+    /// Fixed rate: request `i` is at `first + (base + i) * gap`.
+    Grid { first: f64, gap: f64, base: u64 },
+}
+
+impl SpanTimes {
+    /// The instant of request `i` (1-based) of the span.
+    pub fn time_of(&mut self, rng: &mut RngStream, i: u64) -> f64 {
+        match self {
+            SpanTimes::Uniform {
+                from,
+                span,
+                requests,
+                drawn,
+            } => {
+                let depth = (*requests - i) as usize;
+                while drawn.len() <= depth {
+                    let k = *requests - drawn.len() as u64;
+                    let above = drawn.last().copied().unwrap_or(1.0);
+                    drawn.push(above * (1.0 - rng.unit()).powf(1.0 / k as f64));
+                }
+                *from + drawn[depth] * *span
+            }
+            SpanTimes::Grid { first, gap, base } => *first + (*base + i) as f64 * *gap,
+        }
+    }
+}
+
+impl Arrivals {
+    /// How to read the instants of `span`'s requests (see [`SpanTimes`]).
+    pub fn span_times(&self, span: &CountedSpan) -> SpanTimes {
+        match *self {
+            Arrivals::Poisson { .. } => SpanTimes::Uniform {
+                from: span.from,
+                span: span.span,
+                requests: span.requests,
+                drawn: Vec::new(),
+            },
+            Arrivals::Fixed {
+                gap_us, first_us, ..
+            } => SpanTimes::Grid {
+                first: first_us,
+                gap: gap_us,
+                base: span.base,
+            },
+        }
+    }
+}
+
 /// The index of the last grid point `first + k * gap` at or before `x` (0 before the grid).
 fn last_at_or_before(gap: f64, first: f64, x: f64) -> u64 {
     if x <= first {

@@ -20,6 +20,7 @@ use super::super::circuit_breaker::eligible_servers;
 use super::super::observe::{Observation, Observer, RouteId};
 use super::super::round_robin::run_batch;
 use super::super::world::World;
+use super::inflight::Accepted;
 
 /// What the routing state of a route allows at one instant (with the circuit breaker).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,6 +91,7 @@ impl<O: Observer> World<'_, O> {
                     match arrivals.next_within(&mut route.rng, t, end) {
                         Some(at) => {
                             let outcome = self.route_one_request(r, (at / 1000.0) as u64, false);
+                            self.note_served_one(r, at, outcome.accepted);
                             self.report_failed(r, outcome, false);
                             t = at;
                         }
@@ -153,10 +155,12 @@ impl<O: Observer> World<'_, O> {
         else {
             return;
         };
-        let requests = arrivals.count(&mut route.rng, from, until).requests;
+        let span = arrivals.count(&mut route.rng, from, until);
+        let requests = span.requests;
         if requests == 0 {
             return;
         }
+        let times = arrivals.span_times(&span);
         let mut kept = std::mem::take(&mut balancer.eligible);
         if balancer.stats.any_failures() {
             eligible_servers(
@@ -179,7 +183,11 @@ impl<O: Observer> World<'_, O> {
                 balancer.stats.note_success(kept[(start + i) % m]);
             }
         }
+        let accepted = (route.service_us > 0.0).then(|| Accepted::rotation(&kept, start));
         balancer.eligible = kept;
+        if let Some(accepted) = accepted {
+            route.note_served_span(until, requests, times, accepted);
+        }
     }
 
     /// Requests in `(from, until]` as one round-robin walk over the whole list (no filtering,
@@ -210,6 +218,11 @@ impl<O: Observer> World<'_, O> {
             let cursor = balancer.cursor();
             let start = if cursor < n { cursor } else { (cursor + 1) % n };
             balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
+            if route.service_us > 0.0 {
+                let accepted = Accepted::rotation(&balancer.servers, start);
+                let times = arrivals.span_times(&span);
+                route.note_served_span(until, requests, times, accepted);
+            }
             return;
         }
         let alive: Vec<bool> = balancer
@@ -217,6 +230,31 @@ impl<O: Observer> World<'_, O> {
             .iter()
             .map(|&p| self.processes[p].serving)
             .collect();
+        if route.service_us > 0.0 {
+            let n = balancer.servers.len();
+            let cursor = balancer.cursor();
+            let start = if cursor < n { cursor } else { (cursor + 1) % n };
+            let servers = &balancer.servers;
+            // Ribbon's walk (see `run_batch`): the first accepting server among the next
+            // `next_servers` positions; same-server retries change nothing while the state holds.
+            let accepted = Accepted::walk(start as u64, n as u64, |pos| {
+                for _ in 0..next_servers {
+                    let chosen = *pos as usize;
+                    *pos = (*pos + 1) % n as u64;
+                    if alive[chosen] {
+                        return Some(servers[chosen]);
+                    }
+                }
+                None
+            });
+            let times = arrivals.span_times(&span);
+            route.note_served_span(until, requests, times, accepted);
+        }
+        let route = &mut self.routes[r];
+        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        else {
+            return;
+        };
         let batch = run_batch(
             &balancer.servers,
             &alive,

@@ -65,6 +65,8 @@ pub enum SpringTimer {
 struct Walked {
     first: Option<ProcessId>,
     failed: bool,
+    /// The instance that accepted the request.
+    accepted: Option<ProcessId>,
     /// Refused attempts, in order.
     refused: Vec<ProcessId>,
 }
@@ -156,6 +158,7 @@ fn walk_one(
         out.first.get_or_insert(server);
         for _ in 0..retries.same {
             if serving(server) {
+                out.accepted = Some(server);
                 return out;
             }
             out.refused.push(server);
@@ -418,6 +421,7 @@ impl<O: Observer> World<'_, O> {
                 };
                 self.set_spring_list(r, self.client_list(r));
                 let outcome = self.spring_request(r, now, true);
+                self.note_served_one(r, at, outcome.accepted);
                 self.report_failed(r, outcome, true);
                 self.routes[r].batch_from_us = Some(at);
                 self.spring_cache_written(r, now, at);
@@ -555,6 +559,7 @@ impl<O: Observer> World<'_, O> {
         RequestOutcome {
             first: walked.first,
             failed: walked.failed,
+            accepted: walked.accepted,
         }
     }
 
@@ -578,6 +583,21 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         let processes = &self.processes;
+        if route.service_us > 0.0 {
+            let serving = |p: ProcessId| processes[p].serving;
+            let servers = &lb.servers;
+            let accepted = super::inflight::Accepted::walk(
+                lb.position,
+                retries.period(servers.len()),
+                |pos| walk_one(pos, servers, &serving, retries).accepted,
+            );
+            let times = arrivals.span_times(&span);
+            route.note_served_span(until, requests, times, accepted);
+        }
+        let route = &mut self.routes[r];
+        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.spring.as_mut()) else {
+            return;
+        };
         if lb.servers.iter().all(|&p| processes[p].serving) {
             if lb.servers.len() > 1 {
                 lb.position += requests;

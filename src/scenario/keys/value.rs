@@ -167,6 +167,8 @@ pub(in crate::scenario) enum Kind {
     Comparison,
     /// A `[[shutdown]]` index or instance id.
     ShutdownRef,
+    /// One of these words (case-insensitive), kept as [`Val::Text`] in its listed spelling.
+    Choice(&'static [&'static str]),
 }
 
 /// Longest accepted name; ids are shown in tables and file names.
@@ -217,6 +219,7 @@ impl Kind {
             | Kind::FinalStop
             | Kind::Method
             | Kind::Supplier
+            | Kind::Choice(_)
             | Kind::Instance => "a string",
         }
     }
@@ -251,6 +254,7 @@ impl Kind {
             Kind::FinalStop => "kill-15, kill-9, keep-running".to_string(),
             Kind::Method => "GET, POST".to_string(),
             Kind::Supplier => "default, health-check".to_string(),
+            Kind::Choice(choices) => choices.join(", "),
             Kind::Apps => "an [[app]] name or an array of [[app]] names".to_string(),
             Kind::Instance => "an instance id `<app name>-<index>` such as `svc-0`".to_string(),
             Kind::Number => "a finite number".to_string(),
@@ -353,6 +357,15 @@ impl Kind {
                         "unknown load-balancer configuration `{text}`"
                     ))),
                 }
+            }
+            Kind::Choice(choices) => {
+                let text = self.text(raw, literal)?;
+                let wanted = text.trim().to_ascii_lowercase();
+                choices
+                    .iter()
+                    .find(|c| **c == wanted)
+                    .map(|c| Val::Text((*c).to_string()))
+                    .ok_or_else(|| Problem::Invalid(format!("unknown value `{text}`")))
             }
             Kind::Apps => apps(raw, self),
             Kind::Number => float(raw, f64::MIN, false, f64::MAX, self),
