@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Metrics per shutdown in `sweep.csv` (one row each).
-const METRICS: usize = 9;
+const METRICS: usize = 10;
 
 const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
 

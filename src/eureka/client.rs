@@ -165,6 +165,11 @@ impl<O: Observer> World<'_, O> {
     /// `DiscoveryClient` constructor runs its synchronous full fetch (FACTS.md §5.1).
     pub(super) fn on_client_create(&mut self, p: ProcessId) {
         let wall = self.wall_now();
+        if self.processes[p].host_vanishes {
+            // A vanished host's attempts stop timing out (a new incarnation refuses).
+            let now = self.now();
+            self.flush_all_routes(now);
+        }
         self.processes[p].alive = true;
         self.observe(Observation::ClientCreated { process: p });
         let client = &mut self.processes[p].client;
@@ -675,6 +680,11 @@ impl<O: Observer> World<'_, O> {
     /// The process dies at once (kill -9, or the end of a graceful exit): nothing more is sent,
     /// replies are dropped, timers are void.
     pub(super) fn kill_process(&mut self, p: ProcessId) {
+        if self.processes[p].host_vanishes {
+            // From now on attempts to it time out instead of being refused.
+            let now = self.now();
+            self.flush_all_routes(now);
+        }
         let process = &mut self.processes[p];
         process.alive = false;
         process.client.tasks_running = false;

@@ -60,6 +60,14 @@ pub enum Observation {
         first: ProcessId,
         count: u64,
     },
+    /// Attempts of `route` to `process` timed out on connect (its host vanished, FACTS.md §7):
+    /// the callers waited `delay_ms` on them in all (per attempt in per-request mode, summed
+    /// in batched mode). Only emitted when `delay_ms > 0`.
+    ConnectTimeouts {
+        route: RouteId,
+        process: ProcessId,
+        delay_ms: u64,
+    },
     /// Batched mode: `count` requests found an empty server list.
     NoServers { route: RouteId, count: u64 },
     /// The server handled a register from `process` (a new lease) with the resulting status.

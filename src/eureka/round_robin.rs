@@ -10,39 +10,54 @@
 //! one step per request.
 
 use super::ProcessId;
+use super::route::{Answer, AttemptCosts};
 
 /// What one request does, starting with the cursor at `start`.
 #[derive(Debug, Clone, Default)]
-struct Step {
-    next: usize,
-    /// Refused attempts, by list position (a position may repeat with same-server retries).
-    dead: Vec<usize>,
-    failed: bool,
+pub struct Step {
+    pub next: usize,
+    /// Refused or timed-out attempts, by list position (a position may repeat with same-server
+    /// retries), each with the delay the caller waited on it.
+    pub dead: Vec<(usize, u64)>,
+    /// The position that accepted the request.
+    pub accepted: Option<usize>,
+    pub failed: bool,
 }
 
-fn step(start: usize, alive: &[bool], next_servers: u32, same_server: u32) -> Step {
-    let n = alive.len();
+/// One request from cursor position `start` (already reduced modulo the list length), every
+/// attempt through [`AttemptCosts::attempt`] (a Hystrix timeout ends the request).
+pub fn step(
+    start: usize,
+    answers: &[Answer],
+    next_servers: u32,
+    same_server: u32,
+    costs: AttemptCosts,
+) -> Step {
+    let n = answers.len();
     let mut pos = start;
-    let mut dead = Vec::new();
+    let mut out = Step::default();
+    let mut spent_ms = 0;
     for _ in 0..next_servers {
         let chosen = pos;
         pos = (pos + 1) % n;
         for _ in 0..same_server {
-            if alive[chosen] {
-                return Step {
-                    next: pos,
-                    dead,
-                    failed: false,
-                };
+            let attempted = costs.attempt(&mut spent_ms, answers[chosen]);
+            if answers[chosen].accepts() {
+                out.next = pos;
+                out.accepted = Some(chosen);
+                return out;
             }
-            dead.push(chosen);
+            out.dead.push((chosen, attempted.delay_ms));
+            if attempted.gave_up {
+                out.next = pos;
+                out.failed = true;
+                return out;
+            }
         }
     }
-    Step {
-        next: pos,
-        dead,
-        failed: true,
-    }
+    out.next = pos;
+    out.failed = true;
+    out
 }
 
 /// Totals of a batch of requests.
@@ -51,22 +66,27 @@ pub struct BatchOutcome {
     /// Per refused server: (server, attempts refused, 1-based index of the last request among the
     /// batch that had one of them).
     pub dead_hits: Vec<(ProcessId, u64, u64)>,
-    /// Per first-chosen server: requests that failed after all retries.
+    /// Per first-chosen server: requests that failed after all retries (or at the Hystrix
+    /// timeout).
     pub failed: Vec<(ProcessId, u64)>,
+    /// Per server whose attempts timed out on connect: the delay waited on them in all (ms).
+    pub delays: Vec<(ProcessId, u64)>,
     /// The cursor after the batch (already reduced modulo the list length).
     pub cursor: usize,
 }
 
-/// Runs `requests` requests over `servers` (with `alive[i]` telling whether `servers[i]` accepts
-/// connections) from round-robin cursor `cursor`; `next_servers` = MaxAutoRetriesNextServer + 1
-/// and `same_server` = MaxAutoRetries + 1 (both 1 when the request may not be retried).
+/// Runs `requests` requests over `servers` (with `answers[i]` telling how `servers[i]` answers a
+/// connection) from round-robin cursor `cursor`; `next_servers` = MaxAutoRetriesNextServer + 1
+/// and `same_server` = MaxAutoRetries + 1 (both 1 when the request may not be retried); each
+/// attempt costs what [`AttemptCosts::attempt`] says.
 pub fn run_batch(
     servers: &[ProcessId],
-    alive: &[bool],
+    answers: &[Answer],
     cursor: usize,
     requests: u64,
     next_servers: u32,
     same_server: u32,
+    costs: AttemptCosts,
 ) -> BatchOutcome {
     let n = servers.len();
     if n == 0 || requests == 0 {
@@ -77,14 +97,14 @@ pub fn run_batch(
     }
     // incrementAndGetModulo: a cursor beyond the list first wraps through (current + 1) % n.
     let start = if cursor < n { cursor } else { (cursor + 1) % n };
-    if alive.iter().all(|&a| a) {
+    if answers.iter().all(|a| a.accepts()) {
         return BatchOutcome {
             cursor: ((start as u64 + requests) % n as u64) as usize,
             ..BatchOutcome::default()
         };
     }
     let steps: Vec<Step> = (0..n)
-        .map(|s| step(s, alive, next_servers, same_server))
+        .map(|s| step(s, answers, next_servers, same_server, costs))
         .collect();
     // The walk start, s1, s2, ... enters a cycle within n steps.
     let mut first_seen = vec![usize::MAX; n];
@@ -118,13 +138,15 @@ pub fn run_batch(
     };
     let mut dead_counts = vec![0u64; n];
     let mut failed_counts = vec![0u64; n];
+    let mut delay_sums = vec![0u64; n];
     for (k, &state) in walk.iter().enumerate() {
         let times = visits(k);
         if times == 0 {
             continue;
         }
-        for &position in &steps[state].dead {
+        for &(position, delay_ms) in &steps[state].dead {
             dead_counts[position] += times;
+            delay_sums[position] += times * delay_ms;
         }
         if steps[state].failed {
             failed_counts[state] += times;
@@ -136,7 +158,7 @@ pub fn run_batch(
     let mut i = requests;
     while i > requests.saturating_sub(window) {
         i -= 1;
-        for &position in &steps[state_at(i)].dead {
+        for &(position, _) in &steps[state_at(i)].dead {
             if last[position] == 0 {
                 last[position] = i + 1;
             }
@@ -150,9 +172,14 @@ pub fn run_batch(
         .filter(|&p| failed_counts[p] > 0)
         .map(|p| (servers[p], failed_counts[p]))
         .collect();
+    let delays = (0..n)
+        .filter(|&p| delay_sums[p] > 0)
+        .map(|p| (servers[p], delay_sums[p]))
+        .collect();
     BatchOutcome {
         dead_hits,
         failed,
+        delays,
         cursor: state_at(requests),
     }
 }
@@ -167,24 +194,28 @@ mod tests {
     /// per-request path does.
     fn one_by_one(
         servers: &[ProcessId],
-        alive: &[bool],
+        answers: &[Answer],
         cursor: usize,
         requests: u64,
         next_servers: u32,
         same_server: u32,
+        costs: AttemptCosts,
     ) -> BatchOutcome {
         let mut lb = RibbonLoadBalancer::with_cursor(servers.to_vec(), cursor);
-        let is_alive = |p: ProcessId| alive[servers.iter().position(|&s| s == p).unwrap()];
+        let answer = |p: ProcessId| answers[servers.iter().position(|&s| s == p).unwrap()];
         let mut dead: Vec<(ProcessId, u64, u64)> = Vec::new();
         let mut failed: Vec<(ProcessId, u64)> = Vec::new();
+        let mut delays: Vec<(ProcessId, u64)> = Vec::new();
         for r in 1..=requests {
             let mut first = None;
             let mut ok = false;
+            let mut spent_ms = 0;
             'request: for _ in 0..next_servers {
                 let server = lb.choose().unwrap();
                 first.get_or_insert(server);
                 for _ in 0..same_server {
-                    if is_alive(server) {
+                    let attempted = costs.attempt(&mut spent_ms, answer(server));
+                    if answer(server).accepts() {
                         ok = true;
                         break 'request;
                     }
@@ -194,6 +225,15 @@ mod tests {
                             entry.2 = r;
                         }
                         None => dead.push((server, 1, r)),
+                    }
+                    if attempted.delay_ms > 0 {
+                        match delays.iter_mut().find(|(p, _)| *p == server) {
+                            Some(entry) => entry.1 += attempted.delay_ms,
+                            None => delays.push((server, attempted.delay_ms)),
+                        }
+                    }
+                    if attempted.gave_up {
+                        break 'request;
                     }
                 }
             }
@@ -208,9 +248,11 @@ mod tests {
         let order = |p: &ProcessId| servers.iter().position(|s| s == p).unwrap();
         dead.sort_by_key(|(p, _, _)| order(p));
         failed.sort_by_key(|(p, _)| order(p));
+        delays.sort_by_key(|(p, _)| order(p));
         BatchOutcome {
             dead_hits: dead,
             failed,
+            delays,
             cursor: lb.cursor(),
         }
     }
@@ -221,30 +263,43 @@ mod tests {
         for case in 0..3000 {
             let n = 1 + rng.below(9) as usize;
             let servers: Vec<ProcessId> = (0..n).map(|i| 100 + i * 7).collect();
-            let alive: Vec<bool> = (0..n).map(|_| rng.below(3) != 0).collect();
+            let answers: Vec<Answer> = (0..n)
+                .map(|_| match rng.below(6) {
+                    0 => Answer::Refuses,
+                    1 => Answer::TimesOut,
+                    _ => Answer::Accepts,
+                })
+                .collect();
             let cursor = rng.below(2 * n as u64) as usize;
             let requests = rng.below(60);
             let next_servers = 1 + rng.below(3) as u32;
             let same_server = 1 + rng.below(2) as u32;
+            let costs = AttemptCosts {
+                connect_timeout_ms: 1000,
+                hystrix_timeout_ms: [None, Some(500), Some(1500), Some(4000)]
+                    [rng.below(4) as usize],
+            };
             let fast = run_batch(
                 &servers,
-                &alive,
+                &answers,
                 cursor,
                 requests,
                 next_servers,
                 same_server,
+                costs,
             );
             let slow = one_by_one(
                 &servers,
-                &alive,
+                &answers,
                 cursor,
                 requests,
                 next_servers,
                 same_server,
+                costs,
             );
             assert_eq!(
                 fast, slow,
-                "case {case}: {servers:?} {alive:?} cursor {cursor} x{requests}"
+                "case {case}: {servers:?} {answers:?} {costs:?} cursor {cursor} x{requests}"
             );
         }
     }
@@ -255,8 +310,21 @@ mod tests {
         // dead one is refused once and succeeds on the next, so a full cycle of 4 positions
         // takes 3 requests (the dead position is skipped as a start) with 1 dead hit.
         let servers = [1, 2, 3, 4];
-        let alive = [true, false, true, true];
-        let out = run_batch(&servers, &alive, 0, 3_000_000, 2, 1);
+        let answers = [
+            Answer::Accepts,
+            Answer::Refuses,
+            Answer::Accepts,
+            Answer::Accepts,
+        ];
+        let out = run_batch(
+            &servers,
+            &answers,
+            0,
+            3_000_000,
+            2,
+            1,
+            AttemptCosts::default(),
+        );
         assert_eq!(out.dead_hits, vec![(2, 1_000_000, 2_999_999)]);
         assert!(out.failed.is_empty());
     }

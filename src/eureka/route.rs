@@ -4,6 +4,7 @@
 //! mode they are counted between changes of routing state by [`batch`].
 
 mod arrivals;
+mod attempt;
 mod batch;
 mod inflight;
 mod spring;
@@ -16,6 +17,7 @@ use super::circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers}
 use super::observe::{Observation, Observer, RouteId};
 use super::world::{Event, Layout, World};
 pub use arrivals::Arrivals;
+pub use attempt::{Answer, AttemptCosts};
 use inflight::Served;
 pub use spring::{SpringLoadBalancer, SpringTimer};
 
@@ -108,6 +110,8 @@ pub struct Route {
     pub get: bool,
     /// Ribbon (true) or Spring Cloud LoadBalancer (false) routes these calls.
     pub uses_ribbon: bool,
+    /// What an attempt costs and the Hystrix timeout, if any ([`attempt`]).
+    pub costs: AttemptCosts,
     /// The caller's `spring.cloud.loadbalancer.*` settings.
     pub load_balancer: LoadBalancerConfig,
     /// Spring Cloud LoadBalancer, created at the first request.
@@ -175,6 +179,7 @@ impl Route {
                         || target.ribbon.ok_to_retry_on_all_operations,
                     get: caller.method == HttpMethod::Get,
                     uses_ribbon: caller.uses_ribbon(&scenario.simulation.release),
+                    costs: AttemptCosts::of(caller, &target.ribbon),
                     load_balancer: caller.client.load_balancer.clone(),
                     spring: None,
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
@@ -294,12 +299,16 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`: each
-    /// next-server retry chooses again through the availability filter; each refused attempt is
-    /// a circuit-tripping failure of its server and any accepted one clears the server's count
-    /// (`LoadBalancerContext#noteRequestCompletion`). `per_attempt` reports every attempt as an
-    /// [`Observation::Attempt`]; otherwise refused ones are reported as counts stamped `now_ms`.
+    /// next-server retry chooses again through the availability filter; each refused or timed
+    /// out attempt is a circuit-tripping failure of its server and any accepted one clears the
+    /// server's count (`LoadBalancerContext#noteRequestCompletion`); each attempt's cost and the
+    /// Hystrix timeout follow [`AttemptCosts::attempt`]. `per_attempt` reports every attempt as
+    /// an [`Observation::Attempt`]; otherwise refused ones are reported as counts stamped
+    /// `now_ms`.
     fn route_one_request(&mut self, r: RouteId, now_ms: u64, per_attempt: bool) -> RequestOutcome {
         let (next_servers, same_server) = self.routes[r].servers_to_try();
+        let costs = self.routes[r].costs;
+        let mut spent_ms = 0;
         let mut outcome = RequestOutcome::default();
         for _ in 0..next_servers {
             let route = &mut self.routes[r];
@@ -318,7 +327,9 @@ impl<O: Observer> World<'_, O> {
             };
             outcome.first.get_or_insert(server);
             for _ in 0..same_server {
-                let dead = !self.processes[server].serving;
+                let answer = self.processes[server].answer();
+                let dead = !answer.accepts();
+                let attempted = costs.attempt(&mut spent_ms, answer);
                 if let Some(b) = self.routes[r].balancer.as_mut() {
                     if dead {
                         b.stats.note_failure(server, now_ms);
@@ -340,8 +351,19 @@ impl<O: Observer> World<'_, O> {
                         last: SimTime(now_ms),
                     });
                 }
+                if attempted.delay_ms > 0 {
+                    self.observe(Observation::ConnectTimeouts {
+                        route: r,
+                        process: server,
+                        delay_ms: attempted.delay_ms,
+                    });
+                }
                 if !dead {
                     outcome.accepted = Some(server);
+                    return outcome;
+                }
+                if attempted.gave_up {
+                    outcome.failed = true;
                     return outcome;
                 }
             }

@@ -18,7 +18,7 @@ use super::observe::{Observation, Observer, RouteId};
 use super::registry::Registrant;
 use super::response_cache::Payload;
 use super::restart::RestartRun;
-use super::route::{RequestMode, Route, SpringTimer};
+use super::route::{Answer, RequestMode, Route, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 use super::status::InstanceStatus;
@@ -50,9 +50,26 @@ pub struct Process {
     pub alive: bool,
     /// The web server accepts requests.
     pub serving: bool,
+    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
+    pub host_vanishes: bool,
     pub client: DiscoveryClient,
     /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
     pub startup_ms: Option<u64>,
+}
+
+impl Process {
+    /// How the process answers a connection attempt (FACTS.md §7): its web server accepts;
+    /// a stopped web server on a live host refuses; a process that is gone from a vanished
+    /// host leaves the attempt to time out.
+    pub fn answer(&self) -> Answer {
+        if self.serving {
+            Answer::Accepts
+        } else if !self.alive && self.host_vanishes {
+            Answer::TimesOut
+        } else {
+            Answer::Refuses
+        }
+    }
 }
 
 /// A REST call from a client to the Eureka server.
@@ -230,6 +247,10 @@ impl<'s, O: Observer> World<'s, O> {
             .collect();
         let routes = Route::build_all(scenario, &layout, &streams);
         let shutdowns = ShutdownRun::build_all(scenario, &layout);
+        let mut processes = processes;
+        for run in &shutdowns {
+            processes[run.process].host_vanishes |= run.config.host_vanishes;
+        }
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
         let deploys = DeployRun::build_all(scenario, &layout);
         let server = EurekaServer::new(scenario, processes.len(), streams.stream("server"));
@@ -523,6 +544,7 @@ fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory
                 application: slot.application,
                 alive: false,
                 serving: false,
+                host_vanishes: false,
                 client: DiscoveryClient::new(config.clone(), stream),
                 startup_ms: None,
             }

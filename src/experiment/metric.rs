@@ -9,6 +9,7 @@ pub enum Metric {
     DeadHits,
     Errors,
     InflightFailed,
+    TimeoutDelayMs,
     LastDeadHitMs,
     ServerRemovedMs,
     ReadonlyRemovedMs,
@@ -17,11 +18,12 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 10] = [
         Metric::ExposureMs,
         Metric::DeadHits,
         Metric::Errors,
         Metric::InflightFailed,
+        Metric::TimeoutDelayMs,
         Metric::LastDeadHitMs,
         Metric::ServerRemovedMs,
         Metric::ReadonlyRemovedMs,
@@ -41,6 +43,7 @@ impl Metric {
             Metric::ClientRemovedMs => "client_removed_ms",
             Metric::RibbonRemovedMs => "ribbon_removed_ms",
             Metric::InflightFailed => "inflight_failed",
+            Metric::TimeoutDelayMs => "timeout_delay_ms",
         }
     }
 
@@ -56,6 +59,7 @@ impl Metric {
             Metric::ClientRemovedMs => "left the callers' caches",
             Metric::RibbonRemovedMs => "left the Ribbon lists",
             Metric::InflightFailed => "in-flight requests failed",
+            Metric::TimeoutDelayMs => "waited in connect timeouts",
         }
     }
 
@@ -82,6 +86,7 @@ impl Metric {
             Metric::ClientRemovedMs => outcome.client_removed_ms,
             Metric::RibbonRemovedMs => outcome.ribbon_removed_ms,
             Metric::InflightFailed => Some(outcome.inflight_failed as i64),
+            Metric::TimeoutDelayMs => Some(outcome.timeout_delay_ms as i64),
         }
     }
 }

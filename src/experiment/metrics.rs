@@ -62,6 +62,10 @@ pub struct ShutdownOutcome {
     /// Requests in flight on the instance that failed when its web server stopped
     /// (`[[app]] service-time-ms`; kill -9, immediate shutdown, graceful timeout).
     pub inflight_failed: u64,
+    /// The total time callers waited on connect timeouts to the instance (`[[shutdown]] host =
+    /// "vanishes"`: each attempt waits `ConnectTimeout`, cut at a Hystrix timeout; FACTS.md §7,
+    /// §8), over all its attempts after it stopped serving.
+    pub timeout_delay_ms: u64,
 }
 
 #[derive(Debug, Default)]
@@ -77,6 +81,7 @@ struct TargetTracker {
     errors: u64,
     last_dead_hit: Option<SimTime>,
     inflight_failed: u64,
+    timeout_delay_ms: u64,
     /// The process restarted: the outcome is that of the incarnation that stopped.
     frozen: bool,
 }
@@ -144,6 +149,7 @@ impl TargetTracker {
                 dead_hits: self.dead_hits,
                 errors: self.errors,
                 inflight_failed: self.inflight_failed,
+                timeout_delay_ms: self.timeout_delay_ms,
                 ..ShutdownOutcome::default()
             };
         };
@@ -168,6 +174,7 @@ impl TargetTracker {
             client_removed_ms: relative(removed_everywhere(self.clients.iter().map(|(_, p)| p))),
             ribbon_removed_ms: relative(ribbon),
             inflight_failed: self.inflight_failed,
+            timeout_delay_ms: self.timeout_delay_ms,
         }
     }
 }
@@ -204,6 +211,15 @@ impl Observer for MetricsObserver {
                 {
                     t.dead_hits += count;
                     t.last_dead_hit = t.last_dead_hit.max(Some(last));
+                }
+            }
+            Observation::ConnectTimeouts {
+                process, delay_ms, ..
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && t.t_stop.is_some()
+                {
+                    t.timeout_delay_ms += delay_ms;
                 }
             }
             Observation::RequestsFailed { first, count, .. } => {

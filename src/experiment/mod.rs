@@ -165,6 +165,29 @@ mod tests {
         ]);
     }
 
+    /// The same with a vanished host (FACTS.md §7: each attempt on it costs ConnectTimeout) and
+    /// a Zuul caller (§8: Hystrix timeout from `AbstractRibbonCommand#getHystrixTimeout`): the
+    /// cost summed over `run_batch`'s walk and the breaker's stepping, with the default
+    /// 4000 ms that lets the next-server retry succeed; a 1500 ms timeout with a same-server
+    /// retry (1000 + 1000 >= 1500: the request fails); and through Spring Cloud
+    /// LoadBalancer's `walk_many`.
+    #[test]
+    fn batched_counting_matches_with_a_vanished_host_and_zuul() {
+        modes_agree(&[
+            "shutdown[0].host=vanishes",
+            "caller[0].zuul=true",
+            "clients.ribbon.MaxAutoRetriesNextServer=1",
+        ]);
+        modes_agree(&[
+            "shutdown[0].host=vanishes",
+            "caller[0].zuul=true",
+            "caller[0].hystrix-timeout-ms=1500",
+            "clients.ribbon.MaxAutoRetries=1",
+            "clients.ribbon.MaxAutoRetriesNextServer=1",
+        ]);
+        modes_agree(&["shutdown[0].host=vanishes", "simulation.release=2020.0"]);
+    }
+
     fn modes_agree(overrides: &[&str]) {
         let text = r#"
 [simulation]
@@ -219,6 +242,7 @@ strategy = "kill-9"
             Metric::Errors,
             Metric::LastDeadHitMs,
             Metric::InflightFailed,
+            Metric::TimeoutDelayMs,
         ];
         if spring {
             metrics.push(Metric::ExposureMs);

@@ -7,7 +7,7 @@ use crate::scenario::Scenario;
 
 use super::SummaryRow;
 
-pub const TRIALS_HEADER: [&str; 14] = [
+pub const TRIALS_HEADER: [&str; 15] = [
     "trial",
     "seed",
     "instance",
@@ -17,6 +17,7 @@ pub const TRIALS_HEADER: [&str; 14] = [
     "dead_hits",
     "errors",
     "inflight_failed",
+    "timeout_delay_ms",
     "last_dead_hit_ms",
     "server_removed_ms",
     "readonly_removed_ms",
@@ -60,6 +61,7 @@ pub fn write_trials_csv<W: Write>(
                 outcome.dead_hits.to_string(),
                 outcome.errors.to_string(),
                 outcome.inflight_failed.to_string(),
+                outcome.timeout_delay_ms.to_string(),
                 opt(outcome.last_dead_hit_ms),
                 opt(outcome.server_removed_ms),
                 opt(outcome.readonly_removed_ms),

@@ -983,7 +983,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Model: the caller is a Zuul gateway (SCN <= 2.2.x): each Ribbon request runs in a \
          Hystrix command whose timeout is (ReadTimeout + ConnectTimeout) x (MaxAutoRetries + 1) \
          x (MaxAutoRetriesNextServer + 1) (AbstractRibbonCommand#getHystrixTimeout, FACTS.md \
-         §8). Parsed but not used by the model yet.",
+         §8); a request whose connect timeouts reach it fails, and its later retries are never \
+         made. Retries follow the Ribbon keys (zuul.retryable is not modelled as such).",
         Apply::Caller(|c, v| c.zuul = v.flag()),
     ),
     relaxed(
@@ -992,7 +993,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "(Zuul's formula)",
         "Model: hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds, which \
          AbstractRibbonCommand uses instead of its formula when set; also wraps a non-Zuul \
-         caller's requests in a Hystrix timeout. Parsed but not used by the model yet.",
+         caller's requests in a Hystrix timeout.",
         Apply::Caller(|c, v| c.hystrix_timeout_ms = Some(v.int())),
     ),
     // [[shutdown]]
@@ -1089,7 +1090,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Model: `stays` = a dead process on a live host, connections are refused at once; \
          `vanishes` = the pod's IP is gone, every attempt waits ribbon.ConnectTimeout before it \
          fails (SocketTimeoutException, which trips the circuit breaker like a refusal; FACTS.md \
-         §7, §8). Parsed but not used by the model yet: every attempt is refused at once.",
+         §7, §8), counted in timeout_delay_ms. The host is gone once the process is (kill -9, \
+         or the exit after kill-15); a web server stopped in a live JVM still refuses.",
         Apply::Shutdown(|c, v| c.host_vanishes = v.text() == "vanishes"),
     ),
     // [[claim]]

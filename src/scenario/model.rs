@@ -300,8 +300,8 @@ pub struct CallerConfig {
     /// `hystrix-timeout-ms` (model): the Hystrix command timeout
     /// (`hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds`); unset: Zuul's
     /// `(ReadTimeout + ConnectTimeout) * (MaxAutoRetries + 1) * (MaxAutoRetriesNextServer + 1)`.
-    /// Setting it makes the caller a Hystrix-wrapped one even without `zuul`. Not used by the
-    /// model yet (nor is `zuul`).
+    /// Setting it makes the caller a Hystrix-wrapped one even without `zuul`
+    /// (`AttemptCosts::of`).
     pub hystrix_timeout_ms: Option<u64>,
     pub client: ClientConfig,
 }
@@ -352,9 +352,9 @@ pub struct ShutdownConfig {
     /// `prestop-s` (model, default 0, kill-15 only): a Kubernetes `preStop` sleep before the
     /// SIGTERM; the instance keeps serving (and stays UP) meanwhile.
     pub prestop_ms: u64,
-    /// `host = "vanishes"` (model, default `stays`): the instance's IP is gone once it stops
+    /// `host = "vanishes"` (model, default `stays`): the instance's IP is gone once its process is
     /// (a deleted pod), so a connection attempt waits `ConnectTimeout` instead of being refused
-    /// at once (FACTS.md §7 last line). Not used by the model yet.
+    /// at once (FACTS.md §7 last line; `Process::answer`).
     pub host_vanishes: bool,
 }
 

@@ -18,8 +18,9 @@ use crate::engine::SimTime;
 
 use super::super::circuit_breaker::eligible_servers;
 use super::super::observe::{Observation, Observer, RouteId};
-use super::super::round_robin::run_batch;
+use super::super::round_robin::{run_batch, step};
 use super::super::world::World;
+use super::attempt::Answer;
 use super::inflight::Accepted;
 
 /// What the routing state of a route allows at one instant (with the circuit breaker).
@@ -225,27 +226,22 @@ impl<O: Observer> World<'_, O> {
             }
             return;
         }
-        let alive: Vec<bool> = balancer
+        let answers: Vec<Answer> = balancer
             .servers
             .iter()
-            .map(|&p| self.processes[p].serving)
+            .map(|&p| self.processes[p].answer())
             .collect();
+        let costs = route.costs;
         if route.service_us > 0.0 {
             let n = balancer.servers.len();
             let cursor = balancer.cursor();
             let start = if cursor < n { cursor } else { (cursor + 1) % n };
             let servers = &balancer.servers;
-            // Ribbon's walk (see `run_batch`): the first accepting server among the next
-            // `next_servers` positions; same-server retries change nothing while the state holds.
+            // Ribbon's walk (see `run_batch`), one request at a time through the same `step`.
             let accepted = Accepted::walk(start as u64, n as u64, |pos| {
-                for _ in 0..next_servers {
-                    let chosen = *pos as usize;
-                    *pos = (*pos + 1) % n as u64;
-                    if alive[chosen] {
-                        return Some(servers[chosen]);
-                    }
-                }
-                None
+                let one = step(*pos as usize, &answers, next_servers, same_server, costs);
+                *pos = one.next as u64;
+                one.accepted.map(|i| servers[i])
             });
             let times = arrivals.span_times(&span);
             route.note_served_span(until, requests, times, accepted);
@@ -257,11 +253,12 @@ impl<O: Observer> World<'_, O> {
         };
         let batch = run_batch(
             &balancer.servers,
-            &alive,
+            &answers,
             balancer.cursor(),
             requests,
             next_servers,
             same_server,
+            costs,
         );
         balancer.set_cursor(batch.cursor);
         let lasts: Vec<u64> = batch.dead_hits.iter().map(|&(_, _, last)| last).collect();
@@ -278,6 +275,13 @@ impl<O: Observer> World<'_, O> {
                 process,
                 count,
                 last: SimTime(last_ms),
+            });
+        }
+        for (process, delay_ms) in batch.delays {
+            self.observe(Observation::ConnectTimeouts {
+                route: r,
+                process,
+                delay_ms,
             });
         }
         for (first, count) in batch.failed {

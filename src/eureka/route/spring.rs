@@ -20,6 +20,7 @@ use crate::scenario::{LoadBalancerConfig, SupplierKind};
 use super::super::ProcessId;
 use super::super::observe::{Observation, Observer, RouteId};
 use super::super::world::{Event, World};
+use super::attempt::{Answer, AttemptCosts};
 use super::{RequestMode, RequestOutcome};
 
 /// `RoundRobinLoadBalancer` and its instance-list supplier for one called service.
@@ -67,8 +68,18 @@ struct Walked {
     failed: bool,
     /// The instance that accepted the request.
     accepted: Option<ProcessId>,
-    /// Refused attempts, in order.
+    /// Refused or timed-out attempts, in order.
     refused: Vec<ProcessId>,
+    /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
+    delays: Vec<(ProcessId, u64)>,
+}
+
+/// Adds `count` to `key`'s entry of a small association list.
+fn add_to(list: &mut Vec<(ProcessId, u64)>, key: ProcessId, count: u64) {
+    match list.iter_mut().find(|(q, _)| *q == key) {
+        Some(entry) => entry.1 += count,
+        None => list.push((key, count)),
+    }
 }
 
 /// The retry policy in effect: attempts on next instances and on the same instance
@@ -136,14 +147,18 @@ fn choose(position: &mut u64, servers: &[ProcessId], skip: Option<usize>) -> Opt
 
 /// One request with its retries (FACTS.md §9): each retry on a next instance chooses again; with
 /// `avoid-previous-instance` (`RetryAwareServiceInstanceListSupplier`) it chooses among the
-/// instances other than the one just tried, unless none would be left.
+/// instances other than the one just tried, unless none would be left. Each attempt costs what
+/// [`AttemptCosts::attempt`] says (a connect timeout on a vanished host; a Hystrix timeout ends
+/// the request).
 fn walk_one(
     position: &mut u64,
     servers: &[ProcessId],
-    serving: &dyn Fn(ProcessId) -> bool,
+    answer: &dyn Fn(ProcessId) -> Answer,
     retries: Retries,
+    costs: AttemptCosts,
 ) -> Walked {
     let mut out = Walked::default();
+    let mut spent_ms = 0;
     let mut previous: Option<usize> = None;
     for _ in 0..retries.servers {
         let skip = if retries.avoid_previous && servers.len() > 1 {
@@ -157,11 +172,20 @@ fn walk_one(
         let server = servers[i];
         out.first.get_or_insert(server);
         for _ in 0..retries.same {
-            if serving(server) {
+            let answered = answer(server);
+            let attempted = costs.attempt(&mut spent_ms, answered);
+            if answered.accepts() {
                 out.accepted = Some(server);
                 return out;
             }
             out.refused.push(server);
+            if attempted.delay_ms > 0 {
+                add_to(&mut out.delays, server, attempted.delay_ms);
+            }
+            if attempted.gave_up {
+                out.failed = true;
+                return out;
+            }
         }
         previous = Some(i);
     }
@@ -176,6 +200,8 @@ struct ManyWalked {
     refused: Vec<(ProcessId, u64, u64)>,
     /// Per first-chosen instance: requests that failed after their retries.
     failed: Vec<(ProcessId, u64)>,
+    /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
+    delays: Vec<(ProcessId, u64)>,
 }
 
 /// `requests` requests over a constant list from `position`: one request's course depends only
@@ -184,8 +210,9 @@ struct ManyWalked {
 fn walk_many(
     position: &mut u64,
     servers: &[ProcessId],
-    serving: &dyn Fn(ProcessId) -> bool,
+    answer: &dyn Fn(ProcessId) -> Answer,
     retries: Retries,
+    costs: AttemptCosts,
     requests: u64,
 ) -> ManyWalked {
     let period = retries.period(servers.len());
@@ -200,7 +227,7 @@ fn walk_many(
         }
         seen.insert(pos % period, steps.len());
         let before = pos;
-        let walked = walk_one(&mut pos, servers, serving, retries);
+        let walked = walk_one(&mut pos, servers, answer, retries, costs);
         steps.push((walked, pos - before));
     }
     let (prefix, cycle) = match cycle_at {
@@ -235,13 +262,13 @@ fn walk_many(
                 None => out.refused.push((p, times, 0)),
             }
         }
+        for &(p, delay_ms) in &walked.delays {
+            add_to(&mut out.delays, p, times * delay_ms);
+        }
         if walked.failed
             && let Some(first) = walked.first
         {
-            match out.failed.iter_mut().find(|(q, _)| *q == first) {
-                Some(entry) => entry.1 += times,
-                None => out.failed.push((first, times)),
-            }
+            add_to(&mut out.failed, first, times);
         }
     }
     // The last request refused by each instance lies within the last prefix + cycle requests.
@@ -522,12 +549,13 @@ impl<O: Observer> World<'_, O> {
         }
         let route = &mut self.routes[r];
         let retries = Retries::of(&route.load_balancer, route.get);
+        let costs = route.costs;
         let Some(lb) = route.spring.as_mut() else {
             return RequestOutcome::default();
         };
         let processes = &self.processes;
-        let serving = |p: ProcessId| processes[p].serving;
-        let walked = walk_one(&mut lb.position, &lb.servers, &serving, retries);
+        let answer = |p: ProcessId| processes[p].answer();
+        let walked = walk_one(&mut lb.position, &lb.servers, &answer, retries, costs);
         if walked.first.is_none() {
             let o = if per_attempt {
                 Observation::NoServer { route: r }
@@ -556,6 +584,13 @@ impl<O: Observer> World<'_, O> {
                 });
             }
         }
+        for &(process, delay_ms) in &walked.delays {
+            self.observe(Observation::ConnectTimeouts {
+                route: r,
+                process,
+                delay_ms,
+            });
+        }
         RequestOutcome {
             first: walked.first,
             failed: walked.failed,
@@ -567,6 +602,7 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
         let route = &mut self.routes[r];
         let retries = Retries::of(&route.load_balancer, route.get);
+        let costs = route.costs;
         let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.spring.as_mut()) else {
             return;
         };
@@ -584,12 +620,12 @@ impl<O: Observer> World<'_, O> {
         }
         let processes = &self.processes;
         if route.service_us > 0.0 {
-            let serving = |p: ProcessId| processes[p].serving;
+            let answer = |p: ProcessId| processes[p].answer();
             let servers = &lb.servers;
             let accepted = super::inflight::Accepted::walk(
                 lb.position,
                 retries.period(servers.len()),
-                |pos| walk_one(pos, servers, &serving, retries).accepted,
+                |pos| walk_one(pos, servers, &answer, retries, costs).accepted,
             );
             let times = arrivals.span_times(&span);
             route.note_served_span(until, requests, times, accepted);
@@ -604,8 +640,15 @@ impl<O: Observer> World<'_, O> {
             }
             return;
         }
-        let serving = |p: ProcessId| processes[p].serving;
-        let walked = walk_many(&mut lb.position, &lb.servers, &serving, retries, requests);
+        let answer = |p: ProcessId| processes[p].answer();
+        let walked = walk_many(
+            &mut lb.position,
+            &lb.servers,
+            &answer,
+            retries,
+            costs,
+            requests,
+        );
         let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
         let times = arrivals.times_of(&mut route.rng, &span, &lasts);
         for (&(process, count, _), at_us) in walked.refused.iter().zip(times) {
@@ -614,6 +657,13 @@ impl<O: Observer> World<'_, O> {
                 process,
                 count,
                 last: SimTime((at_us / 1000.0) as u64),
+            });
+        }
+        for (process, delay_ms) in walked.delays {
+            self.observe(Observation::ConnectTimeouts {
+                route: r,
+                process,
+                delay_ms,
             });
         }
         for (first, count) in walked.failed {
@@ -657,20 +707,33 @@ mod tests {
     /// other one is returned without moving the position.
     #[test]
     fn retry_avoids_the_previous_instance() {
-        let serving = |p: ProcessId| p == 10;
+        let serving = |p: ProcessId| {
+            if p == 10 {
+                Answer::Accepts
+            } else {
+                Answer::Refuses
+            }
+        };
+        let free = AttemptCosts::default();
         let mut position = 0;
         // Position 1 of [10, 11] is 11 (refused); the retry list is [10], a single instance.
-        let w = walk_one(&mut position, &[10, 11], &serving, retries(2, true));
+        let w = walk_one(&mut position, &[10, 11], &serving, retries(2, true), free);
         assert_eq!(w.refused, [11]);
         assert!(!w.failed);
         assert_eq!(position, 1);
         // Without avoid-previous the retry moves on: position 2 -> 10.
         let mut position = 0;
-        let w = walk_one(&mut position, &[10, 11], &serving, retries(2, false));
+        let w = walk_one(&mut position, &[10, 11], &serving, retries(2, false), free);
         assert_eq!((w.refused.as_slice(), position), (&[11][..], 2));
         // Three instances, 11 refuses: the retry picks among [10, 12] at position 2 -> 12.
         let mut position = 0;
-        let w = walk_one(&mut position, &[10, 11, 12], &serving, retries(2, true));
+        let w = walk_one(
+            &mut position,
+            &[10, 11, 12],
+            &serving,
+            retries(2, true),
+            free,
+        );
         assert_eq!(w.refused, [11]);
         assert_eq!(position, 2);
     }
@@ -680,21 +743,42 @@ mod tests {
     fn many_requests_sum_like_single_ones() {
         let lists: [&[ProcessId]; 3] = [&[1, 2, 3, 4, 5], &[1, 2], &[7, 3, 9, 4]];
         for servers in lists {
-            for dead in [&[3usize][..], &[1, 2], &[9, 7]] {
-                let serving = |p: ProcessId| !dead.contains(&p);
-                for r in [
-                    retries(1, false),
-                    retries(2, true),
-                    retries(3, true),
-                    retries(2, false),
+            for (dead, vanished) in [
+                (&[3usize][..], &[][..]),
+                (&[1, 2][..], &[2usize][..]),
+                (&[9, 7][..], &[9, 7][..]),
+                (&[][..], &[4, 5][..]),
+            ] {
+                let serving = |p: ProcessId| {
+                    if vanished.contains(&p) {
+                        Answer::TimesOut
+                    } else if dead.contains(&p) {
+                        Answer::Refuses
+                    } else {
+                        Answer::Accepts
+                    }
+                };
+                for (r, hystrix) in [
+                    (retries(1, false), None),
+                    (retries(2, true), None),
+                    (retries(3, true), Some(1500)),
+                    (retries(2, false), Some(500)),
+                    (retries(2, false), Some(4000)),
                 ] {
+                    let costs = AttemptCosts {
+                        connect_timeout_ms: 1000,
+                        hystrix_timeout_ms: hystrix,
+                    };
                     for requests in [0u64, 1, 7, 40, 1001] {
                         let mut a = 997u64;
-                        let many = walk_many(&mut a, servers, &serving, r, requests);
+                        let many = walk_many(&mut a, servers, &serving, r, costs, requests);
                         let mut b = 997u64;
                         let mut expected = ManyWalked::default();
                         for i in 0..requests {
-                            let w = walk_one(&mut b, servers, &serving, r);
+                            let w = walk_one(&mut b, servers, &serving, r, costs);
+                            for (p, delay_ms) in w.delays {
+                                add_to(&mut expected.delays, p, delay_ms);
+                            }
                             for p in w.refused {
                                 match expected.refused.iter_mut().find(|e| e.0 == p) {
                                     Some(e) => {
@@ -715,12 +799,13 @@ mod tests {
                         let sort = |mut m: ManyWalked| {
                             m.refused.sort();
                             m.failed.sort();
+                            m.delays.sort();
                             m
                         };
                         assert_eq!(
                             sort(many),
                             sort(expected),
-                            "{servers:?} {dead:?} {r:?} {requests}"
+                            "{servers:?} {dead:?} {vanished:?} {r:?} {costs:?} {requests}"
                         );
                         assert_eq!(a, b);
                     }
