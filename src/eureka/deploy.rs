@@ -96,6 +96,11 @@ impl<O: Observer> World<'_, O> {
         let config = run.config.clone();
         self.deploys[deploy].next = end;
         self.deploys[deploy].waiting = batch.iter().map(|&(_, new)| new).collect();
+        if start == 0 {
+            // Batched mode: the requests before the deploy are counted before it begins.
+            let now = self.now();
+            self.flush_all_routes(now);
+        }
         self.observe(Observation::DeployBatch {
             deploy,
             size: batch.len(),
@@ -103,21 +108,13 @@ impl<O: Observer> World<'_, O> {
         let now = self.now();
         for (old, new) in batch {
             if let ProcessKind::AppInstance { app, index } = self.processes[old].kind {
-                let shutdown = ShutdownConfig {
-                    instance: self.processes[old].name.clone(),
-                    app,
-                    index,
-                    at_ms: now.ms(),
-                    strategy: config.strategy,
-                    wait_ms: config.wait_ms,
-                    then: config.then,
-                    sigterm_reaches_jvm: true,
-                    termination_grace_ms: 30_000,
-                    resume_ms: None,
-                    cancel_override: true,
-                    prestop_ms: 0,
-                    host_vanishes: false,
-                };
+                let shutdown = ShutdownConfig::with_defaults(
+                    self.processes[old].name.clone(),
+                    (app, index),
+                    now.ms(),
+                    config.strategy,
+                    (config.wait_ms, config.then),
+                );
                 self.shutdowns.push(ShutdownRun::new(shutdown, old));
                 let run = self.shutdowns.len() - 1;
                 self.on_shutdown_step(run, Step::Begin);

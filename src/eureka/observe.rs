@@ -109,7 +109,8 @@ pub enum Observation {
     },
     /// The server answered a delta fetch with 403 (`eureka.server.disable-delta`).
     DeltaForbidden { observer: ProcessId },
-    /// A Ribbon load balancer re-read its server list.
+    /// A caller's balancer re-read its server list (Ribbon's refresh; Spring Cloud
+    /// LoadBalancer's cache miss or health-check round).
     RibbonRefreshed { route: RouteId },
     /// The server opened for traffic (its timers start now).
     ServerStarted,

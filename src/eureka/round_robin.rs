@@ -75,6 +75,13 @@ pub struct BatchOutcome {
     pub cursor: usize,
 }
 
+/// The position Ribbon's next pick takes over a list of `n > 0` servers with the cursor at
+/// `cursor` (`AbstractServerPredicate#incrementAndGetModulo`: a cursor beyond a shrunken list
+/// first wraps through `(current + 1) % n`).
+pub fn first_pick(cursor: usize, n: usize) -> usize {
+    if cursor < n { cursor } else { (cursor + 1) % n }
+}
+
 /// Runs `requests` requests over `servers` (with `answers[i]` telling how `servers[i]` answers a
 /// connection) from round-robin cursor `cursor`; `next_servers` = MaxAutoRetriesNextServer + 1
 /// and `same_server` = MaxAutoRetries + 1 (both 1 when the request may not be retried); each
@@ -95,8 +102,7 @@ pub fn run_batch(
             ..BatchOutcome::default()
         };
     }
-    // incrementAndGetModulo: a cursor beyond the list first wraps through (current + 1) % n.
-    let start = if cursor < n { cursor } else { (cursor + 1) % n };
+    let start = first_pick(cursor, n);
     if answers.iter().all(|a| a.accepts()) {
         return BatchOutcome {
             cursor: ((start as u64 + requests) % n as u64) as usize,

@@ -134,6 +134,12 @@ pub struct Route {
 }
 
 /// How requests are simulated.
+///
+/// A request that arrives in the same millisecond as a change of routing state: in batched
+/// mode, requests up to the change's instant (`(…, t]` in µs, t = the change's ms × 1000) see
+/// the old state and later ones the new; in per-request mode every request due in millisecond
+/// t is handled in one event at t, before or after the change by the queue's FIFO order. The
+/// two differ only within that millisecond (the KS tests in `experiment` bound the effect).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RequestMode {
     /// Requests between two changes of routing state are counted at once: their number is drawn

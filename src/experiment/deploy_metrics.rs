@@ -1,6 +1,7 @@
 //! Metrics of a `[[deploy]]` over the whole deployment (one trial).
 //!
-//! Definitions (all from the deploy's `at-s` to the end of the trial):
+//! Definitions (all from the deploy's `at-s` to the end of the trial; "list" is the caller's
+//! balancer's list, Ribbon's or Spring Cloud LoadBalancer's, and "retries" its retry policy):
 //! - `dead_hits`: request attempts refused by any instance of the app (old or new);
 //! - `errors`: requests that failed after Ribbon's retries, first sent to an instance of the app;
 //! - `no_server`: requests that found their caller's Ribbon list empty;
@@ -76,6 +77,10 @@ struct RouteView {
 /// Observer of one deploy.
 pub struct DeployObserver {
     from: SimTime,
+    deploy: usize,
+    /// The deploy's first batch has begun: requests count from here. The world counts the
+    /// requests before it (batched mode) just before, so none of them is counted.
+    started: bool,
     /// Per process: belongs to the deployed app (0 = no, 1 = old, 2 = new).
     role: Vec<u8>,
     stopped: Vec<bool>,
@@ -111,6 +116,8 @@ impl DeployObserver {
             .collect();
         DeployObserver {
             from: SimTime(scenario.deploys[deploy].at_ms),
+            deploy,
+            started: false,
             role,
             stopped: vec![false; n],
             stopped_at: vec![None; n],
@@ -183,7 +190,12 @@ impl DeployObserver {
 
 impl Observer for DeployObserver {
     fn observe(&mut self, at: SimTime, observation: Observation) {
-        let counting = at >= self.from;
+        if let Observation::DeployBatch { deploy, .. } = observation
+            && deploy == self.deploy
+        {
+            self.started = true;
+        }
+        let counting = self.started && at >= self.from;
         match observation {
             Observation::Attempt {
                 process,

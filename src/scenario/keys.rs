@@ -725,8 +725,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         MILLIS,
         "1000 (2000 on Dalston)",
         "Ribbon client connect timeout: SCN's RibbonClientConfiguration sets 1000 from Edgware; \
-         Dalston keeps Ribbon's DefaultClientConfigImpl 2000 (FACTS.md §8). Not used by the \
-         model yet.",
+         Dalston keeps Ribbon's DefaultClientConfigImpl 2000 (FACTS.md §8). Each attempt on a \
+         vanished host (`host = \"vanishes\"`) costs it; part of Zuul's Hystrix timeout.",
         |c, v| c.connect_timeout_ms = v.int(),
     ),
     ribbon(
@@ -734,8 +734,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         MILLIS,
         "1000 (5000 on Dalston)",
         "Ribbon client read timeout: SCN's RibbonClientConfiguration sets 1000 from Edgware; \
-         Dalston keeps Ribbon's DefaultClientConfigImpl 5000 (FACTS.md §8). Not used by the \
-         model yet.",
+         Dalston keeps Ribbon's DefaultClientConfigImpl 5000 (FACTS.md §8). Part of Zuul's \
+         Hystrix timeout.",
         |c, v| c.read_timeout_ms = v.int(),
     ),
     relaxed(
@@ -937,7 +937,8 @@ pub(super) static DEFS: &[KeyDef] = &[
     required(
         "name",
         Kind::Name,
-        "The caller's name (a gateway or any process that routes to apps through Ribbon).",
+        "The caller's name (a gateway or any process that routes to apps through Ribbon or \
+         Spring Cloud LoadBalancer).",
         Apply::Caller(|c, v| c.name = v.text()),
     ),
     required(
@@ -984,7 +985,8 @@ pub(super) static DEFS: &[KeyDef] = &[
          Hystrix command whose timeout is (ReadTimeout + ConnectTimeout) x (MaxAutoRetries + 1) \
          x (MaxAutoRetriesNextServer + 1) (AbstractRibbonCommand#getHystrixTimeout, FACTS.md \
          §8); a request whose connect timeouts reach it fails, and its later retries are never \
-         made. Retries follow the Ribbon keys (zuul.retryable is not modelled as such).",
+         made. Retries follow the Ribbon keys (zuul.retryable is not modelled as such). Zuul \
+         routes through Ribbon only: with Spring Cloud LoadBalancer it is a warning.",
         Apply::Caller(|c, v| c.zuul = v.flag()),
     ),
     relaxed(

@@ -272,6 +272,17 @@ impl Builder<'_> {
         }
         for caller in &callers {
             let train = simulation.release.train;
+            if caller.zuul && !caller.uses_ribbon(&simulation.release) {
+                self.warn(
+                    &Place::File,
+                    format!(
+                        "caller `{}` is a Zuul gateway on Spring Cloud LoadBalancer ({train}): \
+                         Zuul, Hystrix and Ribbon left Spring Cloud Netflix in 2020.0; the \
+                         Hystrix formula here still uses the ribbon.* timeouts",
+                        caller.name
+                    ),
+                );
+            }
             if train == Train::Dalston
                 && caller
                     .calls

@@ -16,9 +16,10 @@
 
 use crate::engine::SimTime;
 
+use super::super::ProcessId;
 use super::super::circuit_breaker::eligible_servers;
 use super::super::observe::{Observation, Observer, RouteId};
-use super::super::round_robin::{run_batch, step};
+use super::super::round_robin::{first_pick, run_batch, step};
 use super::super::world::World;
 use super::attempt::Answer;
 use super::inflight::Accepted;
@@ -177,7 +178,7 @@ impl<O: Observer> World<'_, O> {
         }
         let m = kept.len();
         let cursor = balancer.cursor();
-        let start = if cursor < m { cursor } else { (cursor + 1) % m };
+        let start = first_pick(cursor, m);
         balancer.set_cursor(((start as u64 + requests) % m as u64) as usize);
         if balancer.stats.any_failures() {
             for i in 0..requests.min(m as u64) as usize {
@@ -216,8 +217,7 @@ impl<O: Observer> World<'_, O> {
         if balancer.servers.iter().all(|&p| self.processes[p].serving) {
             // Nobody refuses: only the cursor moves (the common case).
             let n = balancer.servers.len();
-            let cursor = balancer.cursor();
-            let start = if cursor < n { cursor } else { (cursor + 1) % n };
+            let start = first_pick(balancer.cursor(), n);
             balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
             if route.service_us > 0.0 {
                 let accepted = Accepted::rotation(&balancer.servers, start);
@@ -232,10 +232,10 @@ impl<O: Observer> World<'_, O> {
             .map(|&p| self.processes[p].answer())
             .collect();
         let costs = route.costs;
+        let mut served = None;
         if route.service_us > 0.0 {
             let n = balancer.servers.len();
-            let cursor = balancer.cursor();
-            let start = if cursor < n { cursor } else { (cursor + 1) % n };
+            let start = first_pick(balancer.cursor(), n);
             let servers = &balancer.servers;
             // Ribbon's walk (see `run_batch`), one request at a time through the same `step`.
             let accepted = Accepted::walk(start as u64, n as u64, |pos| {
@@ -243,14 +243,8 @@ impl<O: Observer> World<'_, O> {
                 *pos = one.next as u64;
                 one.accepted.map(|i| servers[i])
             });
-            let times = arrivals.span_times(&span);
-            route.note_served_span(until, requests, times, accepted);
+            served = Some((arrivals.span_times(&span), accepted));
         }
-        let route = &mut self.routes[r];
-        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
-        else {
-            return;
-        };
         let batch = run_batch(
             &balancer.servers,
             &answers,
@@ -262,14 +256,41 @@ impl<O: Observer> World<'_, O> {
         );
         balancer.set_cursor(batch.cursor);
         let lasts: Vec<u64> = batch.dead_hits.iter().map(|&(_, _, last)| last).collect();
-        let times = arrivals.times_of(&mut route.rng, &span, &lasts);
-        let last_ms: Vec<u64> = times.iter().map(|&at_us| (at_us / 1000.0) as u64).collect();
+        // One sample of the span's instants serves the last dead hits and the in-flight count.
+        let times = match served.as_mut() {
+            Some((kept, _)) => lasts
+                .iter()
+                .map(|&i| kept.time_of(&mut route.rng, i))
+                .collect(),
+            None => arrivals.times_of(&mut route.rng, &span, &lasts),
+        };
+        let dead: Vec<(ProcessId, u64, u64)> = batch
+            .dead_hits
+            .iter()
+            .zip(times)
+            .map(|(&(process, count, _), at_us)| (process, count, (at_us / 1000.0) as u64))
+            .collect();
         if note_failures {
-            for (&(process, count, _), &last) in batch.dead_hits.iter().zip(&last_ms) {
-                balancer.stats.note_failures(process, count, last);
+            for &(process, count, last_ms) in &dead {
+                balancer.stats.note_failures(process, count, last_ms);
             }
         }
-        for (&(process, count, _), last_ms) in batch.dead_hits.iter().zip(last_ms) {
+        if let Some((times, accepted)) = served {
+            route.note_served_span(until, requests, times, accepted);
+        }
+        self.observe_span(r, &dead, &batch.delays, &batch.failed);
+    }
+
+    /// Observes what a counted span did: refused attempts per instance (count and the instant
+    /// of the last, ms), connect-timeout delays and failed requests per first-chosen instance.
+    pub(super) fn observe_span(
+        &mut self,
+        r: RouteId,
+        dead: &[(ProcessId, u64, u64)],
+        delays: &[(ProcessId, u64)],
+        failed: &[(ProcessId, u64)],
+    ) {
+        for &(process, count, last_ms) in dead {
             self.observe(Observation::DeadHits {
                 route: r,
                 process,
@@ -277,14 +298,14 @@ impl<O: Observer> World<'_, O> {
                 last: SimTime(last_ms),
             });
         }
-        for (process, delay_ms) in batch.delays {
+        for &(process, delay_ms) in delays {
             self.observe(Observation::ConnectTimeouts {
                 route: r,
                 process,
                 delay_ms,
             });
         }
-        for (first, count) in batch.failed {
+        for &(first, count) in failed {
             self.observe(Observation::RequestsFailed {
                 route: r,
                 first,

@@ -206,7 +206,8 @@ struct ManyWalked {
 
 /// `requests` requests over a constant list from `position`: one request's course depends only
 /// on the position modulo [`Retries::period`], so the walk of positions is eventually periodic
-/// and is summed over its cycle instead of request by request once it repeats.
+/// and is summed over its cycle instead of request by request once it repeats. (The position is
+/// taken as it is, without `choose`'s 31-bit mask: exact until a route has made 2^31 choices.)
 fn walk_many(
     position: &mut u64,
     servers: &[ProcessId],
@@ -619,6 +620,7 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         let processes = &self.processes;
+        let mut served = None;
         if route.service_us > 0.0 {
             let answer = |p: ProcessId| processes[p].answer();
             let servers = &lb.servers;
@@ -627,16 +629,14 @@ impl<O: Observer> World<'_, O> {
                 retries.period(servers.len()),
                 |pos| walk_one(pos, servers, &answer, retries, costs).accepted,
             );
-            let times = arrivals.span_times(&span);
-            route.note_served_span(until, requests, times, accepted);
+            served = Some((arrivals.span_times(&span), accepted));
         }
-        let route = &mut self.routes[r];
-        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.spring.as_mut()) else {
-            return;
-        };
         if lb.servers.iter().all(|&p| processes[p].serving) {
             if lb.servers.len() > 1 {
                 lb.position += requests;
+            }
+            if let Some((times, accepted)) = served {
+                route.note_served_span(until, requests, times, accepted);
             }
             return;
         }
@@ -650,29 +650,24 @@ impl<O: Observer> World<'_, O> {
             requests,
         );
         let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
-        let times = arrivals.times_of(&mut route.rng, &span, &lasts);
-        for (&(process, count, _), at_us) in walked.refused.iter().zip(times) {
-            self.observe(Observation::DeadHits {
-                route: r,
-                process,
-                count,
-                last: SimTime((at_us / 1000.0) as u64),
-            });
+        // One sample of the span's instants serves the last dead hits and the in-flight count.
+        let times = match served.as_mut() {
+            Some((kept, _)) => lasts
+                .iter()
+                .map(|&i| kept.time_of(&mut route.rng, i))
+                .collect(),
+            None => arrivals.times_of(&mut route.rng, &span, &lasts),
+        };
+        if let Some((times, accepted)) = served {
+            route.note_served_span(until, requests, times, accepted);
         }
-        for (process, delay_ms) in walked.delays {
-            self.observe(Observation::ConnectTimeouts {
-                route: r,
-                process,
-                delay_ms,
-            });
-        }
-        for (first, count) in walked.failed {
-            self.observe(Observation::RequestsFailed {
-                route: r,
-                first,
-                count,
-            });
-        }
+        let dead: Vec<(ProcessId, u64, u64)> = walked
+            .refused
+            .iter()
+            .zip(times)
+            .map(|(&(process, count, _), at_us)| (process, count, (at_us / 1000.0) as u64))
+            .collect();
+        self.observe_span(r, &dead, &walked.delays, &walked.failed);
     }
 }
 
