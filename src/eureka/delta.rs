@@ -20,7 +20,7 @@ use std::rc::Rc;
 use crate::engine::SimTime;
 
 use super::ProcessId;
-use super::observe::{Observation, Observer};
+use super::observe::{HashPair, Observation, Observer};
 use super::response_cache::{Generated, Payload};
 use super::status::InstanceStatus;
 use super::world::{Call, FetchWhy, World};
@@ -394,8 +394,10 @@ impl<O: Observer> World<'_, O> {
         }
         self.observe(Observation::ReconcileMismatch {
             observer: p,
-            local: local.to_string(),
-            server: server.to_string(),
+            hashes: Box::new(HashPair {
+                local: local.to_string(),
+                server: server.to_string(),
+            }),
         });
         self.send(
             p,

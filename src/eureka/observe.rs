@@ -12,6 +12,13 @@ use super::status::InstanceStatus;
 /// Index of a caller's route to one app (a caller has one Ribbon load balancer per called app).
 pub type RouteId = usize;
 
+/// The two reconcile hashes of a [`Observation::ReconcileMismatch`], as Eureka renders them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HashPair {
+    pub local: String,
+    pub server: String,
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Observation {
@@ -104,8 +111,8 @@ pub enum Observation {
     /// `appsHashCode` (`server`), so a full fetch follows (FACTS.md §4).
     ReconcileMismatch {
         observer: ProcessId,
-        local: String,
-        server: String,
+        /// Boxed: a rare observation should not widen every other one.
+        hashes: Box<HashPair>,
     },
     /// The server answered a delta fetch with 403 (`eureka.server.disable-delta`).
     DeltaForbidden { observer: ProcessId },

@@ -374,16 +374,12 @@ impl TrialTrace {
                     };
                     set_fetch(&mut fetches, *observer, kind);
                 }
-                Observation::ReconcileMismatch {
-                    observer,
-                    local,
-                    server,
-                } => set_fetch(
+                Observation::ReconcileMismatch { observer, hashes } => set_fetch(
                     &mut fetches,
                     *observer,
                     FetchKind::ReconcilePending {
-                        local: local.clone(),
-                        server: server.clone(),
+                        local: hashes.local.clone(),
+                        server: hashes.server.clone(),
                     },
                 ),
                 Observation::DeltaForbidden { observer } => {

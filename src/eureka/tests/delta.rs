@@ -119,11 +119,9 @@ fn missed_delete_is_reconciled_by_exactly_one_full_fetch() {
     let mismatches: Vec<(SimTime, String, String)> = log
         .iter()
         .filter_map(|(t, o)| match o {
-            Observation::ReconcileMismatch {
-                observer,
-                local,
-                server,
-            } if *observer == gw => Some((*t, local.clone(), server.clone())),
+            Observation::ReconcileMismatch { observer, hashes } if *observer == gw => {
+                Some((*t, hashes.local.clone(), hashes.server.clone()))
+            }
             _ => None,
         })
         .collect();
