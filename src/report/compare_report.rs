@@ -135,6 +135,14 @@ fn triple(result: &VariantResult, shutdown: usize, metric: Metric, sep: &str) ->
     (text.join(sep), never)
 }
 
+/// The callers' balancer, as the variants share it.
+fn balancer_of(comparison: &Comparison) -> &'static str {
+    comparison
+        .variants
+        .first()
+        .map_or("Ribbon", |v| v.scenario.balancer_name())
+}
+
 /// The side-by-side table of one shutdown: a row per metric, a column per variant, and rows for
 /// the share of trials without a dead hit and the unresolved exposures. The flag says whether a
 /// cell shows "never". `sep` separates the three figures of a cell.
@@ -147,8 +155,9 @@ fn side_by_side(
     header.extend(comparison.variants.iter().map(|v| v.variant.name()));
     let mut rows = Vec::new();
     let mut any_never = false;
+    let balancer = balancer_of(comparison);
     for metric in Metric::ALL {
-        let mut row = vec![label_with_unit(metric)];
+        let mut row = vec![label_with_unit(metric, balancer)];
         for result in &comparison.variants {
             let (cell, never) = triple(result, shutdown, metric, sep);
             any_never |= never;
@@ -372,7 +381,7 @@ pub fn compare_html(
                 };
                 rows.push(vec![
                     result.variant.name(),
-                    label_with_unit(metric),
+                    label_with_unit(metric, balancer_of(comparison)),
                     stats.trials.to_string(),
                     stats.unresolved.to_string(),
                     value(stats.min),

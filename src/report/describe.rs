@@ -239,12 +239,14 @@ pub(super) fn percent(share: f64) -> String {
     format!("{:.1} %", share * 100.0)
 }
 
-/// A metric's label with its unit, for row and column heads.
-pub(super) fn label_with_unit(metric: Metric) -> String {
+/// A metric's label with its unit, for row and column heads, naming the callers' `balancer`
+/// ([`Scenario::balancer_name`]).
+pub(super) fn label_with_unit(metric: Metric, balancer: &str) -> String {
+    let label = metric.label().replace("Ribbon", balancer);
     if metric.is_time() {
-        format!("{} (s)", metric.label())
+        format!("{label} (s)")
     } else {
-        metric.label().to_string()
+        label
     }
 }
 

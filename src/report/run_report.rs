@@ -86,7 +86,7 @@ pub fn run_report(
                 let st = &r.stats;
                 let m = r.metric;
                 vec![
-                    m.label().to_string(),
+                    m.label().replace("Ribbon", scenario.balancer_name()),
                     if m.is_time() { "s" } else { "count" }.to_string(),
                     fmt(m, st.min),
                     fmt(m, st.p50),
