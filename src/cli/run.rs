@@ -66,7 +66,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     fs::write(&json_path, render_summary_json(&scenario, &rows))
         .with_context(|| format!("failed to write {}", json_path.display()))?;
     let source = args.scenario.display().to_string();
-    let deploys = deploy_report(&scenario, mode, &out_dir)?;
+    let deploys = deploy_report(&scenario, &outcomes, &out_dir)?;
     let mut stdout = io::stdout().lock();
     stdout.write_all(render_summary(&scenario, &source, &outcomes, &rows).as_bytes())?;
     if !deploys.is_empty() {
@@ -83,16 +83,19 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `[[deploy]]` metrics over the trials (a second pass with the deploy observer, same
-/// seeds), written to `deploy.json`; returns the terminal text (empty without a deploy).
-fn deploy_report(scenario: &Scenario, mode: RequestMode, out_dir: &Path) -> anyhow::Result<String> {
-    use crate::experiment::deploy_metrics::{render_deploy, run_deploy_trials, summarize_deploy};
+/// The `[[deploy]]` metrics over the trials, written to `deploy.json`; returns the terminal text
+/// (empty without a deploy).
+fn deploy_report(
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+    out_dir: &Path,
+) -> anyhow::Result<String> {
+    use crate::experiment::deploy_metrics::{render_deploy, summarize_deploy};
     if scenario.deploys.is_empty() {
         return Ok(String::new());
     }
-    let outcomes = run_deploy_trials(scenario, mode);
     let summaries: Vec<_> = (0..scenario.deploys.len())
-        .map(|d| summarize_deploy(scenario, d, &outcomes))
+        .map(|d| summarize_deploy(scenario, d, outcomes))
         .collect();
     let path = out_dir.join("deploy.json");
     fs::write(&path, serde_json::to_string_pretty(&summaries)?)

@@ -324,6 +324,7 @@ strategy = "kill-9"
                     last_dead_hit_ms: (dead_hits > 0).then_some(1_000),
                     ..ShutdownOutcome::default()
                 }],
+                deploys: Vec::new(),
                 events: 0,
             })
             .collect()

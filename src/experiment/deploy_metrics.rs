@@ -14,11 +14,11 @@
 //! - registry capacity dip: an interval in which the server's registry holds no UP instance of
 //!   the app: `registry_dips`, their total duration.
 
-use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::engine::{SimTime, trial_seed};
-use crate::eureka::{Layout, Observation, Observer, ProcessId, RequestMode, World};
+use super::TrialOutcome;
+use crate::engine::SimTime;
+use crate::eureka::{Layout, Observation, Observer, ProcessId};
 use crate::scenario::Scenario;
 
 /// The outcome of one deploy in one trial.
@@ -254,30 +254,30 @@ impl Observer for DeployObserver {
     }
 }
 
-/// Runs one trial and returns the outcome of each `[[deploy]]`.
-pub fn simulate_deploys(scenario: &Scenario, seed: u64, mode: RequestMode) -> Vec<DeployOutcome> {
-    let layout = Layout::new(scenario);
-    (0..scenario.deploys.len())
-        .map(|d| {
-            let world = World::with_mode(
-                scenario,
-                seed,
-                DeployObserver::new(scenario, &layout, d),
-                mode,
-            );
-            let (observer, _) = world.run();
-            observer.finish(SimTime(scenario.simulation.duration_ms))
-        })
-        .collect()
+/// The observers of every `[[deploy]]` of a scenario, fed by the trial's one run.
+pub struct DeployObservers(Vec<DeployObserver>);
+
+impl DeployObservers {
+    pub fn new(scenario: &Scenario, layout: &Layout) -> DeployObservers {
+        DeployObservers(
+            (0..scenario.deploys.len())
+                .map(|d| DeployObserver::new(scenario, layout, d))
+                .collect(),
+        )
+    }
+
+    /// Each deploy's outcome, closing open dips at `end`.
+    pub fn finish(self, end: SimTime) -> Vec<DeployOutcome> {
+        self.0.into_iter().map(|o| o.finish(end)).collect()
+    }
 }
 
-/// Every trial's deploy outcomes, in trial order (same seeds as `run_trials`).
-pub fn run_deploy_trials(scenario: &Scenario, mode: RequestMode) -> Vec<Vec<DeployOutcome>> {
-    let seed = scenario.simulation.seed;
-    (0..scenario.simulation.trials)
-        .into_par_iter()
-        .map(|trial| simulate_deploys(scenario, trial_seed(seed, trial), mode))
-        .collect()
+impl Observer for DeployObservers {
+    fn observe(&mut self, at: SimTime, observation: Observation) {
+        for observer in &mut self.0 {
+            observer.observe(at, observation.clone());
+        }
+    }
 }
 
 /// Over the trials of deploy `d`: (mean, max) of each count and the worst exposure and dips.
@@ -298,12 +298,8 @@ pub struct DeploySummary {
     pub registry_dip_ms_max: u64,
 }
 
-pub fn summarize_deploy(
-    scenario: &Scenario,
-    d: usize,
-    outcomes: &[Vec<DeployOutcome>],
-) -> DeploySummary {
-    let rows: Vec<&DeployOutcome> = outcomes.iter().filter_map(|t| t.get(d)).collect();
+pub fn summarize_deploy(scenario: &Scenario, d: usize, outcomes: &[TrialOutcome]) -> DeploySummary {
+    let rows: Vec<&DeployOutcome> = outcomes.iter().filter_map(|t| t.deploys.get(d)).collect();
     let n = rows.len().max(1) as f64;
     DeploySummary {
         app: scenario.apps[scenario.deploys[d].app].name.clone(),
@@ -398,7 +394,7 @@ at-s = 300
     fn all_at_once_kill9_deploy_dips_capacity() {
         let s = scenario("strategy = \"kill-9\"\nbatch-size = 4\nstartup-s = 10");
         for seed in 1..6 {
-            let o = &simulate_deploys(&s, seed, RequestMode::Batched)[0];
+            let o = &crate::experiment::simulate(&s, 0, seed).deploys[0];
             assert!(o.caller_dips >= 1, "seed {seed}: {o:?}");
             assert!(o.longest_caller_dip_ms >= 10_000, "seed {seed}: {o:?}");
             assert!(o.dead_hits > 0, "seed {seed}: {o:?}");
@@ -419,7 +415,7 @@ at-s = 300
             "strategy = \"service-registry\"\nwait-s = {wait_s}\nbatch-size = 1\nstartup-s = 10"
         ));
         for seed in 1..6 {
-            let o = &simulate_deploys(&s, seed, RequestMode::Batched)[0];
+            let o = &crate::experiment::simulate(&s, 0, seed).deploys[0];
             assert_eq!(o.dead_hits, 0, "seed {seed}: {o:?}");
             assert_eq!(o.errors, 0, "seed {seed}: {o:?}");
             assert_eq!(o.caller_dips, 0, "seed {seed}: {o:?}");

@@ -23,7 +23,7 @@ pub use sweep::{PointResult, Sweep, Vary};
 
 use rayon::prelude::*;
 
-use crate::engine::trial_seed;
+use crate::engine::{SimTime, trial_seed};
 use crate::eureka::{Layout, RequestMode, World};
 use crate::scenario::Scenario;
 
@@ -35,6 +35,8 @@ pub struct TrialOutcome {
     pub seed: u64,
     /// One outcome per `[[shutdown]]`, in scenario order.
     pub shutdowns: Vec<ShutdownOutcome>,
+    /// One outcome per `[[deploy]]`, in scenario order (from the same run).
+    pub deploys: Vec<deploy_metrics::DeployOutcome>,
     /// Events the trial handled.
     pub events: u64,
 }
@@ -52,12 +54,25 @@ pub fn simulate_with(
     mode: RequestMode,
 ) -> TrialOutcome {
     let layout = Layout::new(scenario);
-    let world = World::with_mode(scenario, seed, MetricsObserver::new(&layout), mode);
-    let (observer, events) = world.run();
+    let metrics = MetricsObserver::new(&layout);
+    if scenario.deploys.is_empty() {
+        let (observer, events) = World::with_mode(scenario, seed, metrics, mode).run();
+        return TrialOutcome {
+            trial,
+            seed,
+            shutdowns: observer.outcomes(),
+            deploys: Vec::new(),
+            events,
+        };
+    }
+    let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
+    let ((metrics, deploys), events) =
+        World::with_mode(scenario, seed, (metrics, deploys), mode).run();
     TrialOutcome {
         trial,
         seed,
-        shutdowns: observer.outcomes(),
+        shutdowns: metrics.outcomes(),
+        deploys: deploys.finish(SimTime(scenario.simulation.duration_ms)),
         events,
     }
 }
