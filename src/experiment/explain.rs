@@ -616,7 +616,7 @@ impl TrialTrace {
                 outcome.client_removed_ms,
             ),
             (
-                "left the Ribbon lists".to_string(),
+                format!("left the {} lists", scenario.balancer_name()),
                 outcome.ribbon_removed_ms,
             ),
         ];

@@ -120,9 +120,11 @@ pub fn run_report(
                     "Times are relative to the instant the instance stopped serving; negative \
                      means the layer knew before. {zero:.1} % of the trials had no dead hit."
                 ),
-                "Exposure is the time callers kept the instance in their Ribbon lists after it \
-                 stopped; a dead hit is a request attempt refused by it."
-                    .to_string(),
+                format!(
+                    "Exposure is the time callers kept the instance in their {} lists after it \
+                     stopped; a dead hit is a request attempt refused by it.",
+                    scenario.balancer_name()
+                ),
             ],
             tables: vec![Table {
                 caption: format!("Summary over {} trials", outcomes.len()),
