@@ -64,6 +64,18 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
         scenario.shutdowns[0].instance, scenario.simulation.trials
     )?;
     for strategy in [Strategy::Pause, Strategy::ServiceRegistry] {
+        if strategy == Strategy::Pause && !scenario.simulation.release.pause_deregisters() {
+            // spring-cloud-commons >= 2.2.7: /pause no longer touches Eureka (FACTS.md §7), so
+            // no wait drains the instance; measuring would only hit the measuring wait.
+            writeln!(
+                out,
+                "\n  pause:\n    no wait makes it clean on {}: /pause no longer deregisters from \
+                 Eureka (spring-cloud-commons 2.2.7, Hoxton.SR10 and 2020.0 on); use \
+                 service-registry",
+                scenario.simulation.release
+            )?;
+            continue;
+        }
         let r = measure(&text, &source, &overrides, strategy, target)?;
         print_recommendation(&mut out, &r)?;
         if !args.no_what_if {

@@ -356,3 +356,46 @@ fn self_preservation_with_20_instances_resolves() {
     assert!(rows.iter().all(|r| r.exposure_ms.is_some()));
     assert_kill_9_envelope(&rows, 300);
 }
+
+/// FACTS.md §9 with §3 and §5.5: on Spring Cloud LoadBalancer (`loadbalancer.toml`, 2020.0) a
+/// kill -15's exposure is bounded by one read-only tick, one fetch and the 35 s cache TTL after
+/// the DELETE (which follows the stop within the replicator's 3 s), and the OUT_OF_SERVICE drain
+/// with a 96 s wait (the closed form) has no dead hit.
+#[test]
+fn loadbalancer_graceful_exposure_is_within_tick_fetch_and_ttl() {
+    let rows = Test::scenario("loadbalancer.toml")
+        .trials(invariant_trials())
+        .run()
+        .trials();
+    assert_eq!(
+        rows.len() as u32,
+        2 * invariant_trials(),
+        "two shutdowns per trial"
+    );
+    for row in rows {
+        let ttl_bound = (30 + 30 + 35 + 3) * S + SLACK_MS;
+        if row.instance == "svc-0" {
+            within(row.exposure_ms, 0, ttl_bound, "exposure_ms", &row);
+        } else {
+            assert_eq!(row.dead_hits, 0, "{row:#?}");
+        }
+    }
+}
+
+/// From spring-cloud-commons 2.2.7 /pause no longer touches Eureka (FACTS.md §7): `recommend`
+/// says no wait makes it clean instead of measuring one.
+#[test]
+fn recommend_refuses_a_pause_that_does_not_deregister() {
+    Test::new()
+        .copy_bundled("loadbalancer.toml")
+        .args([
+            "recommend",
+            "loadbalancer.toml",
+            "--trials",
+            "20",
+            "--no-what-if",
+        ])
+        .stdout_contains("/pause no longer deregisters")
+        .stdout_contains("LoadBalancer cache TTL 35.000 s")
+        .run();
+}
