@@ -692,6 +692,8 @@ impl<O: Observer> World<'_, O> {
         process.client.replicator.dead = true;
         if process.serving {
             self.stop_serving_abruptly(p);
+        } else {
+            self.cut_graceful_phase(p);
         }
         self.on_process_exit(p);
     }

@@ -55,6 +55,18 @@ pub struct Process {
     pub client: DiscoveryClient,
     /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
     pub startup_ms: Option<u64>,
+    /// `server.shutdown = graceful`: the graceful phase under way, if any.
+    pub graceful_phase: Option<GracefulPhase>,
+}
+
+/// A graceful phase that has not ended yet (it may be cut short by a SIGKILL).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GracefulPhase {
+    /// When the phase ends, ms.
+    pub ends_ms: u64,
+    /// If the phase times out: requests that arrived after this instant (µs) were already
+    /// counted as failed when the phase began.
+    pub timeout_cut_us: Option<f64>,
 }
 
 impl Process {
@@ -547,6 +559,7 @@ fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory
                 host_vanishes: false,
                 client: DiscoveryClient::new(config.clone(), stream),
                 startup_ms: None,
+                graceful_phase: None,
             }
         })
         .collect()

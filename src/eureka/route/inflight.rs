@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use super::super::ProcessId;
 use super::super::observe::{Observation, Observer, RouteId};
-use super::super::world::{ProcessKind, World};
+use super::super::world::{GracefulPhase, ProcessKind, World};
 use super::Route;
 use super::arrivals::SpanTimes;
 
@@ -285,13 +285,41 @@ impl<O: Observer> World<'_, O> {
         let remaining_ms = ((latest + service_us - now_us) / 1000.0).max(0.0);
         let phase_ms = (remaining_ms / GRACEFUL_POLL_MS as f64).ceil() as u64 * GRACEFUL_POLL_MS;
         if phase_ms <= timeout_ms {
+            self.processes[p].graceful_phase = Some(GracefulPhase {
+                ends_ms: now.ms() + phase_ms,
+                timeout_cut_us: None,
+            });
             return phase_ms;
         }
         // Still running at the timeout: arrived after now + timeout - S.
         let cut = now_us + timeout_ms as f64 * 1000.0 - service_us;
         let failed = self.accepted_by_after(p, cut).0;
         self.observe_in_flight_failed(p, failed);
+        self.processes[p].graceful_phase = Some(GracefulPhase {
+            ends_ms: now.ms() + timeout_ms,
+            timeout_cut_us: Some(cut),
+        });
         timeout_ms
+    }
+
+    /// A SIGKILL (Kubernetes' grace period ran out, e.g. after a long `preStop`) ends the JVM
+    /// during its graceful phase: the requests still running fail at once, those that arrived
+    /// after `now - S`, less those the phase's timeout had already failed.
+    pub(in crate::eureka) fn cut_graceful_phase(&mut self, p: ProcessId) {
+        let Some(phase) = self.processes[p].graceful_phase.take() else {
+            return;
+        };
+        let now = self.now();
+        if now.ms() >= phase.ends_ms {
+            return;
+        }
+        let now_us = now.ms() as f64 * 1000.0;
+        let running = self.accepted_by_after(p, now_us - self.service_us(p)).0;
+        let counted = match phase.timeout_cut_us {
+            Some(cut) => self.accepted_by_after(p, cut).0,
+            None => 0,
+        };
+        self.observe_in_flight_failed(p, running.saturating_sub(counted));
     }
 
     /// Records a request handled one by one (per-request mode, and the requests batched mode
@@ -413,6 +441,33 @@ strategy = "{strategy}"
         }
         for o in one_instance("kill-9", &text_release, RequestMode::Batched) {
             assert_eq!(o.inflight_failed, 20);
+        }
+    }
+
+    /// Kubernetes' grace period counts from the preStop hook: prestop 25 s, grace 30 s, so the
+    /// SIGTERM comes at +25 s and the SIGKILL at +30 s, 5 s into a graceful phase that would
+    /// time out after 30 s. With S = 40 s at 20 requests/s: the phase's start fails the requests
+    /// that would still run at its timeout (arrived in the last 40 - 30 = 10 s: 200); the SIGKILL
+    /// 5 s later fails every request still running then (arrived after -35 s: 700), 500 more.
+    /// With a grace long enough for the phase, only the 200.
+    #[test]
+    fn sigkill_during_the_graceful_phase_fails_the_requests_still_running() {
+        let base = [
+            "app[0].service-time-ms=40000",
+            "clients.server.shutdown=graceful",
+            "shutdown[0].prestop-s=25",
+        ];
+        for mode in [RequestMode::Batched, RequestMode::PerRequest] {
+            let mut cut = base.to_vec();
+            cut.push("shutdown[0].termination-grace-period-s=30");
+            for o in one_instance("kill-15", &cut, mode) {
+                assert_eq!(o.inflight_failed, 700, "{mode:?}");
+            }
+            let mut long = base.to_vec();
+            long.push("shutdown[0].termination-grace-period-s=120");
+            for o in one_instance("kill-15", &long, mode) {
+                assert_eq!(o.inflight_failed, 200, "{mode:?}");
+            }
         }
     }
 
