@@ -574,7 +574,12 @@ impl TrialTrace {
             ms(outcome.readonly_removed_ms),
             ms(outcome.client_removed_ms),
             scenario.balancer_name(),
-            ms(outcome.ribbon_removed_ms)
+            match (outcome.ribbon_removed_ms, outcome.exposure_ms) {
+                // Exposure 0 without a removal: no caller's list ever held it (e.g. a health-check
+                // supplier whose first list predates the instance).
+                (None, Some(0)) => "never listed it".to_string(),
+                (removed, _) => ms(removed),
+            }
         );
         out
     }
@@ -1168,6 +1173,33 @@ strategy = "kill-9"
         assert!(text.contains(", LoadBalancer "), "{text}");
         assert!(!text.contains(", Ribbon "), "{text}");
         assert!(!text.contains("circuit breaker"), "{text}");
+    }
+
+    /// FACTS.md §9: without `refetch-instances` the health-check supplier keeps its first list,
+    /// so an instance missing from it is never listed: the result line says so instead of
+    /// "still there at the end".
+    #[test]
+    fn a_balancer_that_never_listed_the_instance_is_said_so() {
+        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
+        let sets = [
+            "simulation.release=2020.0".to_string(),
+            "simulation.start-spread-s=120".to_string(),
+            "clients.spring.cloud.loadbalancer.configurations=health-check".to_string(),
+        ];
+        let s = parse_str(&text, "kill-9.toml", "kill-9", &sets).unwrap();
+        let seed = s.simulation.seed;
+        let trial = (0..40)
+            .find(|&k| {
+                let o = crate::experiment::simulate(&s, k, crate::engine::trial_seed(seed, k));
+                o.shutdowns[0].exposure_ms == Some(0) && o.shutdowns[0].ribbon_removed_ms.is_none()
+            })
+            .expect("a trial whose first list lacks svc-0");
+        let rendered = trace_trial(&s, trial, RequestMode::Batched).render(&s, 0);
+        assert!(
+            rendered.contains("LoadBalancer never listed it"),
+            "{rendered}"
+        );
+        assert!(!rendered.contains("still there at the end"), "{rendered}");
     }
 
     /// Ribbon: the dead hits of a kill -9 are few because of the circuit breaker (FACTS.md §8).
