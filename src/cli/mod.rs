@@ -4,6 +4,7 @@
 mod bench;
 mod check;
 mod compare;
+mod conform;
 mod explain;
 mod keys;
 mod progress;
@@ -44,6 +45,9 @@ enum Command {
     /// Run one scenario under several shutdown strategies with common random numbers; print
     /// them side by side and write compare.csv, exposure-cdf.svg and report.html.
     Compare(compare::CompareArgs),
+    /// Compare trials of the real stack (conformance/rig.py) with the simulator's on the
+    /// equivalent scenario; write conform.csv, the CDFs and report.html.
+    Conform(conform::ConformArgs),
     /// Run one scenario over a grid of key values with common random numbers; write sweep.csv,
     /// line plots (one key) or heatmaps (two keys) and report.html.
     Sweep(sweep::SweepArgs),
@@ -110,7 +114,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
     match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            if err.downcast_ref::<ScenarioError>().is_some() {
+            if err.downcast_ref::<ScenarioError>().is_some() || conform::is_bad_input(&err) {
                 eprintln!("error: {err}");
                 2
             } else if is_broken_pipe(&err) {
@@ -140,6 +144,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Recommend(args) => recommend::recommend(args),
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Conform(args) => conform::conform(args),
         Command::Keys { markdown } => keys::print_keys(markdown),
     }
 }

@@ -3,6 +3,7 @@
 mod bench;
 pub mod claims;
 pub mod compare;
+pub mod conform;
 pub mod deploy_metrics;
 mod explain;
 mod metric;

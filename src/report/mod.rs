@@ -1,6 +1,7 @@
 //! Reports: renderers of trial outcomes for people (terminal) and machines (CSV).
 
 mod compare_report;
+mod conform_report;
 mod csv_files;
 mod describe;
 pub mod html;
@@ -12,6 +13,9 @@ mod terminal;
 
 pub use compare_report::{
     COMPARE_HEADER, compare_cdf, compare_html, render_compare, write_compare_csv,
+};
+pub use conform_report::{
+    CONFORM_HEADER, conform_cdf, conform_html, render_conform, write_conform_csv,
 };
 pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
 pub use json::{render_summary_json, scenario_hash};

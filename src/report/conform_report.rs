@@ -1,0 +1,273 @@
+//! Renderers of a conformance run (`experiment::conform`): the terminal table, `conform.csv`,
+//! one CDF per strategy and metric with the real and the simulated curve, and `report.html`.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use crate::experiment::conform::{ConformGroup, ConformMetric, MetricComparison};
+
+use super::describe::{common_settings, tenths, text_table};
+use super::html::{Figure, HtmlReport, Section, Table};
+use super::plot::{CdfPlot, CdfSeries};
+
+/// The columns of `conform.csv`: one row per strategy (and wait) and metric.
+pub const CONFORM_HEADER: [&str; 16] = [
+    "variant",
+    "strategy",
+    "wait_ms",
+    "metric",
+    "real_trials",
+    "real_unresolved",
+    "real_p50",
+    "real_p90",
+    "real_max",
+    "sim_trials",
+    "sim_unresolved",
+    "sim_p50",
+    "sim_p90",
+    "sim_max",
+    "ks_d",
+    "p_value",
+];
+
+fn cell(value: Option<i64>) -> String {
+    value.map_or_else(String::new, |v| v.to_string())
+}
+
+/// `conform.csv`: percentiles nearest-rank over the resolved trials, `ks_d` and `p_value` with
+/// four decimals.
+pub fn write_conform_csv<W: Write>(out: W, groups: &[ConformGroup]) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(CONFORM_HEADER)?;
+    for group in groups {
+        for m in &group.metrics {
+            writer.write_record([
+                group.name(),
+                group.strategy.name().to_string(),
+                group.wait_ms.to_string(),
+                m.metric.name().to_string(),
+                m.real.trials.to_string(),
+                m.real.unresolved.to_string(),
+                cell(m.real.p50),
+                cell(m.real.p90),
+                cell(m.real.max),
+                m.simulated.trials.to_string(),
+                m.simulated.unresolved.to_string(),
+                cell(m.simulated.p50),
+                cell(m.simulated.p90),
+                cell(m.simulated.max),
+                format!("{:.4}", m.ks_d),
+                format!("{:.4}", m.p_value),
+            ])?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// A value as shown: seconds with one decimal for times, the count otherwise, `never` for an
+/// unresolved trial.
+fn shown(metric: ConformMetric, value: Option<i64>) -> String {
+    match value {
+        None => "never".to_string(),
+        Some(v) if metric.is_time() => format!("{}s", tenths(v as f64 / 1000.0)),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// `p50 / p90 / max` of one side, over all its trials (unresolved ones are +infinity).
+fn quantiles(metric: ConformMetric, values: &[Option<i64>]) -> String {
+    let mut sorted: Vec<Option<i64>> = values.to_vec();
+    // None sorts first in Option's order; put it last (it is +infinity).
+    sorted.sort_by_key(|v| (v.is_none(), *v));
+    let at = |p: f64| {
+        let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+        sorted.get(rank - 1).copied().flatten()
+    };
+    if sorted.is_empty() {
+        return "-".to_string();
+    }
+    format!(
+        "{} / {} / {}",
+        shown(metric, at(50.0)),
+        shown(metric, at(90.0)),
+        shown(metric, at(100.0))
+    )
+}
+
+fn verdict(m: &MetricComparison, alpha: f64) -> String {
+    if m.rejected {
+        format!("differ (p < {alpha})")
+    } else {
+        "agree".to_string()
+    }
+}
+
+fn comparison_rows(groups: &[ConformGroup], alpha: f64) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = [
+        "strategy",
+        "metric",
+        "real: p50 / p90 / max",
+        "simulated: p50 / p90 / max",
+        "n real",
+        "n sim",
+        "KS D",
+        "p",
+        "verdict",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rows = Vec::new();
+    for group in groups {
+        for m in &group.metrics {
+            rows.push(vec![
+                group.name(),
+                m.metric.label().to_string(),
+                quantiles(m.metric, &m.real_values),
+                quantiles(m.metric, &m.simulated_values),
+                m.real_values.len().to_string(),
+                m.simulated_values.len().to_string(),
+                format!("{:.3}", m.ks_d),
+                format!("{:.3}", m.p_value),
+                verdict(m, alpha),
+            ]);
+        }
+    }
+    (header, rows)
+}
+
+/// The terminal text: what ran, then one row per strategy and metric.
+pub fn render_conform(groups: &[ConformGroup], source: &str, alpha: f64) -> String {
+    let mut out = String::new();
+    let settings = common_settings(groups.iter().map(|g| &g.scenario));
+    let _ = writeln!(
+        out,
+        "{source}: the real stack beside the simulator; {settings}"
+    );
+    for group in groups {
+        let _ = writeln!(
+            out,
+            "  {}: {} real trial(s) from {}",
+            group.name(),
+            group.real_trials,
+            group.source
+        );
+    }
+    out.push('\n');
+    let (header, rows) = comparison_rows(groups, alpha);
+    out.push_str(&text_table(&header, &rows, 2));
+    let _ = writeln!(
+        out,
+        "\ntwo-sample Kolmogorov-Smirnov test at alpha = {alpha}; exposure = the last failed \
+         request to the stopped instance after it stopped serving (0 without one)"
+    );
+    out
+}
+
+/// The CDF of one metric of one group: the real trials and the simulated ones.
+pub fn conform_cdf(group: &ConformGroup, metric: ConformMetric, source: &str) -> CdfPlot {
+    let side = |label: &str, values: &[Option<i64>]| CdfSeries {
+        label: label.to_string(),
+        values_ms: values.iter().flatten().copied().collect(),
+        unresolved: values.iter().filter(|v| v.is_none()).count(),
+    };
+    let m = group
+        .metrics
+        .iter()
+        .find(|m| m.metric == metric)
+        .expect("every group compares every metric");
+    let x_label = if metric.is_time() {
+        "last failed request to the stopped instance, after it stopped serving (s)".to_string()
+    } else {
+        // The CDF plot shows values in seconds; a count is drawn in thousandths so that its
+        // axis reads as the count itself.
+        "dead hits (count)".to_string()
+    };
+    let scale = |values: &[Option<i64>]| -> Vec<Option<i64>> {
+        if metric.is_time() {
+            values.to_vec()
+        } else {
+            values.iter().map(|v| v.map(|c| c * 1000)).collect()
+        }
+    };
+    CdfPlot {
+        title: format!(
+            "{}: real stack vs simulator, {}\n{source}; KS D = {:.3}, p = {:.3}",
+            group.name(),
+            metric.label(),
+            m.ks_d,
+            m.p_value
+        ),
+        x_label,
+        series: vec![
+            side("real stack", &scale(&m.real_values)),
+            side("simulator", &scale(&m.simulated_values)),
+        ],
+    }
+}
+
+/// `report.html`: the comparison table, then per group its two CDFs.
+pub fn conform_html(
+    groups: &[ConformGroup],
+    source: &str,
+    alpha: f64,
+    figures: Vec<Vec<Figure>>,
+) -> HtmlReport {
+    let (header, rows) = comparison_rows(groups, alpha);
+    let mut summary = Section {
+        heading: "Side by side".to_string(),
+        paragraphs: vec![
+            format!(
+                "Each strategy's real trials (conformance/rig.py on this machine) beside the \
+                 simulator's trials of the same scenario with the same strategy and wait. \
+                 Quantiles are nearest-rank over all trials, an unresolved one counting as \
+                 never. The verdict is the two-sample Kolmogorov-Smirnov test at alpha = {alpha} \
+                 (asymptotic p-value with Stephens' correction; conservative with ties)."
+            ),
+            "Exposure here is the last request sent to the stopped instance that failed, after \
+             it stopped serving (0 when none did): what the caller's log shows. The simulator's \
+             own exposure (when the balancer dropped the instance) is at most one round-robin \
+             turn later."
+                .to_string(),
+        ],
+        ..Section::default()
+    };
+    summary.tables.push(Table {
+        caption: String::new(),
+        header,
+        rows,
+    });
+    let mut sections = vec![summary];
+    for (group, figures) in groups.iter().zip(figures) {
+        sections.push(Section {
+            heading: group.name(),
+            paragraphs: vec![format!(
+                "{} real trial(s) from {}; {} simulated trial(s).",
+                group.real_trials, group.source, group.scenario.simulation.trials
+            )],
+            figures,
+            ..Section::default()
+        });
+    }
+    HtmlReport {
+        title: format!("The real stack beside the simulator: {source}"),
+        subtitle: common_settings(groups.iter().map(|g| &g.scenario)),
+        sections,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_put_unresolved_trials_last() {
+        let q = quantiles(ConformMetric::Exposure, &[None, Some(2000), Some(1000)]);
+        assert_eq!(q, "2.0s / never / never");
+        let q = quantiles(
+            ConformMetric::DeadHits,
+            &[Some(3), Some(1), Some(2), Some(4)],
+        );
+        assert_eq!(q, "2 / 4 / 4");
+    }
+}
