@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::eureka::RequestMode;
-use crate::experiment::Variant;
 use crate::experiment::compare::{common_wait_s, expand_variants, plan_compare, run_compare};
 use crate::report::html::write_html;
 use crate::report::plot::{ImageFormat, cdf_svg_string, render_cdf};
@@ -93,7 +92,7 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
     } else {
         args.strategy.clone()
     };
-    if !args.wait_s.is_empty() && !strategies.iter().any(|&s| Variant::waits(s)) {
+    if !args.wait_s.is_empty() && !strategies.iter().any(|s| s.waits()) {
         eprintln!("warning: --wait-s has no effect: no pause or service-registry in --strategy");
     }
     let variants = expand_variants(&strategies, &args.wait_s, common_wait_s(&base));

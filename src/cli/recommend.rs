@@ -63,7 +63,7 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
         "{source}: shortest wait before the process stops, for {} ({} trials per measurement)",
         scenario.shutdowns[0].instance, scenario.simulation.trials
     )?;
-    for strategy in [Strategy::Pause, Strategy::ServiceRegistry] {
+    for strategy in Strategy::ALL.into_iter().filter(|s| s.waits()) {
         if strategy == Strategy::Pause && !scenario.simulation.release.pause_deregisters() {
             // spring-cloud-commons >= 2.2.7: /pause no longer touches Eureka (FACTS.md §7), so
             // no wait drains the instance; measuring would only hit the measuring wait.

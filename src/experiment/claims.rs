@@ -23,7 +23,8 @@
 
 use crate::scenario::{ClaimConfig, Comparison, Scenario, Statistic, Strategy};
 
-use super::{Metric, Stats, TrialOutcome};
+use super::{Stats, TrialOutcome};
+use crate::scenario::Metric;
 
 /// z for a two-sided 95 % interval.
 const Z95: f64 = 1.96;
@@ -100,7 +101,7 @@ fn evaluate_one(
         .map(|o| {
             o.shutdowns
                 .get(claim.shutdown)
-                .and_then(|s| claim.metric.value(s))
+                .and_then(|s| s.value(claim.metric))
         })
         .collect();
     let stats = Stats::of(values.iter().copied());

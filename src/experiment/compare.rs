@@ -21,7 +21,8 @@
 use crate::eureka::RequestMode;
 use crate::scenario::{Scenario, ScenarioError, Strategy};
 
-use super::{Metric, Stats, TrialOutcome, run_trials_with};
+use super::{Stats, TrialOutcome, run_trials_with};
+use crate::scenario::Metric;
 
 /// One way to stop the scenario's instances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +34,6 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// Whether the strategy keeps serving for a while before it stops.
-    pub fn waits(strategy: Strategy) -> bool {
-        matches!(strategy, Strategy::Pause | Strategy::ServiceRegistry)
-    }
-
     /// The variant's name in files and tables: `kill-9`, `pause-90s`, or `pause` when the
     /// scenario's own waits are kept.
     pub fn name(&self) -> String {
@@ -80,7 +76,7 @@ pub fn expand_variants(
     }
     let mut variants = Vec::new();
     for &strategy in strategies {
-        let for_strategy: Vec<Variant> = if Variant::waits(strategy) {
+        let for_strategy: Vec<Variant> = if strategy.waits() {
             waits
                 .iter()
                 .map(|&wait_s| Variant { strategy, wait_s })
@@ -129,7 +125,7 @@ pub fn shutdown_stats(scenario: &Scenario, outcomes: &[TrialOutcome]) -> Vec<Shu
         for metric in Metric::ALL {
             let values = outcomes
                 .iter()
-                .map(|o| o.shutdowns.get(s).and_then(|x| metric.value(x)));
+                .map(|o| o.shutdowns.get(s).and_then(|x| x.value(metric)));
             rows.push(ShutdownStats {
                 shutdown: s,
                 instance: shutdown.instance.clone(),

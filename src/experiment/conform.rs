@@ -384,7 +384,7 @@ pub fn group_real_trials(
 /// Waits are whole seconds in a scenario.
 pub fn group_overrides(strategy: Strategy, wait_ms: u64) -> Result<Vec<String>, String> {
     let mut sets = vec![format!("shutdown[0].strategy={}", strategy.name())];
-    if matches!(strategy, Strategy::Pause | Strategy::ServiceRegistry) {
+    if strategy.waits() {
         if !wait_ms.is_multiple_of(1000) {
             return Err(format!(
                 "wait_ms {wait_ms} is not whole seconds; a scenario's wait-s is"

@@ -2,6 +2,7 @@
 
 use crate::engine::SimTime;
 use crate::eureka::{Layout, Observation, Observer, ProcessId};
+use crate::scenario::Metric;
 
 /// Whether a process is UP in one view, and since when it is not.
 #[derive(Debug, Clone, Copy, Default)]
@@ -66,6 +67,24 @@ pub struct ShutdownOutcome {
     /// "vanishes"`: each attempt waits `ConnectTimeout`, cut at a Hystrix timeout; FACTS.md §7,
     /// §8), over all its attempts after it stopped serving.
     pub timeout_delay_ms: u64,
+}
+
+impl ShutdownOutcome {
+    /// The value of `metric` in this outcome; `None` is "no value" (an empty CSV cell).
+    pub fn value(&self, metric: Metric) -> Option<i64> {
+        match metric {
+            Metric::ExposureMs => self.exposure_ms,
+            Metric::DeadHits => Some(self.dead_hits as i64),
+            Metric::Errors => Some(self.errors as i64),
+            Metric::LastDeadHitMs => self.last_dead_hit_ms,
+            Metric::ServerRemovedMs => self.server_removed_ms,
+            Metric::ReadonlyRemovedMs => self.readonly_removed_ms,
+            Metric::ClientRemovedMs => self.client_removed_ms,
+            Metric::RibbonRemovedMs => self.ribbon_removed_ms,
+            Metric::InflightFailed => Some(self.inflight_failed as i64),
+            Metric::TimeoutDelayMs => Some(self.timeout_delay_ms as i64),
+        }
+    }
 }
 
 #[derive(Debug, Default)]

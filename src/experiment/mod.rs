@@ -6,7 +6,6 @@ pub mod compare;
 pub mod conform;
 pub mod deploy_metrics;
 mod explain;
-mod metric;
 mod metrics;
 mod recommend;
 mod stats;
@@ -16,7 +15,6 @@ pub use bench::{BenchReport, Measurement, bench};
 pub use claims::{ClaimResult, evaluate};
 pub use compare::{Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats};
 pub use explain::{Step, TrialTrace, trace_trial};
-pub use metric::Metric;
 pub use metrics::{MetricsObserver, ShutdownOutcome};
 pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
 pub use stats::{Stats, percentile};
@@ -106,7 +104,7 @@ pub fn run_trials_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::parse_str;
+    use crate::scenario::{Metric, parse_str};
 
     /// Two-sample Kolmogorov-Smirnov statistic.
     fn ks(a: &[i64], b: &[i64]) -> f64 {
@@ -267,7 +265,7 @@ strategy = "kill-9"
             let values = |outcomes: &[TrialOutcome]| -> Vec<i64> {
                 outcomes
                     .iter()
-                    .filter_map(|o| metric.value(&o.shutdowns[0]))
+                    .filter_map(|o| o.shutdowns[0].value(metric))
                     .collect()
             };
             let (a, b) = (values(&fast), values(&slow));

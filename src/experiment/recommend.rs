@@ -11,7 +11,8 @@
 
 use crate::scenario::{Scenario, ScenarioError, Strategy, parse_str};
 
-use super::{Metric, Stats, run_trials};
+use super::{Stats, run_trials};
+use crate::scenario::Metric;
 
 /// The closed-form worst case of a graceful departure, term by term (ms).
 #[derive(Debug, Clone, PartialEq)]
@@ -154,7 +155,7 @@ pub fn measure(
     let needed = Stats::of(outcomes.iter().map(|o| {
         o.shutdowns
             .first()
-            .and_then(|s| Metric::RibbonRemovedMs.value(s))
+            .and_then(|s| s.value(Metric::RibbonRemovedMs))
             .map(|removed| removed + wait_ms as i64)
     }));
     let closed_form = closed_form(&scenario);

@@ -19,7 +19,8 @@ use crate::eureka::RequestMode;
 use crate::scenario::{Scenario, ScenarioError};
 
 use super::compare::{ShutdownStats, shutdown_stats};
-use super::{Metric, Stats, run_trials_with};
+use super::{Stats, run_trials_with};
+use crate::scenario::Metric;
 
 /// One `--vary KEY=V1,V2,...`: a scenario key and the values it takes, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]

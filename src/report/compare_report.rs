@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use crate::experiment::compare::VariantResult;
-use crate::experiment::{Comparison, Metric, Stats, Variant};
+use crate::experiment::{Comparison, Stats};
+use crate::scenario::Metric;
 
 use super::describe::{
     Shown, common_settings, label_with_unit, max_shown, mean_text, percent, percentile_shown,
@@ -68,7 +69,7 @@ pub(super) fn stats_cells(stats: &Stats, with_ci: bool) -> Vec<String> {
 /// The wait of a variant's shutdown in whole seconds, for the strategies that wait.
 fn wait_cell(result: &VariantResult, shutdown: usize) -> String {
     match result.scenario.shutdowns.get(shutdown) {
-        Some(s) if Variant::waits(s.strategy) => (s.wait_ms / 1000).to_string(),
+        Some(s) if s.strategy.waits() => (s.wait_ms / 1000).to_string(),
         _ => String::new(),
     }
 }

@@ -1,8 +1,9 @@
 //! Words and figures shared by the reports of experiments over several scenarios (`compare`,
 //! `sweep`): the settings that titles name, and statistics as people read them.
 
-use crate::experiment::{Metric, Stats};
-use crate::scenario::{Scenario, Strategy};
+use crate::experiment::Stats;
+use crate::scenario::Metric;
+use crate::scenario::Scenario;
 
 /// A time in ms as seconds: whole seconds without decimals, others with up to three.
 pub(super) fn seconds(ms: u64) -> String {
@@ -101,13 +102,14 @@ pub(super) fn settings(scenario: &Scenario) -> Vec<(&'static str, String)> {
                 seconds(shutdown.at_ms)
             ),
         ));
-        let how = match shutdown.strategy {
-            Strategy::Pause | Strategy::ServiceRegistry => format!(
+        let how = if shutdown.strategy.waits() {
+            format!(
                 "with {} (wait {})",
                 shutdown.strategy.name(),
                 seconds(shutdown.wait_ms)
-            ),
-            s => format!("with {}", s.name()),
+            )
+        } else {
+            format!("with {}", shutdown.strategy.name())
         };
         out.push(("strategy", how));
     }

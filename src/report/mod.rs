@@ -25,7 +25,8 @@ pub use sweep_report::{
 };
 pub use terminal::render_summary;
 
-use crate::experiment::{Metric, Stats, TrialOutcome, shutdown_stats};
+use crate::experiment::{Stats, TrialOutcome, shutdown_stats};
+use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
 /// One row of `summary.csv`: a shutdown's statistics for one metric.

@@ -1,6 +1,7 @@
 //! The figures and `report.html` of `eureka-sim run`.
 
-use crate::experiment::{Metric, TrialOutcome};
+use crate::experiment::TrialOutcome;
+use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use crate::experiment::{Metric, PointResult, Sweep};
+use crate::experiment::{PointResult, Sweep};
+use crate::scenario::Metric;
 
 use super::compare_report::stats_cells;
 use super::describe::{

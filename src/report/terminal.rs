@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::experiment::{Metric, Stats, TrialOutcome};
+use crate::experiment::{Stats, TrialOutcome};
+use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;
@@ -44,11 +45,10 @@ pub fn render_summary(
         scenario.callers.len()
     );
     for (s, shutdown) in scenario.shutdowns.iter().enumerate() {
-        let wait = match shutdown.strategy {
-            crate::scenario::Strategy::Pause | crate::scenario::Strategy::ServiceRegistry => {
-                format!(", wait {} s", shutdown.wait_ms as f64 / 1000.0)
-            }
-            _ => String::new(),
+        let wait = if shutdown.strategy.waits() {
+            format!(", wait {} s", shutdown.wait_ms as f64 / 1000.0)
+        } else {
+            String::new()
         };
         let _ = writeln!(
             out,

@@ -14,11 +14,11 @@ mod value;
 
 pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 
+use super::metric::{Metric, Statistic};
 use super::model::{
     ClientConfig, Comparison, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
-    SimulationConfig, Statistic, Strategy,
+    SimulationConfig, Strategy,
 };
-use crate::experiment::Metric;
 
 /// A table of the scenario file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

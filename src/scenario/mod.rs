@@ -2,12 +2,14 @@
 
 mod error;
 mod keys;
+mod metric;
 mod model;
 mod parse;
 mod release;
 
 pub use error::ScenarioError;
 pub use keys::{KeyDoc, key_catalogue};
+pub use metric::{Metric, Statistic};
 pub use model::*;
 pub use parse::{load, parse_str};
 pub use release::{EurekaVersion, Release, Train};

@@ -5,7 +5,7 @@
 //! Spring Cloud default named in FACTS.md, and every time is integer milliseconds.
 
 use super::release::Release;
-use crate::experiment::Metric;
+use super::{Metric, Statistic};
 
 /// A whole scenario, ready to simulate.
 #[derive(Debug, Clone, PartialEq)]
@@ -433,6 +433,14 @@ impl Strategy {
     pub fn parse(text: &str) -> Option<Strategy> {
         Strategy::ALL.into_iter().find(|s| s.name() == text)
     }
+
+    /// Whether the strategy takes the instance out of routing first and then waits (`wait-s`,
+    /// `then`) before it stops the process: `pause` and `service-registry`. The kills stop at
+    /// once and ignore `wait-s`. The one place that decides it (parsing, `compare`, `conform`,
+    /// `recommend` and the reports ask here).
+    pub fn waits(self) -> bool {
+        matches!(self, Strategy::Pause | Strategy::ServiceRegistry)
+    }
 }
 
 /// How a paused / taken-out-of-service instance finally stops.
@@ -467,82 +475,6 @@ pub struct ClaimConfig {
     pub value: f64,
     /// `source`: where the claim comes from, in words (a document, a wiki page, a ticket).
     pub source: String,
-}
-
-/// What a claim computes over the trials of one shutdown.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Statistic {
-    Min,
-    Max,
-    Mean,
-    /// `p<number>`, `0 < number <= 100`: the nearest-rank percentile (`p50`, `p99.9`).
-    Percentile(f64),
-    /// `zero-share`: the share of all trials whose value is exactly 0.
-    ZeroShare,
-    /// `unresolved`: the share of all trials that have no value (see README, "Reading the
-    /// metrics": e.g. still listed when the trial ends).
-    Unresolved,
-}
-
-impl Statistic {
-    /// The named statistics, for messages and suggestions (any `p<number>` is accepted too).
-    pub const NAMES: [&'static str; 9] = [
-        "min",
-        "max",
-        "mean",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "zero-share",
-        "unresolved",
-    ];
-
-    /// `min`, `max`, `mean`, `p<number>`, `zero-share` (also `zero_share`, `zeroShare`) or
-    /// `unresolved`, in any case.
-    pub fn parse(text: &str) -> Option<Statistic> {
-        let word: String = text
-            .trim()
-            .chars()
-            .filter(|c| !matches!(c, '-' | '_'))
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        match word.as_str() {
-            "min" => return Some(Statistic::Min),
-            "max" => return Some(Statistic::Max),
-            "mean" => return Some(Statistic::Mean),
-            "zeroshare" => return Some(Statistic::ZeroShare),
-            "unresolved" => return Some(Statistic::Unresolved),
-            _ => {}
-        }
-        let exact = text.trim().to_ascii_lowercase();
-        let number = exact.strip_prefix('p')?;
-        // Digits and at most one point: `p99.9`, not `p1e2`, `pinf` or `p-5`.
-        let digits = number.chars().all(|c| c.is_ascii_digit() || c == '.');
-        if !digits || number.is_empty() || number.matches('.').count() > 1 {
-            return None;
-        }
-        let p: f64 = number.parse().ok()?;
-        (p > 0.0 && p <= 100.0).then_some(Statistic::Percentile(p))
-    }
-
-    /// The name as written in a claim (`p99.9`).
-    pub fn name(self) -> String {
-        match self {
-            Statistic::Min => "min".to_string(),
-            Statistic::Max => "max".to_string(),
-            Statistic::Mean => "mean".to_string(),
-            Statistic::Percentile(p) => format!("p{p}"),
-            Statistic::ZeroShare => "zero-share".to_string(),
-            Statistic::Unresolved => "unresolved".to_string(),
-        }
-    }
-
-    /// Whether the statistic is a share of the trials (a fraction in `0..=1`), not a value of the
-    /// metric.
-    pub fn is_share(self) -> bool {
-        matches!(self, Statistic::ZeroShare | Statistic::Unresolved)
-    }
 }
 
 /// How a claim compares the measured statistic with its `value`.

@@ -30,10 +30,11 @@ use super::error::{Location, Place, ScenarioError};
 use super::keys::{
     AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, Section, ShutdownDraft, ShutdownRef, closest,
 };
+use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, FinalStop,
     NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig,
-    Statistic, Strategy,
+    Strategy,
 };
 use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -513,7 +514,7 @@ impl Builder<'_> {
         let (app, index) = find_instance(&draft.instance, apps)
             .map_err(|(problem, allowed)| self.invalid(table, "instance", problem, allowed))?;
 
-        let waits = matches!(draft.strategy, Strategy::Pause | Strategy::ServiceRegistry);
+        let waits = draft.strategy.waits();
         let resumes = draft.strategy == Strategy::Pause && draft.resume_ms.is_some();
         let end_ms = draft.at_ms.saturating_add(match draft.resume_ms {
             Some(resume) if resumes => resume,

@@ -5,10 +5,8 @@
 //! as strings (`"30000"`, `"true"`). Every integer kind has a maximum so that an absurd value is an
 //! error here rather than a simulation that never ends.
 
-use crate::experiment::Metric;
-use crate::scenario::model::{
-    Comparison, FinalStop, HttpMethod, Statistic, Strategy, SupplierKind,
-};
+use crate::scenario::metric::{Metric, Statistic};
+use crate::scenario::model::{Comparison, FinalStop, HttpMethod, Strategy, SupplierKind};
 use crate::scenario::release::{EurekaVersion, Release, ReleaseError, Train};
 
 use super::{canonical_segment, closest};

@@ -1,7 +1,7 @@
 //! `[[claim]]` tables: text (and `--set` arguments) in, `ClaimConfig` or message out.
 
 use super::*;
-use crate::experiment::Metric;
+use crate::scenario::Metric;
 use crate::scenario::model::Comparison;
 
 /// One app with two instances, each stopped by a shutdown.

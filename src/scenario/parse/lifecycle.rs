@@ -120,9 +120,7 @@ impl Builder<'_> {
             _ => {}
         }
         if let Some(s) = shutdowns.iter().find(|s| s.instance == draft.instance)
-            && (s.resume_ms.is_some()
-                || matches!(s.strategy, Strategy::Pause | Strategy::ServiceRegistry)
-                    && s.then == FinalStop::KeepRunning)
+            && (s.resume_ms.is_some() || s.strategy.waits() && s.then == FinalStop::KeepRunning)
         {
             let text = format!(
                 "`{}`'s [[shutdown]] keeps the process running, so there is no exit for \
@@ -179,7 +177,7 @@ impl Builder<'_> {
                 format!("0..{duration_s}"),
             ));
         }
-        let waits = matches!(draft.strategy, Strategy::Pause | Strategy::ServiceRegistry);
+        let waits = draft.strategy.waits();
         if waits && draft.then == FinalStop::KeepRunning {
             return Err(self.invalid(
                 table,
