@@ -19,15 +19,8 @@ pub(crate) struct CheckArgs {
     /// Scenario files with [[claim]] tables, or folders (every *.toml in them, sorted).
     #[arg(value_name = "FILE_OR_DIR", required = true)]
     paths: Vec<PathBuf>,
-    /// Number of trials of every file (same as --set simulation.trials=N).
-    #[arg(long)]
-    trials: Option<u32>,
-    /// Seed of every file's run (same as --set simulation.seed=S).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Override a key in every file by its dotted path, e.g. claim[0].value-s=200.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    overrides: super::Overrides,
 }
 
 /// Claims failed: exit status 1 (the lines above say which).
@@ -39,7 +32,7 @@ struct ClaimsFailed {
 }
 
 pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
-    let overrides = super::base_overrides(args.trials, args.seed, &args.set);
+    let overrides = args.overrides.list();
 
     let files = scenario_files(&args.paths)?;
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();

@@ -15,7 +15,6 @@ use crate::report::plot::{ImageFormat, cdf_svg_string, render_cdf};
 use crate::report::{compare_cdf, compare_html, render_compare, write_compare_csv};
 use crate::scenario::{Scenario, ScenarioError, Strategy, load};
 
-use super::base_overrides;
 use super::progress::Progress;
 
 #[derive(Debug, clap::Args)]
@@ -30,23 +29,8 @@ pub(crate) struct CompareArgs {
     /// (the kills ignore them) [default: the scenario's wait-s].
     #[arg(long = "wait-s", value_name = "SECONDS,...", value_delimiter = ',')]
     wait_s: Vec<u64>,
-    /// Number of trials of every variant (same as --set simulation.trials=N).
-    #[arg(long)]
-    trials: Option<u32>,
-    /// Seed of every variant (same as --set simulation.seed=S).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Override a scenario key for every variant, e.g.
-    /// server.eureka.server.response-cache-update-interval-ms=5000. The variant's own
-    /// shutdown[i].strategy and shutdown[i].wait-s come after these and win.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// Output folder [default: output/<scenario file stem>/compare].
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Also write the plot as PNG.
-    #[arg(long)]
-    png: bool,
+    #[command(flatten)]
+    pub(crate) common: super::Common,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -82,7 +66,7 @@ pub(super) fn create_dir(dir: &Path) -> anyhow::Result<()> {
 }
 
 pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
-    let overrides = base_overrides(args.trials, args.seed, &args.set);
+    let overrides = args.common.overrides.list();
     let base = load(&args.scenario, &overrides)?;
     for warning in &base.warnings {
         eprintln!("warning: {warning}");
@@ -119,6 +103,7 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
     progress.finish();
 
     let out_dir = args
+        .common
         .out
         .unwrap_or_else(|| Path::new("output").join(&base.name).join("compare"));
     create_dir(&out_dir)?;
@@ -130,9 +115,9 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to write {}", csv_path.display()))?;
     let mut written = vec![csv_path];
 
-    let cdf = compare_cdf(&comparison, &source, &args.set);
+    let cdf = compare_cdf(&comparison, &source, &args.common.overrides.set);
     let mut formats = vec![ImageFormat::Svg];
-    if args.png {
+    if args.common.png {
         formats.push(ImageFormat::Png);
     }
     for format in formats {
@@ -143,7 +128,7 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
     let svg = cdf_svg_string(&cdf).context("failed to draw the CDF of exposure")?;
     let html_path = out_dir.join("report.html");
     write_html(
-        &compare_html(&comparison, &source, &args.set, svg),
+        &compare_html(&comparison, &source, &args.common.overrides.set, svg),
         &html_path,
     )
     .with_context(|| format!("failed to write {}", html_path.display()))?;

@@ -17,7 +17,6 @@ use crate::report::plot::{ImageFormat, cdf_svg_string, render_cdf};
 use crate::report::{conform_cdf, conform_html, render_conform, write_conform_csv};
 use crate::scenario::load;
 
-use super::base_overrides;
 use super::compare::{create_dir, scenario_error_in};
 
 #[derive(Debug, clap::Args)]
@@ -29,27 +28,14 @@ pub(crate) struct ConformArgs {
     /// several strategies.
     #[arg(long, value_name = "FILE", required = true)]
     real: Vec<PathBuf>,
-    /// Number of simulated trials per strategy (same as --set simulation.trials=N).
-    #[arg(long)]
-    trials: Option<u32>,
-    /// Seed of the simulated trials (same as --set simulation.seed=S).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Override a scenario key, as in `run`; each group's strategy and wait come after and win.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    pub(crate) common: super::Common,
     /// Significance level of the Kolmogorov-Smirnov tests.
     #[arg(long, default_value_t = 0.01)]
     alpha: f64,
     /// Exit with status 1 when a test rejects (the real stack and the model differ).
     #[arg(long)]
     check: bool,
-    /// Output folder [default: the folder of the first --real file].
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Also write the plots as PNG.
-    #[arg(long)]
-    png: bool,
 }
 
 /// A bad file of real trials is bad input (exit 2), as a bad scenario is.
@@ -73,7 +59,7 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
             args.alpha
         );
     }
-    let overrides = base_overrides(args.trials, args.seed, &args.set);
+    let overrides = args.common.overrides.list();
     let base = load(&args.scenario, &overrides)?;
     for warning in &base.warnings {
         eprintln!("warning: {warning}");
@@ -96,7 +82,7 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
         ));
     }
 
-    let out_dir = args.out.clone().unwrap_or_else(|| {
+    let out_dir = args.common.out.clone().unwrap_or_else(|| {
         args.real[0]
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
@@ -110,7 +96,7 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to write {}", csv_path.display()))?;
 
     let mut formats = vec![ImageFormat::Svg];
-    if args.png {
+    if args.common.png {
         formats.push(ImageFormat::Png);
     }
     let mut figures = Vec::new();

@@ -63,23 +63,50 @@ enum Command {
 pub(crate) struct RunArgs {
     /// The scenario file (TOML).
     pub(crate) scenario: PathBuf,
-    /// Number of trials (same as --set simulation.trials=N).
+    #[command(flatten)]
+    pub(crate) common: Common,
+    /// Simulate every request as its own step (the reference mode) instead of counting the
+    /// requests between routing changes at once. Same distributions, slower at high rates.
+    #[arg(long)]
+    pub(crate) per_request: bool,
+}
+
+/// `--trials`, `--seed` and `--set`: how every command that runs trials changes the scenario.
+/// Declared once and flattened into each command (`#[command(flatten)]`).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Overrides {
+    /// Number of trials (same as --set simulation.trials=N); for compare, sweep and conform, of
+    /// every variant, grid point or strategy.
     #[arg(long)]
     pub(crate) trials: Option<u32>,
     /// Seed of the run (same as --set simulation.seed=S).
     #[arg(long)]
     pub(crate) seed: Option<u64>,
-    /// Output folder [default: output/<scenario file stem>].
-    #[arg(long)]
-    pub(crate) out: Option<PathBuf>,
     /// Override any scenario key by its dotted path, e.g.
-    /// server.eureka.server.response-cache-update-interval-ms=5000 or shutdown[0].strategy=kill-15.
+    /// server.eureka.server.response-cache-update-interval-ms=5000 or shutdown[0].strategy=kill-15
+    /// (check: claim[0].value-s=200). What a command sets itself comes after and wins: a
+    /// compare variant's strategy and wait, a sweep's --vary, a conform group's strategy and wait.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub(crate) set: Vec<String>,
-    /// Simulate every request as its own step (the reference mode) instead of counting the
-    /// requests between routing changes at once. Same distributions, slower at high rates.
+}
+
+impl Overrides {
+    /// The overrides as `--set` assignments, in the order they apply.
+    pub(crate) fn list(&self) -> Vec<String> {
+        base_overrides(self.trials, self.seed, &self.set)
+    }
+}
+
+/// The arguments of every command that runs trials and writes files: [`Overrides`], `--out` and
+/// `--png`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Common {
+    #[command(flatten)]
+    pub(crate) overrides: Overrides,
+    /// Output folder [default: output/<scenario file stem> for run, .../compare and .../sweep
+    /// for compare and sweep; for conform the folder of the first --real file].
     #[arg(long)]
-    pub(crate) per_request: bool,
+    pub(crate) out: Option<PathBuf>,
     /// Also write the plots as PNG (SVG is always written).
     #[arg(long)]
     pub(crate) png: bool,

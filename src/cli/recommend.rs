@@ -15,15 +15,8 @@ pub(crate) struct RecommendArgs {
     /// The share of trials that must be clean, as a percentile (p99.9, p99, 95, ...).
     #[arg(long, default_value = "p99.9", value_parser = parse_target)]
     target: f64,
-    /// Number of trials per measurement (same as --set simulation.trials=N).
-    #[arg(long)]
-    trials: Option<u32>,
-    /// Seed (same as --set simulation.seed=S).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Override any scenario key by its dotted path (as for `run`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    overrides: super::Overrides,
     /// Skip the "what shortens it" runs (three more measurements per strategy).
     #[arg(long)]
     no_what_if: bool,
@@ -51,7 +44,7 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.scenario)
         .with_context(|| format!("cannot read scenario file {}", args.scenario.display()))?;
     let source = args.scenario.display().to_string();
-    let overrides = super::base_overrides(args.trials, args.seed, &args.set);
+    let overrides = args.overrides.list();
     // Validates the file and the overrides (exit 2 with the usual message).
     let scenario = load(&args.scenario, &overrides)?;
     if scenario.shutdowns.is_empty() {

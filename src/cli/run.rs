@@ -22,12 +22,13 @@ use super::RunArgs;
 use super::progress::Progress;
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
-    let overrides = super::base_overrides(args.trials, args.seed, &args.set);
+    let overrides = args.common.overrides.list();
     let scenario = load(&args.scenario, &overrides)?;
     for warning in &scenario.warnings {
         eprintln!("warning: {warning}");
     }
     let out_dir = args
+        .common
         .out
         .unwrap_or_else(|| Path::new("output").join(&scenario.name));
     let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");
@@ -51,7 +52,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to create {}", summary_path.display()))?;
     write_summary_csv(io::BufWriter::new(file), &rows)
         .with_context(|| format!("failed to write {}", summary_path.display()))?;
-    let figures = write_figures(&scenario, &outcomes, &out_dir, args.png)?;
+    let figures = write_figures(&scenario, &outcomes, &out_dir, args.common.png)?;
     let report = run_report(
         &scenario,
         &args.scenario.display().to_string(),

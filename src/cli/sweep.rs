@@ -22,7 +22,6 @@ use crate::report::plot::ImageFormat;
 use crate::report::{render_sweep, sweep_html, sweep_plots, write_sweep_csv};
 use crate::scenario::load;
 
-use super::base_overrides;
 use super::compare::{create_dir, list, scenario_error_in, warn_new};
 use super::progress::Progress;
 
@@ -35,21 +34,8 @@ pub(crate) struct RawSweepArgs {
     /// paths as --set; commas inside [...] or quotes do not split). Repeat for a grid.
     #[arg(long = "vary", value_name = "KEY=V1,V2,...", required = true)]
     vary: Vec<Vary>,
-    /// Number of trials at every point (same as --set simulation.trials=N).
-    #[arg(long)]
-    trials: Option<u32>,
-    /// Seed at every point (same as --set simulation.seed=S).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Override a scenario key at every point; a --vary of the same key wins.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// Output folder [default: output/<scenario file stem>/sweep].
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Also write the plots as PNG.
-    #[arg(long)]
-    png: bool,
+    #[command(flatten)]
+    pub(crate) common: super::Common,
 }
 
 /// [`RawSweepArgs`] whose `--vary` keys are distinct.
@@ -89,7 +75,7 @@ impl Args for SweepArgs {
 }
 
 pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
-    let overrides = base_overrides(args.trials, args.seed, &args.set);
+    let overrides = args.common.overrides.list();
     let base = load(&args.scenario, &overrides)?;
     for warning in &base.warnings {
         eprintln!("warning: {warning}");
@@ -130,6 +116,7 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
     progress.finish();
 
     let out_dir = args
+        .common
         .out
         .unwrap_or_else(|| Path::new("output").join(&base.name).join("sweep"));
     create_dir(&out_dir)?;
@@ -141,12 +128,12 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to write {}", csv_path.display()))?;
     let mut written = vec![csv_path];
 
-    let plots = sweep_plots(&sweep, &source, &args.set);
+    let plots = sweep_plots(&sweep, &source, &args.common.overrides.set);
     let mut figures = Vec::new();
     for named in &plots.plots {
         let what = || format!("failed to draw {}", named.stem);
         let mut formats = vec![ImageFormat::Svg];
-        if args.png {
+        if args.common.png {
             formats.push(ImageFormat::Png);
         }
         for format in formats {
@@ -160,7 +147,7 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
         });
     }
     let html_path = out_dir.join("report.html");
-    let report = sweep_html(&sweep, &source, &args.set, figures, &notes);
+    let report = sweep_html(&sweep, &source, &args.common.overrides.set, figures, &notes);
     write_html(&report, &html_path)
         .with_context(|| format!("failed to write {}", html_path.display()))?;
     written.push(html_path);
