@@ -17,7 +17,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::scenario::ScenarioError;
+use crate::eureka::RequestMode;
+use crate::scenario::{Scenario, ScenarioError};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -127,6 +128,27 @@ pub(crate) fn base_overrides(
     }
     overrides.extend(set.iter().cloned());
     overrides
+}
+
+/// Loads and validates the scenario file with `overrides`, and prints its warnings.
+pub(crate) fn load(
+    path: &std::path::Path,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    let scenario = crate::scenario::load(path, overrides)?;
+    for warning in &scenario.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(scenario)
+}
+
+/// `--per-request`: the reference mode; otherwise the batched counting.
+pub(crate) fn request_mode(per_request: bool) -> RequestMode {
+    if per_request {
+        RequestMode::PerRequest
+    } else {
+        RequestMode::Batched
+    }
 }
 
 /// Runs the command line and returns the process exit code.

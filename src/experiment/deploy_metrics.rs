@@ -322,36 +322,6 @@ pub fn summarize_deploy(scenario: &Scenario, d: usize, outcomes: &[TrialOutcome]
     }
 }
 
-/// The terminal lines of a deploy summary.
-pub fn render_deploy(s: &DeploySummary) -> String {
-    let secs = |ms: u64| ms as f64 / 1000.0;
-    let exposure = s
-        .longest_exposure_ms_max
-        .map_or("unresolved".to_string(), |ms| {
-            format!("{:.1} s", ms as f64 / 1000.0)
-        });
-    format!(
-        "deploy of {app} ({n} trials):\n  dead hits mean {dh:.1}, max {dhm}; errors mean {em:.1}, \
-         max {emx}; empty-list requests max {ns}\n  longest exposure of an old instance: \
-         {exposure} (trials with an instance still listed at the end: {un})\n  caller capacity \
-         dips (a caller's list has no serving instance): {cd} trial(s), longest {cl:.1} s\n  \
-         registry capacity dips (no UP instance of the app): {rd} trial(s), longest total \
-         {rl:.1} s\n",
-        app = s.app,
-        n = s.trials,
-        dh = s.dead_hits_mean,
-        dhm = s.dead_hits_max,
-        em = s.errors_mean,
-        emx = s.errors_max,
-        ns = s.no_server_max,
-        un = s.unresolved_trials,
-        cd = s.trials_with_caller_dip,
-        cl = secs(s.longest_caller_dip_ms_max),
-        rd = s.trials_with_registry_dip,
-        rl = secs(s.registry_dip_ms_max),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ pub mod sweep;
 pub use bench::{BenchReport, Measurement, bench};
 pub use claims::{ClaimResult, evaluate};
 pub use compare::{Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats};
-pub use explain::{Step, TrialTrace, trace_trial};
+pub use explain::{TrialTrace, trace_trial};
 pub use metrics::{MetricsObserver, ShutdownOutcome};
 pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
 pub use stats::{Stats, percentile};

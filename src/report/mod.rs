@@ -4,8 +4,10 @@ mod compare_report;
 mod conform_report;
 mod csv_files;
 mod describe;
+pub mod explain;
 pub mod html;
 mod json;
+pub mod output;
 pub mod plot;
 pub mod run_report;
 mod sweep_report;
@@ -23,7 +25,7 @@ pub use sweep_report::{
     NamedPlot, SWEEP_STATS_HEADER, SweepPlot, SweepPlots, render_sweep, sweep_header, sweep_html,
     sweep_plots, write_sweep_csv,
 };
-pub use terminal::render_summary;
+pub use terminal::{render_deploy, render_summary};
 
 use crate::experiment::{Stats, TrialOutcome, shutdown_stats};
 use crate::scenario::Metric;

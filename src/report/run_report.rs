@@ -1,12 +1,142 @@
-//! The figures and `report.html` of `eureka-sim run`.
+//! `eureka-sim run`: the trials, then their files (`trials.csv`, `summary.csv`, `summary.json`,
+//! `deploy.json`, the plots, `report.html`) and the terminal text.
 
-use crate::experiment::TrialOutcome;
+use std::path::{Path, PathBuf};
+
+use crate::eureka::RequestMode;
+use crate::experiment::deploy_metrics::summarize_deploy;
+use crate::experiment::{TrialOutcome, run_trials_with, trace_trial};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;
-use super::html::{Figure, HtmlReport, Section, Table};
-use super::plot::{CdfPlot, CdfSeries, TimelinePlot};
+use super::explain::Explanation;
+use super::html::{Figure, HtmlReport, Section, Table, render_html};
+use super::output::{OutputError, create_dir, write_text, write_with};
+use super::plot::{
+    CdfPlot, CdfSeries, ImageFormat, TimelinePlot, cdf_svg_string, render_cdf, render_timeline,
+    timeline_svg_string,
+};
+use super::{
+    render_deploy, render_summary, render_summary_json, summarize, write_summary_csv,
+    write_trials_csv,
+};
+
+/// How `eureka-sim run` runs and where it writes.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The scenario file as the user named it (for the terminal text and the report).
+    pub source: String,
+    pub out_dir: PathBuf,
+    /// Also write the plots as PNG.
+    pub png: bool,
+    pub mode: RequestMode,
+}
+
+/// `eureka-sim run`: runs every trial of `scenario` (calling `on_trial_done` after each, from any
+/// thread), writes its files into `options.out_dir` and returns the terminal text.
+pub fn run(
+    scenario: &Scenario,
+    options: &RunOptions,
+    on_trial_done: &(dyn Fn() + Sync),
+) -> Result<String, OutputError> {
+    let outcomes = run_trials_with(scenario, options.mode, on_trial_done);
+    let rows = summarize(scenario, &outcomes);
+    let out_dir = &options.out_dir;
+    create_dir(out_dir)?;
+    let trials_path = out_dir.join("trials.csv");
+    let summary_path = out_dir.join("summary.csv");
+    write_with(&trials_path, |w| write_trials_csv(w, scenario, &outcomes))?;
+    write_with(&summary_path, |w| write_summary_csv(w, &rows))?;
+    let figures = write_figures(scenario, &outcomes, out_dir, options.png)?;
+    let report = run_report(scenario, &options.source, &outcomes, &rows, figures);
+    let html_path = out_dir.join("report.html");
+    write_text(&html_path, render_html(&report))?;
+    let json_path = out_dir.join("summary.json");
+    write_text(&json_path, render_summary_json(scenario, &rows))?;
+    let deploys = deploy_report(scenario, &outcomes, out_dir)?;
+    let mut text = render_summary(scenario, &options.source, &outcomes, &rows);
+    if !deploys.is_empty() {
+        text.push_str(&format!("\n{deploys}"));
+    }
+    text.push_str(&format!(
+        "\nwrote {}, {}, {}, the plots and {}\n",
+        trials_path.display(),
+        summary_path.display(),
+        json_path.display(),
+        html_path.display()
+    ));
+    Ok(text)
+}
+
+/// The `[[deploy]]` metrics over the trials, written to `deploy.json`; returns the terminal text
+/// (empty without a deploy).
+fn deploy_report(
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+    out_dir: &Path,
+) -> Result<String, OutputError> {
+    if scenario.deploys.is_empty() {
+        return Ok(String::new());
+    }
+    let summaries: Vec<_> = (0..scenario.deploys.len())
+        .map(|d| summarize_deploy(scenario, d, outcomes))
+        .collect();
+    let path = out_dir.join("deploy.json");
+    let json = serde_json::to_string_pretty(&summaries).map_err(|e| OutputError::Write {
+        path: path.clone(),
+        source: Box::new(e),
+    })?;
+    write_text(&path, json)?;
+    Ok(summaries.iter().map(render_deploy).collect())
+}
+
+/// Per shutdown: the exposure CDF and the timeline of the median-exposure trial, as files and as
+/// inline SVG for the report.
+fn write_figures(
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+    out_dir: &Path,
+    png: bool,
+) -> Result<Vec<Vec<Figure>>, OutputError> {
+    let mut all = Vec::new();
+    for s in 0..scenario.shutdowns.len() {
+        let suffix = if scenario.shutdowns.len() > 1 {
+            format!("-{}", scenario.shutdowns[s].instance)
+        } else {
+            String::new()
+        };
+        let mut figures = Vec::new();
+        let cdf = exposure_cdf(scenario, s, outcomes);
+        let path = out_dir.join(format!("exposure-cdf{suffix}.svg"));
+        render_cdf(&cdf, ImageFormat::Svg, &path)?;
+        if png {
+            render_cdf(&cdf, ImageFormat::Png, &path.with_extension("png"))?;
+        }
+        figures.push(Figure {
+            caption: "Exposure over the trials: the share of trials in which callers stopped \
+                      routing to the instance within x seconds of its stop."
+                .to_string(),
+            svg: cdf_svg_string(&cdf)?,
+        });
+        if let Some(trial) = median_trial(outcomes, s) {
+            // The same trial, per request, so each dead hit has its own time.
+            let trace = trace_trial(scenario, trial, RequestMode::PerRequest);
+            let plot = Explanation(&trace).timeline(scenario, s);
+            let path = out_dir.join(format!("timeline{suffix}.svg"));
+            render_timeline(&plot, ImageFormat::Svg, &path)?;
+            if png {
+                render_timeline(&plot, ImageFormat::Png, &path.with_extension("png"))?;
+            }
+            figures.push(Figure {
+                caption: timeline_caption(&plot),
+                svg: timeline_svg_string(&plot)?,
+            });
+        }
+        all.push(figures);
+    }
+    Ok(all)
+}
 
 /// The exposure CDF of shutdown `s` over the run's trials.
 pub fn exposure_cdf(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> CdfPlot {

@@ -1,0 +1,1281 @@
+//! The causal chain of one trial in words and times (`eureka-sim explain`), its timeline plot
+//! and its full trace as JSON Lines or CSV: renderers of a [`TrialTrace`] (the data, from
+//! `experiment::trace_trial`).
+
+use std::fmt::Write;
+use std::ops::Deref;
+use std::path::PathBuf;
+
+use crate::engine::SimTime;
+use crate::eureka::{InstanceStatus, Observation, RequestMode};
+use crate::experiment::{TrialTrace, trace_trial};
+use crate::scenario::{ClientConfig, FinalStop, Release, Scenario, ShutdownConfig, Strategy};
+
+use super::output::{OutputError, write_text};
+use super::plot::{ImageFormat, TimelinePlot, render_timeline};
+
+/// What `eureka-sim explain` tells and writes.
+#[derive(Debug, Clone)]
+pub struct ExplainOptions {
+    /// Which trial (as numbered in `trials.csv`).
+    pub trial: u32,
+    pub mode: RequestMode,
+    /// Write the timeline plot here (`.svg` or `.png`), one file per shutdown.
+    pub plot: Option<PathBuf>,
+    /// Write every event here: JSON Lines, or CSV if the name ends in `.csv`.
+    pub trace: Option<PathBuf>,
+}
+
+/// `eureka-sim explain`: runs one trial as `run` does, writes the files asked for and returns the
+/// terminal text (the chain of every shutdown, then what was written).
+pub fn explain(scenario: &Scenario, options: &ExplainOptions) -> Result<String, OutputError> {
+    let trace = trace_trial(scenario, options.trial, options.mode);
+    let told = Explanation(&trace);
+    let mut out = String::new();
+    for s in 0..scenario.shutdowns.len() {
+        out.push_str(&told.render(scenario, s));
+    }
+    if scenario.shutdowns.is_empty() {
+        out.push_str("the scenario has no [[shutdown]]: nothing to explain\n");
+    }
+    if let Some(path) = &options.plot {
+        let png = path.extension().is_some_and(|e| e == "png");
+        let format = if png {
+            ImageFormat::Png
+        } else {
+            ImageFormat::Svg
+        };
+        for s in 0..scenario.shutdowns.len() {
+            let file = if s == 0 {
+                path.clone()
+            } else {
+                path.with_file_name(format!(
+                    "{}-{}.{}",
+                    path.file_stem()
+                        .map_or("timeline".into(), |f| f.to_string_lossy()),
+                    scenario.shutdowns[s].instance,
+                    format.extension()
+                ))
+            };
+            create_parent(&file)?;
+            render_timeline(&told.timeline(scenario, s), format, &file)?;
+            let _ = writeln!(out, "wrote the timeline to {}", file.display());
+        }
+    }
+    if let Some(path) = &options.trace {
+        let csv = path.extension().is_some_and(|e| e == "csv");
+        let text = if csv {
+            told.to_csv(scenario)
+        } else {
+            told.to_json_lines(scenario)
+        };
+        create_parent(path)?;
+        write_text(path, text)?;
+        let _ = writeln!(
+            out,
+            "wrote {} events to {}",
+            trace.log.len(),
+            path.display()
+        );
+    }
+    Ok(out)
+}
+
+/// Creates the folder a file named on the command line goes into.
+fn create_parent(file: &std::path::Path) -> Result<(), OutputError> {
+    match file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|source| OutputError::Create {
+            path: dir.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A [`TrialTrace`] being told: `Explanation(&trace).render(&scenario, s)`.
+pub struct Explanation<'a>(pub &'a TrialTrace);
+
+impl Deref for Explanation<'_> {
+    type Target = TrialTrace;
+
+    fn deref(&self) -> &TrialTrace {
+        self.0
+    }
+}
+
+/// One line of an explanation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub at: SimTime,
+    pub text: String,
+}
+
+fn secs(t: SimTime) -> String {
+    format!("{:.3} s", t.ms() as f64 / 1000.0)
+}
+
+fn relative(ms: i64) -> String {
+    let sign = if ms < 0 { "-" } else { "+" };
+    format!("{sign}{:.3} s", ms.unsigned_abs() as f64 / 1000.0)
+}
+
+impl Explanation<'_> {
+    fn name(&self, process: usize) -> &str {
+        self.layout
+            .processes
+            .get(process)
+            .map_or("?", |p| p.name.as_str())
+    }
+
+    fn route_name(&self, scenario: &Scenario, route: usize) -> String {
+        match self.layout.routes.get(route) {
+            Some(r) => format!(
+                "{} -> {}",
+                self.name(r.process),
+                scenario.apps[r.application].name
+            ),
+            None => "?".to_string(),
+        }
+    }
+
+    /// The causal chain of shutdown `s`: what happened to the instance, layer by layer.
+    pub fn explain(&self, scenario: &Scenario, s: usize) -> Vec<Step> {
+        let Some(config) = scenario.shutdowns.get(s) else {
+            return Vec::new();
+        };
+        let target = self.layout.targets[s];
+        let start = SimTime(config.at_ms);
+        let release = scenario.simulation.release;
+        let app_client = &scenario.apps[config.app].client;
+        let mut steps = vec![Step {
+            at: start,
+            text: strategy_text(config, release, app_client),
+        }];
+        let push = |steps: &mut Vec<Step>, at: SimTime, text: String| {
+            steps.push(Step { at, text });
+        };
+        // The last renew before the strategy started decides when a dead lease can expire.
+        let last_renew = self.log.iter().rev().find_map(|(t, o)| match o {
+            Observation::Renewed {
+                process,
+                expirable_from,
+            } if *process == target && *t <= start => Some((*t, *expirable_from)),
+            _ => None,
+        });
+        if let Some((renewed, expirable)) = last_renew {
+            let duration = expirable.ms().saturating_sub(renewed.ms() + 1) / 2;
+            push(
+                &mut steps,
+                renewed,
+                format!(
+                    "last heartbeat before that reached the server: renew() stamped the lease \
+                     {} (now + {} s), so it is expirable from {}, 2 x {} s after the renew \
+                     (Lease#renew adds the duration and isExpired adds it again)",
+                    secs(SimTime(renewed.ms() + duration)),
+                    duration / 1000,
+                    secs(expirable),
+                    duration / 1000
+                ),
+            );
+        }
+        let expirable = last_renew.map(|(_, e)| e);
+        let target_app = self.layout.processes[target].application;
+        let callers: Vec<usize> = self
+            .layout
+            .routes
+            .iter()
+            .filter(|r| r.application == target_app)
+            .map(|r| r.process)
+            .collect();
+        let duration_s = app_client.lease_expiration_duration_s;
+        let restart_new = self
+            .layout
+            .restarts
+            .iter()
+            .find(|(old, _)| *old == target)
+            .map(|(_, new)| *new);
+        let graceful = self.graceful_stop(scenario, s);
+        let timeout_s = app_client.timeout_per_shutdown_phase_ms as f64 / 1000.0;
+        let mut cancelled_at = None;
+        let mut evicted = false;
+        let mut restarted_at: Option<SimTime> = None;
+        let mut ghost_registered = None;
+        let mut gated_after_expiry = 0usize;
+        let mut last_gate = None;
+        // Per caller: how its last fetch went (a delta, a full one, why a full one).
+        let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
+        let mut deploy_offsets = vec![0usize; self.layout.deploys.len()];
+        if let (Strategy::Pause, Some(resume)) = (config.strategy, config.resume_ms) {
+            let at = SimTime(config.at_ms + resume);
+            let restarted_before = self.log.iter().any(|(t, o)| {
+                *t >= start && *t <= at && *o == Observation::Restarted { process: target }
+            });
+            if at.ms() <= scenario.simulation.duration_ms && !restarted_before {
+                push(&mut steps, at, resume_text(release));
+            }
+        }
+        for (t, o) in &self.log {
+            let t = *t;
+            let restarted = restarted_at.is_some_and(|r| r <= t);
+            match o {
+                Observation::Restarted { process } if *process == target && t >= start => {
+                    restarted_at = Some(t);
+                    let text = match restart_new {
+                        Some(new) if new != target => format!(
+                            "[[restart]]: a new process starts under a new instance id ({}); \
+                             this id's lease is left to expire",
+                            self.name(new)
+                        ),
+                        _ => {
+                            let held = if cancelled_at.is_some() || evicted {
+                                "its lease was already removed (and internalCancel removed any \
+                                 overridden status with it), so the server holds nothing for \
+                                 this id"
+                            } else {
+                                "its lease was never cancelled or evicted, so the server still \
+                                 holds it (and any overridden status) for this id"
+                            };
+                            format!(
+                                "[[restart]]: a new process (a new JVM and DiscoveryClient, \
+                                 STARTING) starts under the same instance id; {held} (FACTS.md \
+                                 §6)"
+                            )
+                        }
+                    };
+                    push(&mut steps, t, text);
+                }
+                Observation::DeployBatch { deploy, size } => {
+                    let Some(pairs) = self.layout.deploys.get(*deploy) else {
+                        continue;
+                    };
+                    let from = deploy_offsets[*deploy];
+                    let to = (from + size).min(pairs.len());
+                    deploy_offsets[*deploy] = to;
+                    if let Some((_, new)) = pairs[from..to].iter().find(|(old, _)| *old == target) {
+                        let d = &scenario.deploys[*deploy];
+                        push(
+                            &mut steps,
+                            t,
+                            format!(
+                                "[[deploy]] of {}: a batch of {size} starts with this instance; it \
+                                 departs with {} and its replacement {} starts at the same instant",
+                                scenario.apps[d.app].name,
+                                d.strategy.name(),
+                                self.name(*new)
+                            ),
+                        );
+                    }
+                }
+                Observation::StoppedServing { process } if *process == target => {
+                    let text = if restarted {
+                        "the restarted process stopped serving".to_string()
+                    } else if graceful {
+                        format!(
+                            "stopped serving: the graceful phase began (server.shutdown = \
+                             graceful): from now every new request sent to it is refused, the \
+                             requests in flight get up to {timeout_s} s \
+                             (spring.lifecycle.timeout-per-shutdown-phase, FACTS.md §7)"
+                        )
+                    } else {
+                        "stopped serving: from now every request sent to it is refused".to_string()
+                    };
+                    push(&mut steps, t, text);
+                }
+                Observation::InflightFailed { process, count } if *process == target => {
+                    let service = scenario.apps[config.app].service_time_ms;
+                    // Counted when the graceful phase begins; they fail when it times out.
+                    let t = if graceful {
+                        SimTime(t.ms() + app_client.timeout_per_shutdown_phase_ms)
+                    } else {
+                        t
+                    };
+                    let why = if graceful {
+                        format!("still running when the graceful phase's {timeout_s} s ran out")
+                    } else {
+                        format!(
+                            "the web server stopped without a graceful phase, each request \
+                             takes {service} ms (service-time-ms)"
+                        )
+                    };
+                    push(
+                        &mut steps,
+                        t,
+                        format!(
+                            "{count} request(s) in flight on it failed as its web server \
+                             stopped ({why}; FACTS.md §7)"
+                        ),
+                    );
+                }
+                Observation::Registered { process, status } if *process == target && t >= start => {
+                    let override_held = config.strategy == Strategy::ServiceRegistry
+                        && (!config.cancel_override || t.ms() < config.at_ms + config.wait_ms)
+                        && cancelled_at.is_none()
+                        && !evicted;
+                    let ghost = !restarted && cancelled_at.is_some_and(|c| c < t);
+                    if ghost {
+                        ghost_registered = Some(t);
+                    }
+                    let text = if restarted {
+                        restart_register_text(*status, override_held)
+                    } else if ghost {
+                        let race = if *status == InstanceStatus::Down {
+                            "; the DOWN register raced the DELETE, spring-cloud-netflix#2101"
+                        } else {
+                            ""
+                        };
+                        format!(
+                            "a {status} register arrived AFTER the DELETE and re-created the \
+                             lease ({status}, never renewed: expires {duration_s} s later{race})"
+                        )
+                    } else if config.strategy == Strategy::Pause
+                        && config.resume_ms.is_some_and(|r| t.ms() >= config.at_ms + r)
+                        && *status == InstanceStatus::Up
+                    {
+                        "/resume's UP reached the server: the status change went out as a \
+                         register through the InstanceInfoReplicator (FACTS.md §7)"
+                            .to_string()
+                    } else if config.strategy == Strategy::ServiceRegistry
+                        && config.cancel_override
+                        && t.ms() >= config.at_ms + config.wait_ms
+                        && *status == InstanceStatus::Up
+                    {
+                        "its heartbeat got 404 (the CANCEL_OVERRIDE left it UNKNOWN), so the \
+                         client re-registered with its own status UP (FACTS.md §6)"
+                            .to_string()
+                    } else if app_client.healthcheck_enabled && *status == InstanceStatus::Up {
+                        "a register with status UP reached the server: the replicator run that \
+                         the DOWN triggered starts with refreshInstanceInfo, and the health-check \
+                         handler (eureka.client.healthcheck.enabled) turned the status back to \
+                         the health indicators' UP (spring-cloud-netflix#3923, FACTS.md §7)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "a register with status {status} reached the server (a new lease; \
+                             status changes go out as registers through the \
+                             InstanceInfoReplicator)"
+                        )
+                    };
+                    push(&mut steps, t, text);
+                }
+                Observation::Cancelled { process } if *process == target => {
+                    cancelled_at = Some(t);
+                    push(
+                        &mut steps,
+                        t,
+                        "the DELETE (unregister) reached the server: lease cancelled".to_string(),
+                    );
+                }
+                Observation::Registry { process, up } if *process == target && t >= start => {
+                    let text = match (*up, restarted) {
+                        (true, true) => "the restarted process is UP in the server's registry",
+                        (true, false) => "UP again in the server's registry",
+                        (false, _) => "no longer UP in the server's registry",
+                    };
+                    push(&mut steps, t, text.to_string());
+                }
+                Observation::EvictionRun {
+                    gated,
+                    renews_last_min,
+                    threshold,
+                    expired,
+                    evicted: n_evicted,
+                } if expirable.is_some_and(|e| t >= e)
+                    && !restarted
+                    && !self.evicted_before(target, t) =>
+                {
+                    if *gated {
+                        gated_after_expiry += 1;
+                        last_gate = Some((t, *renews_last_min, *threshold));
+                        if gated_after_expiry == 1 {
+                            let why = gate_text(*renews_last_min, *threshold);
+                            push(&mut steps, t, format!("eviction run: {why}"));
+                        }
+                    } else if !self.evicted_at(target, t) && *expired > 0 {
+                        push(
+                            &mut steps,
+                            t,
+                            format!(
+                                "eviction run: {expired} expired lease(s), {n_evicted} evicted \
+                                 (the 15 % cap); this one must wait for the next run"
+                            ),
+                        );
+                    }
+                }
+                Observation::Evicted { process } if *process == target => {
+                    evicted = true;
+                    let text = match (ghost_registered, expirable) {
+                        (Some(g), _) => format!(
+                            "the eviction run removed the re-created lease (registered at {}, \
+                             never renewed, so expirable {duration_s} s later)",
+                            secs(g)
+                        ),
+                        (None, Some(e)) => format!(
+                            "the eviction run removed the expired lease, {} after it became \
+                             expirable",
+                            relative(t.since(e))
+                        ),
+                        (None, None) => "the eviction run removed the expired lease".to_string(),
+                    };
+                    push(&mut steps, t, text);
+                }
+                Observation::Served { process, up: false } if *process == target => push(
+                    &mut steps,
+                    t,
+                    if scenario.server.use_read_only_response_cache {
+                        "read-only response cache refresh (a wall-clock multiple of its \
+                         interval): GET /apps now serves it as not UP"
+                            .to_string()
+                    } else {
+                        "GET /apps serves it as not UP (read-only cache off)".to_string()
+                    },
+                ),
+                Observation::Fetched {
+                    observer, delta, ..
+                } => {
+                    let kind = match (delta, fetch_of(&fetches, *observer)) {
+                        (true, _) => FetchKind::Delta,
+                        (false, FetchKind::ReconcilePending { local, server }) => {
+                            FetchKind::Reconciled { local, server }
+                        }
+                        (false, FetchKind::ForbiddenPending) => FetchKind::AfterForbidden,
+                        (false, _) => FetchKind::Full,
+                    };
+                    set_fetch(&mut fetches, *observer, kind);
+                }
+                Observation::ReconcileMismatch { observer, hashes } => set_fetch(
+                    &mut fetches,
+                    *observer,
+                    FetchKind::ReconcilePending {
+                        local: hashes.local.clone(),
+                        server: hashes.server.clone(),
+                    },
+                ),
+                Observation::DeltaForbidden { observer } => {
+                    set_fetch(&mut fetches, *observer, FetchKind::ForbiddenPending)
+                }
+                Observation::ClientCache {
+                    observer,
+                    process,
+                    up: false,
+                } if *process == target && callers.contains(observer) => push(
+                    &mut steps,
+                    t,
+                    format!(
+                        "{}'s registry fetch ({}) brought the news to its Eureka client cache",
+                        self.name(*observer),
+                        fetch_of(&fetches, *observer).describe()
+                    ),
+                ),
+                Observation::RibbonList {
+                    route,
+                    process,
+                    listed: false,
+                } if *process == target => push(
+                    &mut steps,
+                    t,
+                    format!(
+                        "{} of {} dropped it from the server list",
+                        balancer_step(scenario, self.layout.routes.get(*route).map(|r| r.caller)),
+                        self.route_name(scenario, *route)
+                    ),
+                ),
+                _ => {}
+            }
+        }
+        if let Some((t, renews, threshold)) = last_gate.filter(|_| gated_after_expiry > 1) {
+            push(
+                &mut steps,
+                t,
+                format!(
+                    "... {gated_after_expiry} eviction runs in all were blocked (the last: {})",
+                    gate_text(renews, threshold)
+                ),
+            );
+        }
+        if let Some((at, text)) = self.circuit_breaker_step(scenario, s) {
+            push(&mut steps, at, text);
+        }
+        steps.sort_by_key(|step| step.at);
+        steps
+    }
+
+    /// Whether shutdown `s` ends with a graceful web-server stop: its final stop is a kill -15
+    /// that reaches the JVM, on Edgware or later (Dalston runs Boot 1.5), with `server.shutdown =
+    /// graceful` (FACTS.md §7).
+    fn graceful_stop(&self, scenario: &Scenario, s: usize) -> bool {
+        let Some(config) = scenario.shutdowns.get(s) else {
+            return false;
+        };
+        let release = scenario.simulation.release;
+        let kill15 = match config.strategy {
+            Strategy::Kill15 => true,
+            Strategy::Kill9 => false,
+            Strategy::Pause => config.resume_ms.is_none() && config.then == FinalStop::Kill15,
+            Strategy::ServiceRegistry => config.then == FinalStop::Kill15,
+        };
+        kill15
+            && config.sigterm_reaches_jvm
+            && !release.deregister_shuts_client_down()
+            && scenario.apps[config.app].client.graceful_shutdown(release)
+    }
+
+    /// Why a refused instance collects few dead hits on Ribbon: its circuit breaker (FACTS.md
+    /// §8). Placed when the instance stopped serving; only when the trial's dead hits reached the
+    /// breaker's threshold on a route that filters tripped servers.
+    fn circuit_breaker_step(&self, scenario: &Scenario, s: usize) -> Option<(SimTime, String)> {
+        let outcome = self.outcomes.get(s)?;
+        let t_stop = SimTime(outcome.t_stop_ms?);
+        let target = *self.layout.targets.get(s)?;
+        let app = self.layout.processes.get(target)?.application;
+        let release = scenario.simulation.release;
+        let ribbon = self.layout.routes.iter().find_map(|r| {
+            let caller = scenario.callers.get(r.caller)?;
+            let call = caller.calls.get(r.target)?;
+            (r.application == app
+                && caller.uses_ribbon(&release)
+                && call.ribbon.filter_circuit_tripped)
+                .then_some(&call.ribbon)
+        })?;
+        let breaker = crate::eureka::circuit_breaker::CircuitBreaker::from_config(ribbon);
+        let threshold = breaker.threshold.max(1);
+        if outcome.dead_hits < u64::from(threshold) || scenario.apps[app].instances < 2 {
+            return None;
+        }
+        let probes: Vec<String> = (0..3)
+            .map(|k| format!("{}", breaker.blackout_ms(threshold + k) / 1000))
+            .collect();
+        Some((
+            t_stop,
+            format!(
+                "why the dead hits are few ({}): after {threshold} refused connections in a row \
+                 Ribbon's circuit breaker skipped it (AvailabilityPredicate, while another server \
+                 is available); probes after {} s (each refused probe lengthens the blackout; \
+                 ServerStats, FACTS.md §8)",
+                outcome.dead_hits,
+                probes.join("/")
+            ),
+        ))
+    }
+
+    fn evicted_at(&self, target: usize, at: SimTime) -> bool {
+        self.log
+            .iter()
+            .any(|(t, o)| *t == at && *o == Observation::Evicted { process: target })
+    }
+
+    fn evicted_before(&self, target: usize, at: SimTime) -> bool {
+        self.log
+            .iter()
+            .any(|(t, o)| *t < at && *o == Observation::Evicted { process: target })
+    }
+
+    /// The explanation as text, times absolute and relative to when the instance stopped serving.
+    pub fn render(&self, scenario: &Scenario, s: usize) -> String {
+        let mut out = String::new();
+        let Some(config) = scenario.shutdowns.get(s) else {
+            return out;
+        };
+        let outcome = self.outcomes.get(s).cloned().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "trial {} (seed {}) of {}: {} stopped with {} at {} s",
+            self.trial,
+            self.seed,
+            scenario.name,
+            config.instance,
+            config.strategy.name(),
+            config.at_ms as f64 / 1000.0
+        );
+        let origin = outcome.t_stop_ms.map(SimTime);
+        for step in self.explain(scenario, s) {
+            let rel = origin.map_or(String::new(), |o| relative(step.at.since(o)));
+            let _ = writeln!(out, "  {:>11}  {:>12}  {}", secs(step.at), rel, step.text);
+        }
+        let _ = writeln!(out, "  result:");
+        // The metrics freeze when the process restarts: they describe the incarnation that
+        // stopped (`Observation::Restarted`).
+        let target = self.layout.targets[s];
+        let restart = self.log.iter().find(|(t, o)| {
+            t.ms() >= config.at_ms && *o == Observation::Restarted { process: target }
+        });
+        let (still, never) = match restart {
+            Some((t, _)) => (
+                format!("still listed when its process restarted at {}", secs(*t)),
+                "not before the restart".to_string(),
+            ),
+            None => (
+                "still listed at the end".to_string(),
+                "never (still there at the end)".to_string(),
+            ),
+        };
+        let ms = |v: Option<i64>| v.map_or(never.clone(), relative);
+        if outcome.t_stop_ms.is_none() {
+            let _ = writeln!(
+                out,
+                "    it never stopped serving in this trial: exposure and the removal times are \
+                 measured from the stop, so there are none; {} dead hit(s), {} error(s)",
+                outcome.dead_hits, outcome.errors
+            );
+            return out;
+        }
+        let inflight = if outcome.inflight_failed > 0 {
+            format!(", {} in-flight request(s) failed", outcome.inflight_failed)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "    exposure {}, {} dead hit(s), {} error(s){inflight}, last dead hit {}",
+            outcome
+                .exposure_ms
+                .map_or(format!("unresolved ({still})"), relative),
+            outcome.dead_hits,
+            outcome.errors,
+            outcome
+                .last_dead_hit_ms
+                .map_or("none".to_string(), relative)
+        );
+        let _ = writeln!(
+            out,
+            "    left the registry {}, read-only cache {}, callers' caches {}, {} {}",
+            ms(outcome.server_removed_ms),
+            ms(outcome.readonly_removed_ms),
+            ms(outcome.client_removed_ms),
+            scenario.balancer_name(),
+            match (outcome.ribbon_removed_ms, outcome.exposure_ms) {
+                // Exposure 0 without a removal: no caller's list ever held it (e.g. a health-check
+                // supplier whose first list predates the instance).
+                (None, Some(0)) => "never listed it".to_string(),
+                (removed, _) => ms(removed),
+            }
+        );
+        out
+    }
+
+    /// The timeline plot of shutdown `s` in this trial: when the instance left each layer, and
+    /// its dead hits (each one when the trial ran per request; the last of each count otherwise).
+    pub fn timeline(&self, scenario: &Scenario, s: usize) -> TimelinePlot {
+        let outcome = self.outcomes.get(s).cloned().unwrap_or_default();
+        let config = &scenario.shutdowns[s];
+        let target = self.layout.targets[s];
+        let t_stop = outcome.t_stop_ms.unwrap_or(config.at_ms) as i64;
+        let dead_hits: Vec<i64> = self
+            .log
+            .iter()
+            .filter_map(|(t, o)| match o {
+                Observation::Attempt {
+                    process,
+                    dead: true,
+                    ..
+                } if *process == target => Some(t.ms() as i64 - t_stop),
+                Observation::DeadHits { process, last, .. } if *process == target => {
+                    Some(last.ms() as i64 - t_stop)
+                }
+                _ => None,
+            })
+            .collect();
+        let stages = vec![
+            (
+                format!("{} started", config.strategy.name()),
+                Some(config.at_ms as i64 - t_stop),
+            ),
+            ("left the registry".to_string(), outcome.server_removed_ms),
+            (
+                "left the read-only cache".to_string(),
+                outcome.readonly_removed_ms,
+            ),
+            (
+                "left the callers' Eureka caches".to_string(),
+                outcome.client_removed_ms,
+            ),
+            (
+                format!("left the {} lists", scenario.balancer_name()),
+                outcome.ribbon_removed_ms,
+            ),
+        ];
+        let known = stages
+            .iter()
+            .filter_map(|(_, v)| *v)
+            .chain(dead_hits.iter().copied());
+        let (lo, hi) = known.fold((0i64, 0i64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        let margin = ((hi - lo) / 20).max(5_000);
+        TimelinePlot {
+            title: format!(
+                "{}: {} stopped with {} - trial {} (seed {})\n{}, {} dead hit(s); times relative \
+                 to when it stopped serving",
+                scenario.name,
+                config.instance,
+                config.strategy.name(),
+                self.trial,
+                self.seed,
+                scenario.simulation.release,
+                outcome.dead_hits
+            ),
+            stages,
+            dead_hits,
+            x_range: (lo - margin, hi + margin),
+        }
+    }
+
+    /// Every observation as JSON Lines: `t_ms`, `kind` and the observation's fields, with
+    /// process and route names added.
+    pub fn to_json_lines(&self, scenario: &Scenario) -> String {
+        let mut out = String::new();
+        for (t, o) in &self.log {
+            let mut value = serde_json::to_value(o).unwrap_or(serde_json::Value::Null);
+            if let Some(map) = value.as_object_mut() {
+                let mut names = Vec::new();
+                for key in ["process", "observer", "first"] {
+                    if let Some(id) = map.get(key).and_then(|v| v.as_u64()) {
+                        names.push((format!("{key}_name"), self.name(id as usize).to_string()));
+                    }
+                }
+                if let Some(id) = map.get("route").and_then(|v| v.as_u64()) {
+                    names.push((
+                        "route_name".to_string(),
+                        self.route_name(scenario, id as usize),
+                    ));
+                }
+                for (k, v) in names {
+                    map.insert(k, serde_json::Value::String(v));
+                }
+                map.insert("t_ms".to_string(), serde_json::Value::from(t.ms()));
+            }
+            out.push_str(&value.to_string());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Every observation as CSV: `t_ms,kind,process,detail` (detail = the other fields).
+    pub fn to_csv(&self, scenario: &Scenario) -> String {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let _ = writer.write_record(["t_ms", "kind", "process", "detail"]);
+        for line in self.to_json_lines(scenario).lines() {
+            let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(line) else {
+                continue;
+            };
+            let take = |map: &mut serde_json::Map<String, serde_json::Value>, k: &str| {
+                map.remove(k).map_or(String::new(), |v| match v {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                })
+            };
+            let t = take(&mut map, "t_ms");
+            let kind = take(&mut map, "kind");
+            let process = take(&mut map, "process_name");
+            map.remove("process");
+            let detail: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writer.write_record([t, kind, process, detail.join(" ")]);
+        }
+        let bytes = writer.into_inner().unwrap_or_default();
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+/// Why an eviction run did nothing (PeerAwareInstanceRegistryImpl#isLeaseExpirationEnabled).
+fn gate_text(renews: u64, threshold: i64) -> String {
+    if threshold <= 0 {
+        format!(
+            "the renewal threshold is {threshold}, and a threshold of 0 disables \
+             expiry (expected clients 0: Netflix/eureka#1459); isLeaseExpirationEnabled is false"
+        )
+    } else {
+        format!(
+            "renews in the last minute {renews} <= threshold {threshold}, so \
+             self-preservation keeps every lease (isLeaseExpirationEnabled is false)"
+        )
+    }
+}
+
+/// How a caller's last registry fetch went, for the sentence that says it brought the news.
+#[derive(Debug, Clone, PartialEq)]
+enum FetchKind {
+    /// No fetch seen yet (the client's first one is a full fetch).
+    Unknown,
+    /// `GET /apps/delta`, applied to the local registry.
+    Delta,
+    /// `GET /apps`.
+    Full,
+    /// A delta left the reconcile hash different; the full fetch is under way.
+    ReconcilePending { local: String, server: String },
+    /// The full fetch that followed a reconcile mismatch.
+    Reconciled { local: String, server: String },
+    /// The server answered the delta with 403; the full fetch is under way.
+    ForbiddenPending,
+    /// The full fetch that followed a 403 to the delta.
+    AfterForbidden,
+}
+
+impl FetchKind {
+    /// FACTS.md §4.
+    fn describe(&self) -> String {
+        match self {
+            FetchKind::Delta => "a delta, GET /apps/delta".to_string(),
+            FetchKind::Reconciled { local, server } => format!(
+                "a full GET /apps: the delta before it left the local reconcile hash {local} \
+                 different from the server's appsHashCode {server}, FACTS.md §4"
+            ),
+            FetchKind::AfterForbidden => "a full GET /apps: the server answered the delta with \
+                 403 (eureka.server.disable-delta), FACTS.md §4"
+                .to_string(),
+            FetchKind::Full
+            | FetchKind::Unknown
+            | FetchKind::ReconcilePending { .. }
+            | FetchKind::ForbiddenPending => "a full GET /apps".to_string(),
+        }
+    }
+}
+
+fn fetch_of(fetches: &[(usize, FetchKind)], observer: usize) -> FetchKind {
+    fetches
+        .iter()
+        .find(|(o, _)| *o == observer)
+        .map_or(FetchKind::Unknown, |(_, k)| k.clone())
+}
+
+fn set_fetch(fetches: &mut Vec<(usize, FetchKind)>, observer: usize, kind: FetchKind) {
+    match fetches.iter_mut().find(|(o, _)| *o == observer) {
+        Some(entry) => entry.1 = kind,
+        None => fetches.push((observer, kind)),
+    }
+}
+
+/// A register from a restarted process (a new incarnation under the same id). `override_held`:
+/// the server's overridden-status map still holds OUT_OF_SERVICE for the id (FACTS.md §6).
+fn restart_register_text(status: InstanceStatus, override_held: bool) -> String {
+    match status {
+        InstanceStatus::OutOfService if override_held => "the restarted process registered UP, \
+             but the server's overridden-status map still holds OUT_OF_SERVICE for this id (no \
+             DELETE, no eviction removed it), so OverrideExistsRule stores it OUT_OF_SERVICE \
+             (FACTS.md §6, Netflix/eureka#717)"
+            .to_string(),
+        InstanceStatus::OutOfService => "the restarted process registered UP over the old \
+             OUT_OF_SERVICE lease, and LeaseExistsRule keeps OUT_OF_SERVICE (FACTS.md §6)"
+            .to_string(),
+        status => format!(
+            "the restarted process's register reached the server: a new lease with status \
+             {status} (its first status change goes out as a register, FACTS.md §5.1)"
+        ),
+    }
+}
+
+/// `/resume` of a pause with `resume-s` (FACTS.md §7).
+fn resume_text(release: Release) -> String {
+    if !release.pause_deregisters() {
+        "/resume (spring-cloud-commons >= 2.2.7): only PauseHandler beans resume; Eureka was never \
+         told of the pause and is not told now"
+            .to_string()
+    } else if release.deregister_shuts_client_down() {
+        "/resume: context.start() sets UP, but on Dalston /pause already shut the Eureka client \
+         down (listener removed, no heartbeats): nothing is registered, it serves while in no \
+         registry (spring-cloud-netflix#2099)"
+            .to_string()
+    } else {
+        "/resume: context.start() sets UP again; the status change goes out as a register \
+         (FACTS.md §7)"
+            .to_string()
+    }
+}
+
+/// How a pause / service-registry wait ends (`then`).
+fn final_text(then: FinalStop) -> &'static str {
+    match then {
+        FinalStop::Kill15 => "stop with kill -15",
+        FinalStop::Kill9 => "stop with kill -9",
+        FinalStop::KeepRunning => "keep running",
+    }
+}
+
+/// The strategy as configured: `strategy`, `wait-s`, `then`, `resume-s`, `cancel-override`,
+/// `prestop-s`, `sigterm-reaches-jvm` (FACTS.md §6, §7).
+fn strategy_text(config: &ShutdownConfig, release: Release, client: &ClientConfig) -> String {
+    let wait = config.wait_ms as f64 / 1000.0;
+    let until = match config.resume_ms {
+        Some(resume) => format!("until /resume {} s later", resume as f64 / 1000.0),
+        None => format!("for {wait} s, then {}", final_text(config.then)),
+    };
+    let kill15 = || {
+        if release.deregister_shuts_client_down() {
+            "kill -15 (Dalston): the ContextClosedEvent handler sets DOWN and at once shuts the \
+             Eureka client down with its DELETE, racing the DOWN register \
+             (spring-cloud-netflix#2101); the web server stops afterwards"
+                .to_string()
+        } else if client.graceful_shutdown(release) {
+            format!(
+                "kill -15: the context closes (DOWN, the graceful phase: new requests refused, \
+                 those in flight get up to {} s; then the web server stop and the Eureka client's \
+                 shutdown with its DELETE)",
+                client.timeout_per_shutdown_phase_ms as f64 / 1000.0
+            )
+        } else {
+            "kill -15: the context closes (DOWN, web server stop, then the Eureka client's \
+             shutdown with its DELETE)"
+                .to_string()
+        }
+    };
+    match config.strategy {
+        Strategy::Kill9 => "kill -9: the JVM dies; no DOWN, no DELETE is sent".to_string(),
+        Strategy::Kill15 if !config.sigterm_reaches_jvm => format!(
+            "kill -15 that never reaches the JVM (PID 1 does not forward SIGTERM): nothing \
+             happens until the orchestrator's SIGKILL {} s later (a kill -9: no DOWN, no DELETE)",
+            config.termination_grace_ms as f64 / 1000.0
+        ),
+        Strategy::Kill15 if config.prestop_ms > 0 => format!(
+            "preStop sleep of {} s (still serving and UP), then {}",
+            config.prestop_ms as f64 / 1000.0,
+            kill15()
+        ),
+        Strategy::Kill15 => kill15(),
+        Strategy::Pause if !release.pause_deregisters() => format!(
+            "/pause (spring-cloud-commons >= 2.2.7): only PauseHandler beans pause; Eureka is not \
+             told, the instance stays UP and serving {until}"
+        ),
+        Strategy::Pause if release.deregister_shuts_client_down() => format!(
+            "/pause (Dalston): context.stop() sets DOWN and EurekaServiceRegistry#deregister shuts \
+             the Eureka client down (its DELETE; no more heartbeats, spring-cloud-netflix#2099); \
+             the web server keeps serving {until}"
+        ),
+        Strategy::Pause => format!(
+            "/pause: context.stop() sets DOWN (deregister) but the web server keeps serving {until}"
+        ),
+        Strategy::ServiceRegistry if config.cancel_override => format!(
+            "/service-registry OUT_OF_SERVICE: a PUT stores a server-side override; wait {wait} s, \
+             then CANCEL_OVERRIDE (DELETE .../status: UNKNOWN until its next heartbeat \
+             re-registers it UP, FACTS.md §6) and {}",
+            final_text(config.then)
+        ),
+        Strategy::ServiceRegistry => format!(
+            "/service-registry OUT_OF_SERVICE: a PUT stores a server-side override; wait {wait} s, \
+             then {} without CANCEL_OVERRIDE (cancel-override = false): OUT_OF_SERVICE stays in \
+             the server's overridden-status map until a DELETE or an eviction removes it \
+             (FACTS.md §6)",
+            final_text(config.then)
+        ),
+    }
+}
+
+/// What re-read the list in the caller's balancer (FACTS.md §8, §9).
+fn balancer_step(scenario: &Scenario, caller: Option<usize>) -> &'static str {
+    use crate::scenario::SupplierKind;
+    let Some(caller) = caller.and_then(|c| scenario.callers.get(c)) else {
+        return "the load balancer";
+    };
+    let lb = &caller.client.load_balancer;
+    if caller.uses_ribbon(&scenario.simulation.release) {
+        "Ribbon refresh"
+    } else if lb.configurations == SupplierKind::HealthCheck {
+        "a Spring Cloud LoadBalancer health check"
+    } else if lb.cache_enabled {
+        "the first request after Spring Cloud LoadBalancer's cache expired"
+    } else {
+        "Spring Cloud LoadBalancer (no cache)"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eureka::RequestMode;
+    use crate::experiment::trace_trial;
+    use crate::scenario::parse_str;
+
+    fn kill9() -> Scenario {
+        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
+        parse_str(&text, "kill-9.toml", "kill-9", &[]).unwrap()
+    }
+
+    /// The chain names each layer in causal order for a kill -9.
+    #[test]
+    fn kill9_chain_is_in_causal_order() {
+        let s = kill9();
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let text = Explanation(&trace).render(&s, 0);
+        let order = [
+            "last heartbeat",
+            "kill -9",
+            "stopped serving",
+            "eviction run removed",
+            "read-only response cache refresh",
+            "'s registry fetch (",
+            "Ribbon refresh of gateway -> svc dropped it",
+        ];
+        let mut from = 0;
+        for needle in order {
+            let at = text[from..]
+                .find(needle)
+                .unwrap_or_else(|| panic!("{needle:?} missing or out of order in\n{text}"));
+            from += at;
+        }
+    }
+
+    #[test]
+    fn trace_has_one_line_per_observation_with_names() {
+        let s = kill9();
+        let trace = trace_trial(&s, 1, RequestMode::Batched);
+        let jsonl = Explanation(&trace).to_json_lines(&s);
+        assert_eq!(jsonl.lines().count(), trace.log.len());
+        assert!(jsonl.contains(r#""kind":"evicted""#));
+        assert!(jsonl.contains(r#""process_name":"svc-0""#));
+        let csv = Explanation(&trace).to_csv(&s);
+        assert_eq!(csv.lines().count(), trace.log.len() + 1);
+    }
+
+    fn scenario(text: &str) -> Scenario {
+        parse_str(text, "test.toml", "test", &[]).unwrap()
+    }
+
+    fn explained(text: &str) -> String {
+        let s = scenario(text);
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        (0..s.shutdowns.len())
+            .map(|i| Explanation(&trace).render(&s, i))
+            .collect()
+    }
+
+    const BASE: &str = r#"
+[simulation]
+duration-s = 500
+trials = 1
+seed = 1
+release = "RELEASE"
+
+[server]
+eureka.client.register-with-eureka = false
+eureka.client.fetch-registry = false
+
+[[app]]
+name = "svc"
+instances = 2
+
+[[caller]]
+name = "gateway"
+calls = "svc"
+rate-per-s = 10
+"#;
+
+    fn with_release(release: &str, rest: &str) -> String {
+        format!("{}{rest}", BASE.replace("RELEASE", release))
+    }
+
+    /// Netflix/eureka#717: a kill -9 after /service-registry without CANCEL_OVERRIDE, then a
+    /// restart under the same id: the restart's UP register is stored OUT_OF_SERVICE by
+    /// OverrideExistsRule (FACTS.md §6); it is neither a #2101 race nor a CANCEL_OVERRIDE.
+    #[test]
+    fn restart_register_under_a_kept_override_is_the_restarts() {
+        let text = explained(&with_release(
+            "Hoxton",
+            r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "service-registry"
+wait-s = 30
+cancel-override = false
+then = "kill-9"
+
+[[restart]]
+instance = "svc-0"
+down-s = 10
+"#,
+        ));
+        assert!(
+            text.contains("then stop with kill -9 without CANCEL_OVERRIDE"),
+            "{text}"
+        );
+        assert!(!text.contains("then CANCEL_OVERRIDE"), "{text}");
+        assert!(text.contains("[[restart]]: a new process"), "{text}");
+        assert!(
+            text.contains("the restarted process registered UP, but the server's overridden-status map still holds OUT_OF_SERVICE"),
+            "{text}"
+        );
+        assert!(text.contains("OverrideExistsRule"), "{text}");
+        assert!(!text.contains("#2101"), "{text}");
+    }
+
+    /// A kill -15 (DELETE) then a restart: the new process's UP register comes after the
+    /// DELETE but is the restart's registration, not the Dalston DOWN-after-DELETE race.
+    #[test]
+    fn restart_after_delete_is_not_the_2101_race() {
+        let text = explained(&with_release(
+            "Hoxton",
+            r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-15"
+
+[[restart]]
+instance = "svc-0"
+down-s = 10
+"#,
+        ));
+        assert!(text.contains("lease cancelled"), "{text}");
+        assert!(
+            text.contains(
+                "the restarted process's register reached the server: a new lease with status UP"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("the restarted process is UP in the server's registry"),
+            "{text}"
+        );
+        assert!(!text.contains("AFTER the DELETE"), "{text}");
+        assert!(!text.contains("#2101"), "{text}");
+    }
+
+    /// cancel-override = true is still described as a CANCEL_OVERRIDE, with its `then`.
+    #[test]
+    fn service_registry_with_cancel_override_says_so() {
+        let text = explained(&with_release(
+            "Hoxton",
+            r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "service-registry"
+wait-s = 30
+then = "keep-running"
+"#,
+        ));
+        assert!(
+            text.contains("then CANCEL_OVERRIDE (DELETE .../status"),
+            "{text}"
+        );
+        assert!(text.contains("and keep running"), "{text}");
+    }
+
+    const PAUSE_RESUME: &str = r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "pause"
+resume-s = 60
+"#;
+
+    /// spring-cloud-netflix#2099: on Dalston /resume registers nothing; on Edgware it registers
+    /// UP; from spring-cloud-commons 2.2.7 pause and resume do not touch Eureka (FACTS.md §7).
+    #[test]
+    fn resume_is_explained_per_release() {
+        let dalston = explained(&with_release("Dalston", PAUSE_RESUME));
+        assert!(
+            dalston.contains("shuts the Eureka client down"),
+            "{dalston}"
+        );
+        assert!(
+            dalston.contains("/resume: context.start() sets UP, but on Dalston /pause already shut the Eureka client down"),
+            "{dalston}"
+        );
+        assert!(dalston.contains("spring-cloud-netflix#2099"), "{dalston}");
+        assert!(!dalston.contains("UP again"), "{dalston}");
+        assert!(
+            dalston.contains("it never stopped serving in this trial"),
+            "{dalston}"
+        );
+        let edgware = explained(&with_release("Edgware", PAUSE_RESUME));
+        assert!(
+            edgware.contains("/resume: context.start() sets UP again"),
+            "{edgware}"
+        );
+        assert!(
+            edgware.contains("/resume's UP reached the server"),
+            "{edgware}"
+        );
+        assert!(
+            edgware.contains("UP again in the server's registry"),
+            "{edgware}"
+        );
+        let sr10 = explained(&with_release("Hoxton.SR10", PAUSE_RESUME));
+        assert!(
+            sr10.contains("/resume (spring-cloud-commons >= 2.2.7)"),
+            "{sr10}"
+        );
+        assert!(!sr10.contains("register"), "{sr10}");
+    }
+
+    /// spring-cloud-netflix#3923: the UP register during a kill -15 is the health-check handler.
+    #[test]
+    fn healthcheck_up_register_is_explained() {
+        let text = explained(&with_release(
+            "Hoxton.SR8",
+            r#"
+[clients]
+eureka.client.healthcheck.enabled = true
+
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-15"
+"#,
+        ));
+        assert!(text.contains("a register with status UP reached the server: the replicator run that the DOWN triggered"), "{text}");
+        assert!(text.contains("spring-cloud-netflix#3923"), "{text}");
+    }
+
+    /// In-flight failures are shown on the result line, and the balancer is named as configured:
+    /// Spring Cloud LoadBalancer from 2020.0 (no Ribbon circuit breaker sentence there).
+    #[test]
+    fn result_line_names_the_balancer_and_inflight_failures() {
+        let text = explained(
+            &with_release(
+                "2020.0",
+                r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-9"
+"#,
+            )
+            .replace("instances = 2", "instances = 2\nservice-time-ms = 2000"),
+        );
+        assert!(text.contains("in-flight request(s) failed"), "{text}");
+        assert!(text.contains(", LoadBalancer "), "{text}");
+        assert!(!text.contains(", Ribbon "), "{text}");
+        assert!(!text.contains("circuit breaker"), "{text}");
+    }
+
+    /// FACTS.md §9: without `refetch-instances` the health-check supplier keeps its first list,
+    /// so an instance missing from it is never listed: the result line says so instead of
+    /// "still there at the end".
+    #[test]
+    fn a_balancer_that_never_listed_the_instance_is_said_so() {
+        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
+        let sets = [
+            "simulation.release=2020.0".to_string(),
+            "simulation.start-spread-s=120".to_string(),
+            "clients.spring.cloud.loadbalancer.configurations=health-check".to_string(),
+        ];
+        let s = parse_str(&text, "kill-9.toml", "kill-9", &sets).unwrap();
+        let seed = s.simulation.seed;
+        let trial = (0..40)
+            .find(|&k| {
+                let o = crate::experiment::simulate(&s, k, crate::engine::trial_seed(seed, k));
+                o.shutdowns[0].exposure_ms == Some(0) && o.shutdowns[0].ribbon_removed_ms.is_none()
+            })
+            .expect("a trial whose first list lacks svc-0");
+        let rendered = Explanation(&trace_trial(&s, trial, RequestMode::Batched)).render(&s, 0);
+        assert!(
+            rendered.contains("LoadBalancer never listed it"),
+            "{rendered}"
+        );
+        assert!(!rendered.contains("still there at the end"), "{rendered}");
+    }
+
+    /// Ribbon: the dead hits of a kill -9 are few because of the circuit breaker (FACTS.md §8).
+    #[test]
+    fn ribbon_circuit_breaker_is_explained() {
+        let s = kill9();
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let text = Explanation(&trace).render(&s, 0);
+        assert!(
+            text.contains(
+                "after 3 refused connections in a row Ribbon's circuit breaker skipped it"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("probes after 10/20/30 s"), "{text}");
+        assert!(text.contains(", Ribbon "), "{text}");
+        assert!(text.contains("(a delta, GET /apps/delta)"), "{text}");
+    }
+}

@@ -1,0 +1,94 @@
+//! Writing a command's files: the output folder, CSV and text files, plots in SVG and PNG, and the
+//! errors of doing so. Messages read as the CLI prints them (`failed to write output/x.csv: ...`).
+
+use std::error::Error as StdError;
+use std::fs;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+use super::plot::{ImageFormat, PlotError};
+
+/// A file or folder of the output could not be written (exit status 1).
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("failed to create output folder {}", path.display())]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("failed to create {}", path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("failed to write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
+    },
+    /// A plot, with what was being drawn in front (`failed to draw the CDF of exposure`).
+    #[error("{context}")]
+    Draw {
+        context: String,
+        #[source]
+        source: PlotError,
+    },
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+}
+
+/// Creates `dir` and its parents.
+pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
+    fs::create_dir_all(dir).map_err(|source| OutputError::Folder {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Creates `path` and hands a buffered writer to `write` (a CSV writer, say).
+pub fn write_with<E>(
+    path: &Path,
+    write: impl FnOnce(BufWriter<fs::File>) -> Result<(), E>,
+) -> Result<(), OutputError>
+where
+    E: StdError + Send + Sync + 'static,
+{
+    let file = fs::File::create(path).map_err(|source| OutputError::Create {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    write(BufWriter::new(file)).map_err(|source| OutputError::Write {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    })
+}
+
+/// Writes `contents` to `path`.
+pub fn write_text(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), OutputError> {
+    fs::write(path, contents).map_err(|source| OutputError::Write {
+        path: path.to_path_buf(),
+        source: Box::new(source),
+    })
+}
+
+/// SVG always, PNG too with `--png`.
+pub fn image_formats(png: bool) -> Vec<ImageFormat> {
+    if png {
+        vec![ImageFormat::Svg, ImageFormat::Png]
+    } else {
+        vec![ImageFormat::Svg]
+    }
+}
+
+/// `a, b and c`: the files a command wrote, for its last line.
+pub fn list(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
