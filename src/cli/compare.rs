@@ -2,20 +2,16 @@
 //! numbers (see `experiment::compare`); prints a side-by-side table and writes `compare.csv`,
 //! `exposure-cdf.svg` (and `.png` with `--png`) and `report.html`.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
-use crate::eureka::RequestMode;
-use crate::experiment::compare::{common_wait_s, expand_variants, plan_compare, run_compare};
-use crate::report::html::write_html;
-use crate::report::plot::{ImageFormat, cdf_svg_string, render_cdf};
-use crate::report::{compare_cdf, compare_html, render_compare, write_compare_csv};
-use crate::scenario::{Scenario, ScenarioError, Strategy, load};
+use crate::experiment::compare::{common_wait_s, expand_variants, plan_compare};
+use crate::report::compare as compare_variants;
+use crate::report::output::OutputOptions;
+use crate::scenario::{Scenario, Strategy, load};
 
 use super::progress::Progress;
+use super::{scenario_error_in, warn_new};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompareArgs {
@@ -40,37 +36,9 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
     })
 }
 
-/// A scenario error found while applying a variant or a grid point, with what was being
-/// applied in front. It stays a [`ScenarioError`] for the exit code (2: bad input), and its
-/// message carries the whole text, since only the outermost message of a bad-input error is
-/// printed.
-pub(super) fn scenario_error_in(context: &str, source: ScenarioError) -> anyhow::Error {
-    let message = format!("{context}: {source}");
-    anyhow::Error::new(source).context(message)
-}
-
-/// Prints the warnings of `scenario` that `base` does not have, once each, after `label`.
-pub(super) fn warn_new(base: &Scenario, scenario: &Scenario, label: &str, seen: &mut Vec<String>) {
-    for warning in &scenario.warnings {
-        if base.warnings.contains(warning) || seen.contains(warning) {
-            continue;
-        }
-        eprintln!("warning: {label}: {warning}");
-        seen.push(warning.clone());
-    }
-}
-
-pub(super) fn create_dir(dir: &Path) -> anyhow::Result<()> {
-    fs::create_dir_all(dir)
-        .with_context(|| format!("failed to create output folder {}", dir.display()))
-}
-
 pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
     let overrides = args.common.overrides.list();
-    let base = load(&args.scenario, &overrides)?;
-    for warning in &base.warnings {
-        eprintln!("warning: {warning}");
-    }
+    let base = super::load(&args.scenario, &overrides)?;
     let strategies = if args.strategy.is_empty() {
         Strategy::ALL.to_vec()
     } else {
@@ -94,58 +62,23 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
         );
     }
 
-    let total: u64 = plan
-        .iter()
-        .map(|p| u64::from(p.scenario.simulation.trials))
-        .sum();
-    let progress = Progress::new(total, "trials");
-    let comparison = run_compare(plan, RequestMode::default(), &|| progress.tick());
+    let options = OutputOptions {
+        source: args.scenario.display().to_string(),
+        set: args.common.overrides.set.clone(),
+        out_dir: args
+            .common
+            .out
+            .unwrap_or_else(|| Path::new("output").join(&base.name).join("compare")),
+        png: args.common.png,
+    };
+    let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
+    let text = compare_variants(plan, &options, &|| progress.tick());
     progress.finish();
-
-    let out_dir = args
-        .common
-        .out
-        .unwrap_or_else(|| Path::new("output").join(&base.name).join("compare"));
-    create_dir(&out_dir)?;
-    let source = args.scenario.display().to_string();
-    let csv_path = out_dir.join("compare.csv");
-    let file = fs::File::create(&csv_path)
-        .with_context(|| format!("failed to create {}", csv_path.display()))?;
-    write_compare_csv(io::BufWriter::new(file), &comparison)
-        .with_context(|| format!("failed to write {}", csv_path.display()))?;
-    let mut written = vec![csv_path];
-
-    let cdf = compare_cdf(&comparison, &source, &args.common.overrides.set);
-    let mut formats = vec![ImageFormat::Svg];
-    if args.common.png {
-        formats.push(ImageFormat::Png);
-    }
-    for format in formats {
-        let path = out_dir.join(format!("exposure-cdf.{}", format.extension()));
-        render_cdf(&cdf, format, &path).context("failed to draw the CDF of exposure")?;
-        written.push(path);
-    }
-    let svg = cdf_svg_string(&cdf).context("failed to draw the CDF of exposure")?;
-    let html_path = out_dir.join("report.html");
-    write_html(
-        &compare_html(&comparison, &source, &args.common.overrides.set, svg),
-        &html_path,
-    )
-    .with_context(|| format!("failed to write {}", html_path.display()))?;
-    written.push(html_path);
-
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(render_compare(&comparison, &source).as_bytes())?;
-    writeln!(stdout, "\nwrote {}", list(&written))?;
+    io::stdout().lock().write_all(text?.as_bytes())?;
     Ok(())
 }
 
-/// `a, b and c`.
-pub(super) fn list(paths: &[PathBuf]) -> String {
-    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-    }
+/// The trials of every scenario of a plan, for the progress bar.
+pub(super) fn total_trials<'a>(scenarios: impl Iterator<Item = &'a Scenario>) -> u64 {
+    scenarios.map(|s| u64::from(s.simulation.trials)).sum()
 }

@@ -17,7 +17,8 @@ use crate::report::plot::{ImageFormat, cdf_svg_string, render_cdf};
 use crate::report::{conform_cdf, conform_html, render_conform, write_conform_csv};
 use crate::scenario::load;
 
-use super::compare::{create_dir, scenario_error_in};
+use super::scenario_error_in;
+use crate::report::output::create_dir;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ConformArgs {

@@ -142,6 +142,26 @@ pub(crate) fn load(
     Ok(scenario)
 }
 
+/// A scenario error found while applying a variant or a grid point, with what was being
+/// applied in front. It stays a [`ScenarioError`] for the exit code (2: bad input), and its
+/// message carries the whole text, since only the outermost message of a bad-input error is
+/// printed.
+pub(crate) fn scenario_error_in(context: &str, source: ScenarioError) -> anyhow::Error {
+    let message = format!("{context}: {source}");
+    anyhow::Error::new(source).context(message)
+}
+
+/// Prints the warnings of `scenario` that `base` does not have, once each, after `label`.
+pub(crate) fn warn_new(base: &Scenario, scenario: &Scenario, label: &str, seen: &mut Vec<String>) {
+    for warning in &scenario.warnings {
+        if base.warnings.contains(warning) || seen.contains(warning) {
+            continue;
+        }
+        eprintln!("warning: {label}: {warning}");
+        seen.push(warning.clone());
+    }
+}
+
 /// `--per-request`: the reference mode; otherwise the batched counting.
 pub(crate) fn request_mode(per_request: bool) -> RequestMode {
     if per_request {

@@ -7,23 +7,20 @@
 //! exit status 2; then every value and every grid point against the scenario, before any trial
 //! runs (also exit 2, naming the `--vary` argument or the grid point).
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 
-use crate::eureka::RequestMode;
 use crate::experiment::Vary;
-use crate::experiment::sweep::{check_distinct_keys, identical_points, plan_sweep, run_sweep};
-use crate::report::html::{Figure, write_html};
-use crate::report::plot::ImageFormat;
-use crate::report::{render_sweep, sweep_html, sweep_plots, write_sweep_csv};
+use crate::experiment::sweep::{check_distinct_keys, identical_points, plan_sweep};
+use crate::report::output::OutputOptions;
+use crate::report::sweep as sweep_grid;
 use crate::scenario::load;
 
-use super::compare::{create_dir, list, scenario_error_in, warn_new};
+use super::compare::total_trials;
 use super::progress::Progress;
+use super::{scenario_error_in, warn_new};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RawSweepArgs {
@@ -76,10 +73,7 @@ impl Args for SweepArgs {
 
 pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
     let overrides = args.common.overrides.list();
-    let base = load(&args.scenario, &overrides)?;
-    for warning in &base.warnings {
-        eprintln!("warning: {warning}");
-    }
+    let base = super::load(&args.scenario, &overrides)?;
     let plan = plan_sweep(&args.vary, |extra| {
         load(&args.scenario, &[overrides.as_slice(), extra].concat())
     })
@@ -105,58 +99,18 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
         eprintln!("warning: {note}");
     }
 
-    let total: u64 = plan
-        .iter()
-        .map(|p| u64::from(p.scenario.simulation.trials))
-        .sum();
-    let progress = Progress::new(total, "trials");
-    let sweep = run_sweep(&args.vary, plan, RequestMode::default(), &|| {
-        progress.tick()
-    });
+    let options = OutputOptions {
+        source: args.scenario.display().to_string(),
+        set: args.common.overrides.set.clone(),
+        out_dir: args
+            .common
+            .out
+            .unwrap_or_else(|| Path::new("output").join(&base.name).join("sweep")),
+        png: args.common.png,
+    };
+    let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
+    let text = sweep_grid(&args.vary, plan, &notes, &options, &|| progress.tick());
     progress.finish();
-
-    let out_dir = args
-        .common
-        .out
-        .unwrap_or_else(|| Path::new("output").join(&base.name).join("sweep"));
-    create_dir(&out_dir)?;
-    let source = args.scenario.display().to_string();
-    let csv_path = out_dir.join("sweep.csv");
-    let file = fs::File::create(&csv_path)
-        .with_context(|| format!("failed to create {}", csv_path.display()))?;
-    write_sweep_csv(io::BufWriter::new(file), &sweep)
-        .with_context(|| format!("failed to write {}", csv_path.display()))?;
-    let mut written = vec![csv_path];
-
-    let plots = sweep_plots(&sweep, &source, &args.common.overrides.set);
-    let mut figures = Vec::new();
-    for named in &plots.plots {
-        let what = || format!("failed to draw {}", named.stem);
-        let mut formats = vec![ImageFormat::Svg];
-        if args.common.png {
-            formats.push(ImageFormat::Png);
-        }
-        for format in formats {
-            let path = out_dir.join(format!("{}.{}", named.stem, format.extension()));
-            named.render(format, &path).with_context(what)?;
-            written.push(path);
-        }
-        figures.push(Figure {
-            caption: named.caption.clone(),
-            svg: named.svg().with_context(what)?,
-        });
-    }
-    let html_path = out_dir.join("report.html");
-    let report = sweep_html(&sweep, &source, &args.common.overrides.set, figures, &notes);
-    write_html(&report, &html_path)
-        .with_context(|| format!("failed to write {}", html_path.display()))?;
-    written.push(html_path);
-
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(render_sweep(&sweep, &source).as_bytes())?;
-    if let Some(note) = &plots.note {
-        writeln!(stdout, "\n{note}")?;
-    }
-    writeln!(stdout, "\nwrote {}", list(&written))?;
+    io::stdout().lock().write_all(text?.as_bytes())?;
     Ok(())
 }

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::experiment::compare::VariantResult;
+use crate::eureka::RequestMode;
+use crate::experiment::compare::{PlannedVariant, VariantResult, run_compare};
 use crate::experiment::{Comparison, Stats};
 use crate::scenario::Metric;
 
@@ -12,8 +13,54 @@ use super::describe::{
     Shown, common_settings, label_with_unit, max_shown, mean_text, percent, percentile_shown,
     tenths, text_table, with_set,
 };
-use super::html::{Figure, HtmlReport, Section, Table};
-use super::plot::{CdfPlot, CdfSeries};
+use super::html::{Figure, HtmlReport, Section, Table, render_html};
+use super::output::{
+    OutputError, OutputOptions, create_dir, image_formats, list, write_text, write_with,
+};
+use super::plot::{CdfPlot, CdfSeries, cdf_svg_string, render_cdf};
+
+/// `eureka-sim compare`: runs every planned variant (calling `on_trial_done` after each trial),
+/// writes `compare.csv`, `exposure-cdf.svg` (and `.png`) and `report.html`, and returns the
+/// terminal text.
+pub fn compare(
+    plan: Vec<PlannedVariant>,
+    options: &OutputOptions,
+    on_trial_done: &(dyn Fn() + Sync),
+) -> Result<String, OutputError> {
+    let comparison = run_compare(plan, RequestMode::default(), on_trial_done);
+    let OutputOptions {
+        source,
+        set,
+        out_dir,
+        png,
+    } = options;
+    create_dir(out_dir)?;
+    let csv_path = out_dir.join("compare.csv");
+    write_with(&csv_path, |w| write_compare_csv(w, &comparison))?;
+    let mut written = vec![csv_path];
+    let cdf = compare_cdf(&comparison, source, set);
+    let draw = |source| OutputError::Draw {
+        context: "failed to draw the CDF of exposure".to_string(),
+        source,
+    };
+    for format in image_formats(*png) {
+        let path = out_dir.join(format!("exposure-cdf.{}", format.extension()));
+        render_cdf(&cdf, format, &path).map_err(draw)?;
+        written.push(path);
+    }
+    let svg = cdf_svg_string(&cdf).map_err(draw)?;
+    let html_path = out_dir.join("report.html");
+    write_text(
+        &html_path,
+        render_html(&compare_html(&comparison, source, set, svg)),
+    )?;
+    written.push(html_path);
+    Ok(format!(
+        "{}\nwrote {}\n",
+        render_compare(&comparison, source),
+        list(&written)
+    ))
+}
 
 /// The columns of `compare.csv`: one row per variant, shutdown and metric.
 pub const COMPARE_HEADER: [&str; 17] = [

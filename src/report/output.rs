@@ -40,6 +40,18 @@ pub enum OutputError {
     Plot(#[from] PlotError),
 }
 
+/// Where a command that writes a folder of files writes, and what its plots and report name.
+#[derive(Debug, Clone)]
+pub struct OutputOptions {
+    /// The scenario file as the user named it.
+    pub source: String,
+    /// The `--set` overrides as given, for the plots' subtitles and the report.
+    pub set: Vec<String>,
+    pub out_dir: PathBuf,
+    /// Also write the plots as PNG.
+    pub png: bool,
+}
+
 /// Creates `dir` and its parents.
 pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
     fs::create_dir_all(dir).map_err(|source| OutputError::Folder {

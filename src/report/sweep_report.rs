@@ -5,18 +5,73 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use crate::experiment::{PointResult, Sweep};
+use crate::eureka::RequestMode;
+use crate::experiment::sweep::{PlannedPoint, run_sweep};
+use crate::experiment::{PointResult, Sweep, Vary};
 use crate::scenario::Metric;
 
 use super::compare_report::stats_cells;
 use super::describe::{
     Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
 };
-use super::html::{Figure, HtmlReport, Section, Table};
+use super::html::{Figure, HtmlReport, Section, Table, render_html};
+use super::output::{
+    OutputError, OutputOptions, create_dir, image_formats, list, write_text, write_with,
+};
 use super::plot::{
     Heatmap, ImageFormat, LinePlot, PlotError, heatmap_svg_string, line_svg_string, render_heatmap,
     render_line,
 };
+
+/// `eureka-sim sweep`: runs every planned grid point of `varies` (calling `on_trial_done` after
+/// each trial), writes `sweep.csv`, the plots and `report.html` (with `notes`, the warnings about
+/// the grid), and returns the terminal text.
+pub fn sweep(
+    varies: &[Vary],
+    plan: Vec<PlannedPoint>,
+    notes: &[String],
+    options: &OutputOptions,
+    on_trial_done: &(dyn Fn() + Sync),
+) -> Result<String, OutputError> {
+    let sweep = run_sweep(varies, plan, RequestMode::default(), on_trial_done);
+    let OutputOptions {
+        source,
+        set,
+        out_dir,
+        png,
+    } = options;
+    create_dir(out_dir)?;
+    let csv_path = out_dir.join("sweep.csv");
+    write_with(&csv_path, |w| write_sweep_csv(w, &sweep))?;
+    let mut written = vec![csv_path];
+    let plots = sweep_plots(&sweep, source, set);
+    let mut figures = Vec::new();
+    for named in &plots.plots {
+        let draw = |source| OutputError::Draw {
+            context: format!("failed to draw {}", named.stem),
+            source,
+        };
+        for format in image_formats(*png) {
+            let path = out_dir.join(format!("{}.{}", named.stem, format.extension()));
+            named.render(format, &path).map_err(draw)?;
+            written.push(path);
+        }
+        figures.push(Figure {
+            caption: named.caption.clone(),
+            svg: named.svg().map_err(draw)?,
+        });
+    }
+    let html_path = out_dir.join("report.html");
+    let report = sweep_html(&sweep, source, set, figures, notes);
+    write_text(&html_path, render_html(&report))?;
+    written.push(html_path);
+    let mut text = render_sweep(&sweep, source);
+    if let Some(note) = &plots.note {
+        text.push_str(&format!("\n{note}\n"));
+    }
+    text.push_str(&format!("\nwrote {}\n", list(&written)));
+    Ok(text)
+}
 
 /// The columns of `sweep.csv` after the varied keys: one row per point, shutdown and metric.
 pub const SWEEP_STATS_HEADER: [&str; 12] = [
