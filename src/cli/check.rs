@@ -8,8 +8,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::eureka::RequestMode;
-use crate::experiment::{ClaimResult, evaluate, run_trials_with};
+use crate::report::check_report::check as check_file;
 use crate::scenario::{Scenario, ScenarioError, load};
 
 use super::progress::Progress;
@@ -61,16 +60,11 @@ pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
     for (source, scenario) in &scenarios {
         let what = format!("trials of {source}");
         let progress = Progress::new(u64::from(scenario.simulation.trials), &what);
-        let outcomes = run_trials_with(scenario, RequestMode::default(), &|| progress.tick());
+        let checked = check_file(source, scenario, &|| progress.tick());
         progress.finish();
-        for result in evaluate(scenario, &outcomes) {
-            if result.passed {
-                passed += 1;
-            } else {
-                failed += 1;
-            }
-            writeln!(stdout, "{}", line(source, &result))?;
-        }
+        stdout.write_all(checked.text.as_bytes())?;
+        passed += checked.passed;
+        failed += checked.failed;
     }
     writeln!(stdout, "{passed} passed, {failed} failed")?;
     if failed > 0 {
@@ -81,32 +75,6 @@ pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
-}
-
-/// One line per claim: verdict, where, the claim in words, what was measured, the source.
-fn line(source: &str, r: &ClaimResult) -> String {
-    let name = r
-        .claim
-        .name
-        .as_deref()
-        .map(|n| format!(" \"{n}\""))
-        .unwrap_or_default();
-    let marginal = if r.marginal {
-        " [marginal: the 95 % CI straddles the threshold]"
-    } else {
-        ""
-    };
-    format!(
-        "{} {source} claim[{}]{name} ({} {}): {}; measured {} in {} trials{marginal}; source: {}",
-        r.verdict(),
-        r.index,
-        r.instance,
-        r.strategy.name(),
-        r.claim_text(),
-        r.measured_text(),
-        r.trials,
-        r.claim.source
-    )
 }
 
 /// The files named by `paths`: files as given, folders as their `*.toml` files, sorted.

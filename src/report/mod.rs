@@ -1,5 +1,6 @@
 //! Reports: renderers of trial outcomes for people (terminal) and machines (CSV).
 
+pub mod check_report;
 mod compare_report;
 mod conform_report;
 mod csv_files;
