@@ -1,5 +1,6 @@
 //! Reports: renderers of trial outcomes for people (terminal) and machines (CSV).
 
+pub mod bench_report;
 pub mod check_report;
 mod compare_report;
 mod conform_report;
@@ -8,8 +9,10 @@ mod describe;
 pub mod explain;
 pub mod html;
 mod json;
+mod keys;
 pub mod output;
 pub mod plot;
+pub mod recommend_report;
 pub mod run_report;
 mod sweep_report;
 mod terminal;
@@ -22,6 +25,7 @@ pub use conform_report::{
 };
 pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
 pub use json::{render_summary_json, scenario_hash};
+pub use keys::render_keys;
 pub use sweep_report::{
     NamedPlot, SWEEP_STATS_HEADER, SweepPlot, SweepPlots, render_sweep, sweep, sweep_header,
     sweep_html, sweep_plots, write_sweep_csv,
