@@ -6,14 +6,8 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The binary under test, as Cargo built it for this test run.
-const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{eureka_sim, repo, temp};
 
 struct Output {
     status: i32,
@@ -23,18 +17,12 @@ struct Output {
 
 /// Runs `eureka-sim` in `dir` with `args`; never accepts a panic.
 fn run(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    let o = Output {
+    let out = eureka_sim(dir, 0, args);
+    Output {
         status: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!o.stderr.contains("panicked"), "panic: {}", o.stderr);
-    o
+    }
 }
 
 /// The claim lines of `check`'s output (those starting with PASS or FAIL).
@@ -71,10 +59,6 @@ fn kill9_scenario() -> String {
     let text = fs::read_to_string(repo().join("scenarios/claims/kill-9.toml")).unwrap();
     let at = text.find("\n[[claim]]").expect("a claim");
     text[..=at].to_string()
-}
-
-fn temp() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary folder")
 }
 
 /// `check scenarios/claims/` is the CI job of the seed documents' claims: seed 000's kill -9

@@ -6,25 +6,23 @@
 //! section) or from the documented interface (headers, exit codes, `--set`), never copied from an
 //! earlier run of the simulator.
 //!
-//! The modules live in tests/cli/ (the inline `mod cli` makes Rust look for them there).
+//! The modules live in tests/cli/.
 
-mod cli {
-    mod bundled;
-    mod csv_files;
-    mod determinism;
-    mod envelopes;
-    mod errors;
-    mod keys;
-    mod overrides;
-    mod test;
+mod bundled;
+mod csv_files;
+mod determinism;
+mod envelopes;
+mod errors;
+mod keys;
+mod overrides;
+mod test;
 
-    /// Trials per run in the invariant tests: enough to meet the envelopes' corners, few enough
-    /// to keep the suite within seconds. Set `EUREKA_SIM_CLI_TRIALS` (e.g. to 2000) for a deeper
-    /// sweep of the same envelopes.
-    pub fn invariant_trials() -> u32 {
-        std::env::var("EUREKA_SIM_CLI_TRIALS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(100)
-    }
+/// Trials per run in the invariant tests: enough to meet the envelopes' corners, few enough
+/// to keep the suite within seconds. Set `EUREKA_SIM_CLI_TRIALS` (e.g. to 2000) for a deeper
+/// sweep of the same envelopes.
+pub fn invariant_trials() -> u32 {
+    std::env::var("EUREKA_SIM_CLI_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
 }

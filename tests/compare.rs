@@ -7,59 +7,13 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
-
-fn kill9() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kill-9.toml")
-}
-
-/// Runs the binary in `cwd` with `threads` rayon threads (0: rayon's default).
-fn eureka_sim(cwd: &Path, threads: usize, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
-    command.current_dir(cwd).args(args);
-    if threads > 0 {
-        command.env("RAYON_NUM_THREADS", threads.to_string());
-    }
-    let output = command.output().expect("the binary runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    output
-}
-
-fn ok(output: Output) -> String {
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstdout:\n{stdout}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
+use crate::harness::{eureka_sim, kill9, ok};
 
 /// A CSV file as rows of column name -> cell.
 fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .map(str::to_string)
-        .collect();
-    reader
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            header
-                .iter()
-                .cloned()
-                .zip(r.iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
+    crate::harness::read_csv(path).1
 }
 
 fn cell<'a>(

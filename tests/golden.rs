@@ -2,7 +2,7 @@
 //! bundled ones, `claims/` and `incidents/`) at seed 1 and 20 trials, committed under
 //! `tests/golden/`. A change that moves any byte of them changes the model's output: it must be
 //! on purpose, and its commit says why. Regenerate with `UPDATE_GOLDEN=1 cargo test --test
-//! golden`, then read the diff.
+//! tests golden`, then read the diff.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,9 +14,7 @@ use eureka_sim::scenario::load;
 const TRIALS: u32 = 20;
 const SEED: u64 = 1;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::repo as root;
 
 /// Every `.toml` under `scenarios/`, sorted, as paths relative to the crate root.
 fn scenario_files() -> Vec<PathBuf> {

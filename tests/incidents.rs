@@ -7,14 +7,12 @@
 //! written into the repository.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-/// The binary under test, as Cargo built it for this test run.
-const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
+use crate::harness::{eureka_sim, repo, temp};
 
 fn incidents() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/incidents")
+    repo().join("scenarios/incidents")
 }
 
 /// The incident files, sorted, with the number of `[[claim]]` tables each holds.
@@ -42,16 +40,10 @@ fn every_incident_claim_passes() {
         assert!(*claims >= 1, "{name} has no [[claim]]");
     }
 
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let out = Command::new(BIN)
-        .arg("check")
-        .arg(incidents())
-        .current_dir(dir.path())
-        .output()
-        .expect("the binary runs");
+    let dir = temp();
+    let out = eureka_sim(dir.path(), 0, ["check".as_ref(), incidents().as_os_str()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -4,72 +4,25 @@
 //! exposure (FACTS.md §8: the list is refreshed every ServerListRefreshInterval), validation
 //! before any trial, and byte-identical output across thread counts.
 
-use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
+
+use crate::harness::{eureka_sim, kill9, ok, read_csv};
 
 /// Metrics per shutdown in `sweep.csv` (one row each).
 const METRICS: usize = 10;
 
-const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
-
 const REFRESH: &str = "clients.ribbon.ServerListRefreshInterval";
 const CACHE: &str = "server.eureka.server.response-cache-update-interval-ms";
 
-fn kill9() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kill-9.toml")
-}
-
 /// Runs `sweep kill-9.toml ARGS --out OUT` in `cwd` with `threads` rayon threads (0: default).
 fn sweep(cwd: &Path, out: &Path, threads: usize, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(cwd)
-        .arg("sweep")
-        .arg(kill9())
-        .args(args)
-        .arg("--out")
-        .arg(out);
-    if threads > 0 {
-        command.env("RAYON_NUM_THREADS", threads.to_string());
-    }
-    let output = command.output().expect("the binary runs");
-    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
-    output
-}
-
-fn ok(output: Output) -> String {
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstdout:\n{stdout}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
-
-fn read_csv(path: &Path) -> (Vec<String>, Vec<BTreeMap<String, String>>) {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let header: Vec<String> = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .map(str::to_string)
-        .collect();
-    let rows = reader
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            header
-                .iter()
-                .cloned()
-                .zip(r.iter().map(str::to_string))
-                .collect()
-        })
-        .collect();
-    (header, rows)
+    let mut all: Vec<OsString> = vec!["sweep".into(), kill9().into()];
+    all.extend(args.iter().map(OsString::from));
+    all.extend(["--out".into(), out.into()]);
+    eureka_sim(cwd, threads, all)
 }
 
 const STATS: [&str; 12] = [
@@ -227,14 +180,10 @@ fn a_point_has_the_figures_of_run_with_the_same_set() {
         &["--vary", &vary, "--trials", "40", "--seed", "11"],
     ));
     let set = format!("{REFRESH}=5000");
-    ok(Command::new(BIN)
-        .current_dir(tmp.path())
-        .arg("run")
-        .arg(kill9())
-        .args(["--set", &set, "--trials", "40", "--seed", "11", "--out"])
-        .arg(&run)
-        .output()
-        .unwrap());
+    let mut args: Vec<OsString> = vec!["run".into(), kill9().into()];
+    args.extend(["--set", &set, "--trials", "40", "--seed", "11", "--out"].map(OsString::from));
+    args.push(run.clone().into());
+    ok(eureka_sim(tmp.path(), 0, args));
     let (_, summary) = read_csv(&run.join("summary.csv"));
     let (_, rows) = read_csv(&out.join("sweep.csv"));
     let point: Vec<_> = rows.iter().filter(|r| r[REFRESH] == "5000").collect();

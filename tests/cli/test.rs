@@ -25,8 +25,7 @@ use tempfile::TempDir;
 
 use super::csv_files::{SummaryRow, Table, TrialRow};
 
-/// The binary under test, as Cargo built it for this test run.
-pub const BIN: &str = env!("CARGO_BIN_EXE_eureka-sim");
+pub use crate::harness::{BIN, repo};
 
 /// The folder `Test::scenario` passes as `--out` (relative to the test's folder).
 pub const OUT: &str = "out";
@@ -34,11 +33,6 @@ pub const OUT: &str = "out";
 /// A run that takes longer than this is reported as hung (the slowest test run takes well
 /// under a second; an absurd duration that slipped through validation would take hours).
 const TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The repository root.
-pub fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The bundled scenario files (`scenarios/*.toml`), by file name, sorted.
 pub fn bundled() -> Vec<String> {

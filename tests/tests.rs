@@ -1,0 +1,19 @@
+//! The one integration-test binary (in the manner of ripgrep's `tests/tests.rs`): every module
+//! runs the real `eureka-sim`, or the library as the CLI does, on real scenario files.
+//!
+//! - `cli`: what a user sees of `run`, `keys` and bad input (exit codes, messages, CSV files);
+//! - `check`, `compare`, `sweep`: those commands end to end;
+//! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
+//! - `golden`: the byte-for-byte outputs of every scenario file;
+//! - `harness`: what they share.
+//!
+//! Run one module with `cargo test --test tests golden::` (a filter on the test path).
+
+mod harness;
+
+mod check;
+mod cli;
+mod compare;
+mod golden;
+mod incidents;
+mod sweep;
