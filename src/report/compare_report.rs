@@ -9,6 +9,7 @@ use crate::experiment::compare::{PlannedVariant, VariantResult, run_compare};
 use crate::experiment::{Comparison, Stats};
 use crate::scenario::Metric;
 
+use super::columns::{COMPARE_STATS, StatColumn, cells, header, labels};
 use super::describe::{
     Shown, common_settings, label_with_unit, max_shown, mean_text, percent, percentile_shown,
     tenths, text_table, with_set,
@@ -62,55 +63,12 @@ pub fn compare(
     ))
 }
 
-/// The columns of `compare.csv`: one row per variant, shutdown and metric.
-pub const COMPARE_HEADER: [&str; 17] = [
-    "variant",
-    "strategy",
-    "wait_s",
-    "instance",
-    "metric",
-    "trials",
-    "unresolved",
-    "min",
-    "p50",
-    "p90",
-    "p99",
-    "p99_9",
-    "max",
-    "mean",
-    "mean_ci_low",
-    "mean_ci_high",
-    "zero_share",
-];
-
-use super::opt;
-
-/// A mean (or a bound of its interval) with one decimal, as in `summary.csv`, so the file is
-/// byte-stable and its `mean` column equals `run`'s.
-fn decimal(value: Option<f64>) -> String {
-    value.map_or_else(String::new, |v| format!("{v:.1}"))
-}
-
-/// The statistics columns shared by `compare.csv` and `sweep.csv` (from `trials` on), without
-/// the interval of the mean when `with_ci` is false.
-pub(super) fn stats_cells(stats: &Stats, with_ci: bool) -> Vec<String> {
-    let mut cells = vec![
-        stats.trials.to_string(),
-        stats.unresolved.to_string(),
-        opt(stats.min),
-        opt(stats.p50),
-        opt(stats.p90),
-        opt(stats.p99),
-        opt(stats.p999),
-        opt(stats.max),
-        decimal(stats.mean),
-    ];
-    if with_ci {
-        cells.push(decimal(stats.mean_ci95.map(|c| c.0)));
-        cells.push(decimal(stats.mean_ci95.map(|c| c.1)));
-    }
-    cells.push(format!("{:.4}", stats.zero_share));
-    cells
+/// The header of `compare.csv`: one row per variant, shutdown and metric.
+pub fn compare_header() -> Vec<&'static str> {
+    header(
+        &["variant", "strategy", "wait_s", "instance", "metric"],
+        &COMPARE_STATS,
+    )
 }
 
 /// The wait of a variant's shutdown in whole seconds, for the strategies that wait.
@@ -125,7 +83,7 @@ fn wait_cell(result: &VariantResult, shutdown: usize) -> String {
 /// `summary.csv`); `unresolved` counts the others. Means have one decimal, `zero_share` four.
 pub fn write_compare_csv<W: Write>(out: W, comparison: &Comparison) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(COMPARE_HEADER)?;
+    writer.write_record(compare_header())?;
     for result in &comparison.variants {
         for row in &result.stats {
             let strategy = result
@@ -140,7 +98,7 @@ pub fn write_compare_csv<W: Write>(out: W, comparison: &Comparison) -> csv::Resu
                 row.instance.clone(),
                 row.metric.name().to_string(),
             ];
-            record.extend(stats_cells(&row.stats, true));
+            record.extend(cells(&row.stats, &COMPARE_STATS));
             writer.write_record(&record)?;
         }
     }
@@ -397,21 +355,14 @@ pub fn compare_html(
         ..Section::default()
     };
     for (s, instance, _) in &shutdowns {
-        let header = strings([
-            "variant",
-            "metric",
-            "trials",
-            "unresolved",
-            "min",
-            "p50",
-            "p90",
-            "p99",
-            "p99.9",
-            "max",
-            "mean",
-            "mean 95 % CI",
-            "share at 0",
-        ]);
+        // The interval is one cell here, under one heading.
+        let columns = COMPARE_STATS
+            .iter()
+            .filter(|&&c| c != StatColumn::MeanCiHigh);
+        let header = labels(
+            &["variant", "metric"],
+            &columns.copied().collect::<Vec<_>>(),
+        );
         let mut rows = Vec::new();
         for result in &comparison.variants {
             for metric in Metric::ALL {
@@ -527,10 +478,10 @@ strategy = "kill-9"
         let comparison = comparison();
         let text = csv(&comparison);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], COMPARE_HEADER.join(","));
+        assert_eq!(lines[0], compare_header().join(","));
         assert_eq!(lines.len(), 1 + 5 * Metric::ALL.len());
         for line in &lines[1..] {
-            assert_eq!(line.split(',').count(), COMPARE_HEADER.len(), "{line}");
+            assert_eq!(line.split(',').count(), compare_header().len(), "{line}");
         }
         let first: Vec<&str> = lines[1].split(',').collect();
         assert_eq!(

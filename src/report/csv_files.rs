@@ -6,6 +6,7 @@ use crate::experiment::TrialOutcome;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;
+use super::columns::{SUMMARY_STATS, cells, header};
 
 pub const TRIALS_HEADER: [&str; 15] = [
     "trial",
@@ -25,19 +26,10 @@ pub const TRIALS_HEADER: [&str; 15] = [
     "ribbon_removed_ms",
 ];
 
-pub const SUMMARY_HEADER: [&str; 11] = [
-    "instance",
-    "strategy",
-    "metric",
-    "trials",
-    "unresolved",
-    "min",
-    "p50",
-    "p90",
-    "p99",
-    "max",
-    "mean",
-];
+/// The header of `summary.csv`.
+pub fn summary_header() -> Vec<&'static str> {
+    header(&["instance", "strategy", "metric"], &SUMMARY_STATS)
+}
 
 use super::opt;
 
@@ -77,22 +69,15 @@ pub fn write_trials_csv<W: Write>(
 /// One row per shutdown and metric. The mean has one decimal so the file is byte-stable.
 pub fn write_summary_csv<W: Write>(out: W, rows: &[SummaryRow]) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(SUMMARY_HEADER)?;
+    writer.write_record(summary_header())?;
     for row in rows {
-        let s = &row.stats;
-        writer.write_record([
+        let mut record = vec![
             row.instance.clone(),
             row.strategy.to_string(),
             row.metric.name().to_string(),
-            s.trials.to_string(),
-            s.unresolved.to_string(),
-            opt(s.min),
-            opt(s.p50),
-            opt(s.p90),
-            opt(s.p99),
-            opt(s.max),
-            s.mean.map_or_else(String::new, |m| format!("{m:.1}")),
-        ])?;
+        ];
+        record.extend(cells(&row.stats, &SUMMARY_STATS));
+        writer.write_record(&record)?;
     }
     writer.flush()?;
     Ok(())

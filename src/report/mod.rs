@@ -2,6 +2,7 @@
 
 pub mod bench_report;
 pub mod check_report;
+pub mod columns;
 mod compare_report;
 mod conform_report;
 mod csv_files;
@@ -18,17 +19,17 @@ mod sweep_report;
 mod terminal;
 
 pub use compare_report::{
-    COMPARE_HEADER, compare, compare_cdf, compare_html, render_compare, write_compare_csv,
+    compare, compare_cdf, compare_header, compare_html, render_compare, write_compare_csv,
 };
 pub use conform_report::{
     CONFORM_HEADER, conform_cdf, conform_html, render_conform, write_conform_csv,
 };
-pub use csv_files::{SUMMARY_HEADER, TRIALS_HEADER, write_summary_csv, write_trials_csv};
+pub use csv_files::{TRIALS_HEADER, summary_header, write_summary_csv, write_trials_csv};
 pub use json::{render_summary_json, scenario_hash};
 pub use keys::render_keys;
 pub use sweep_report::{
-    NamedPlot, SWEEP_STATS_HEADER, SweepPlot, SweepPlots, render_sweep, sweep, sweep_header,
-    sweep_html, sweep_plots, write_sweep_csv,
+    NamedPlot, SweepPlot, SweepPlots, render_sweep, sweep, sweep_header, sweep_html, sweep_plots,
+    write_sweep_csv,
 };
 pub use terminal::{render_deploy, render_summary};
 

@@ -10,6 +10,8 @@ use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;
+use super::columns::StatColumn::{Max, Mean, Min, P50, P90, P99, P999, Unresolved};
+use super::columns::labels;
 use super::explain::Explanation;
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, create_dir, write_text, write_with};
@@ -196,20 +198,10 @@ pub fn run_report(
 ) -> HtmlReport {
     let mut sections = Vec::new();
     for (s, config) in scenario.shutdowns.iter().enumerate() {
-        let header = [
-            "metric",
-            "unit",
-            "min",
-            "p50",
-            "p90",
-            "p99",
-            "p99.9",
-            "max",
-            "mean",
-            "unresolved",
-        ]
-        .map(String::from)
-        .to_vec();
+        let header = labels(
+            &["metric", "unit"],
+            &[Min, P50, P90, P99, P999, Max, Mean, Unresolved],
+        );
         let table_rows = rows
             .iter()
             .filter(|r| r.shutdown == s)

@@ -10,7 +10,7 @@ use crate::experiment::sweep::{PlannedPoint, run_sweep};
 use crate::experiment::{PointResult, Sweep, Vary};
 use crate::scenario::Metric;
 
-use super::compare_report::stats_cells;
+use super::columns::{SWEEP_STATS, cells, header};
 use super::describe::{
     Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
 };
@@ -73,29 +73,16 @@ pub fn sweep(
     Ok(text)
 }
 
-/// The columns of `sweep.csv` after the varied keys: one row per point, shutdown and metric.
-pub const SWEEP_STATS_HEADER: [&str; 12] = [
-    "instance",
-    "metric",
-    "trials",
-    "unresolved",
-    "min",
-    "p50",
-    "p90",
-    "p99",
-    "p99_9",
-    "max",
-    "mean",
-    "zero_share",
-];
-
-/// The header of `sweep.csv`: the varied keys as given, then [`SWEEP_STATS_HEADER`].
+/// The header of `sweep.csv`: the varied keys as given, `instance`, `metric`, then the
+/// statistics.
 pub fn sweep_header(sweep: &Sweep) -> Vec<String> {
-    sweep
-        .varies
-        .iter()
-        .map(|v| v.key.clone())
-        .chain(SWEEP_STATS_HEADER.iter().map(|h| h.to_string()))
+    let keys: Vec<String> = sweep.varies.iter().map(|v| v.key.clone()).collect();
+    keys.into_iter()
+        .chain(
+            header(&["instance", "metric"], &SWEEP_STATS)
+                .into_iter()
+                .map(String::from),
+        )
         .collect()
 }
 
@@ -109,7 +96,7 @@ pub fn write_sweep_csv<W: Write>(out: W, sweep: &Sweep) -> csv::Result<()> {
             let mut record = point.point.values.clone();
             record.push(row.instance.clone());
             record.push(row.metric.name().to_string());
-            record.extend(stats_cells(&row.stats, false));
+            record.extend(cells(&row.stats, &SWEEP_STATS));
             writer.write_record(&record)?;
         }
     }
@@ -555,19 +542,13 @@ strategy = "kill-15"
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            format!(
-                "clients.ribbon.ServerListRefreshInterval,simulation.release,{}",
-                SWEEP_STATS_HEADER.join(",")
-            )
+            "clients.ribbon.ServerListRefreshInterval,simulation.release,instance,metric,trials,\
+             unresolved,min,p50,p90,p99,p99_9,max,mean,zero_share"
         );
         // 4 points x 2 shutdowns x every metric.
         assert_eq!(lines.len(), 1 + 4 * 2 * Metric::ALL.len());
         for line in &lines[1..] {
-            assert_eq!(
-                line.split(',').count(),
-                2 + SWEEP_STATS_HEADER.len(),
-                "{line}"
-            );
+            assert_eq!(line.split(',').count(), 2 + 12, "{line}");
         }
         assert!(lines[1].starts_with("30000,Dalston,svc-0,exposure_ms,3,"));
         assert!(
