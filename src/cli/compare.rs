@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use crate::experiment::compare::{common_wait_s, expand_variants, plan_compare};
 use crate::report::compare as compare_variants;
-use crate::report::output::OutputOptions;
 use crate::scenario::{Scenario, Strategy, load};
 
 use super::progress::Progress;
@@ -62,15 +61,8 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
         );
     }
 
-    let options = OutputOptions {
-        source: args.scenario.display().to_string(),
-        set: args.common.overrides.set.clone(),
-        out_dir: args
-            .common
-            .out
-            .unwrap_or_else(|| Path::new("output").join(&base.name).join("compare")),
-        png: args.common.png,
-    };
+    let default_dir = Path::new("output").join(&base.name).join("compare");
+    let options = args.common.output(&args.scenario, default_dir);
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
     let text = compare_variants(plan, &options, &|| progress.tick());
     progress.finish();

@@ -113,6 +113,23 @@ pub(crate) struct Common {
     pub(crate) png: bool,
 }
 
+impl Common {
+    /// Where and how to write for `scenario`: `--out` or `default_dir`, `--png`, and the `--set`
+    /// overrides as given (for the plots' subtitles and the report).
+    pub(crate) fn output(
+        &self,
+        scenario: &std::path::Path,
+        default_dir: PathBuf,
+    ) -> crate::report::output::OutputOptions {
+        crate::report::output::OutputOptions {
+            source: scenario.display().to_string(),
+            set: self.overrides.set.clone(),
+            out_dir: self.out.clone().unwrap_or(default_dir),
+            png: self.png,
+        }
+    }
+}
+
 /// The `--trials`, `--seed` and `--set` overrides, in the order every command applies them.
 pub(crate) fn base_overrides(
     trials: Option<u32>,

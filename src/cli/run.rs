@@ -12,13 +12,9 @@ use super::progress::Progress;
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     let scenario = super::load(&args.scenario, &args.common.overrides.list())?;
+    let default_dir = Path::new("output").join(&scenario.name);
     let options = RunOptions {
-        source: args.scenario.display().to_string(),
-        out_dir: args
-            .common
-            .out
-            .unwrap_or_else(|| Path::new("output").join(&scenario.name)),
-        png: args.common.png,
+        output: args.common.output(&args.scenario, default_dir),
         mode: super::request_mode(args.per_request),
     };
     let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");

@@ -14,7 +14,6 @@ use clap::{ArgMatches, Args, Command, FromArgMatches};
 
 use crate::experiment::Vary;
 use crate::experiment::sweep::{check_distinct_keys, identical_points, plan_sweep};
-use crate::report::output::OutputOptions;
 use crate::report::sweep as sweep_grid;
 use crate::scenario::load;
 
@@ -99,15 +98,8 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
         eprintln!("warning: {note}");
     }
 
-    let options = OutputOptions {
-        source: args.scenario.display().to_string(),
-        set: args.common.overrides.set.clone(),
-        out_dir: args
-            .common
-            .out
-            .unwrap_or_else(|| Path::new("output").join(&base.name).join("sweep")),
-        png: args.common.png,
-    };
+    let default_dir = Path::new("output").join(&base.name).join("sweep");
+    let options = args.common.output(&args.scenario, default_dir);
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
     let text = sweep_grid(&args.vary, plan, &notes, &options, &|| progress.tick());
     progress.finish();

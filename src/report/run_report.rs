@@ -1,7 +1,7 @@
 //! `eureka-sim run`: the trials, then their files (`trials.csv`, `summary.csv`, `summary.json`,
 //! `deploy.json`, the plots, `report.html`) and the terminal text.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::eureka::RequestMode;
 use crate::experiment::deploy_metrics::summarize_deploy;
@@ -14,7 +14,7 @@ use super::columns::StatColumn::{Max, Mean, Min, P50, P90, P99, P999, Unresolved
 use super::columns::labels;
 use super::explain::Explanation;
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
-use super::output::{OutputError, create_dir, write_text, write_with};
+use super::output::{OutputError, OutputOptions, create_dir, write_text, write_with};
 use super::plot::{
     CdfPlot, CdfSeries, ImageFormat, TimelinePlot, cdf_svg_string, render_cdf, render_timeline,
     timeline_svg_string,
@@ -27,11 +27,7 @@ use super::{
 /// How `eureka-sim run` runs and where it writes.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// The scenario file as the user named it (for the terminal text and the report).
-    pub source: String,
-    pub out_dir: PathBuf,
-    /// Also write the plots as PNG.
-    pub png: bool,
+    pub output: OutputOptions,
     pub mode: RequestMode,
 }
 
@@ -44,20 +40,25 @@ pub fn run(
 ) -> Result<String, OutputError> {
     let outcomes = run_trials_with(scenario, options.mode, on_trial_done);
     let rows = summarize(scenario, &outcomes);
-    let out_dir = &options.out_dir;
+    let OutputOptions {
+        source,
+        out_dir,
+        png,
+        ..
+    } = &options.output;
     create_dir(out_dir)?;
     let trials_path = out_dir.join("trials.csv");
     let summary_path = out_dir.join("summary.csv");
     write_with(&trials_path, |w| write_trials_csv(w, scenario, &outcomes))?;
     write_with(&summary_path, |w| write_summary_csv(w, &rows))?;
-    let figures = write_figures(scenario, &outcomes, out_dir, options.png)?;
-    let report = run_report(scenario, &options.source, &outcomes, &rows, figures);
+    let figures = write_figures(scenario, &outcomes, out_dir, *png)?;
+    let report = run_report(scenario, source, &outcomes, &rows, figures);
     let html_path = out_dir.join("report.html");
     write_text(&html_path, render_html(&report))?;
     let json_path = out_dir.join("summary.json");
     write_text(&json_path, render_summary_json(scenario, &rows))?;
     let deploys = deploy_report(scenario, &outcomes, out_dir)?;
-    let mut text = render_summary(scenario, &options.source, &outcomes, &rows);
+    let mut text = render_summary(scenario, source, &outcomes, &rows);
     if !deploys.is_empty() {
         text.push_str(&format!("\n{deploys}"));
     }
