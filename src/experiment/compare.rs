@@ -237,7 +237,7 @@ pub fn run_compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::parse_str;
+    use crate::scenario::fixture::{ScenarioText, parse};
 
     const KILL9: Variant = Variant {
         strategy: Strategy::Kill9,
@@ -306,29 +306,16 @@ mod tests {
         assert_eq!(KILL9.overrides(1), ["shutdown[0].strategy=kill-9"]);
     }
 
-    const TWO_SHUTDOWNS: &str = r#"
-[simulation]
-duration-s = 600
-trials = 6
-[[app]]
-name = "svc"
-instances = 20
-[[caller]]
-name = "gateway"
-calls = "svc"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-9"
-[[shutdown]]
-instance = "svc-1"
-at-s = 250
-strategy = "pause"
-wait-s = 30
-"#;
+    fn two_shutdowns() -> String {
+        ScenarioText::simulation(&["duration-s = 600", "trials = 6"])
+            .fleet(20, &[])
+            .shutdown("svc-0", 200, "kill-9", &[])
+            .shutdown("svc-1", 250, "pause", &["wait-s = 30"])
+            .text()
+    }
 
     fn load(extra: &[String]) -> Result<Scenario, ScenarioError> {
-        parse_str(TWO_SHUTDOWNS, "t.toml", "t", extra)
+        parse(&two_shutdowns(), extra)
     }
 
     #[test]

@@ -326,34 +326,15 @@ pub fn summarize_deploy(scenario: &Scenario, d: usize, outcomes: &[TrialOutcome]
 mod tests {
     use super::*;
     use crate::experiment::closed_form;
-    use crate::scenario::parse_str;
+    use crate::scenario::fixture::{ScenarioText, parse};
 
     fn scenario(deploy: &str) -> Scenario {
-        let text = format!(
-            r#"
-[simulation]
-duration-s = 900
-trials = 1
-[network]
-latency-ms = 5
-latency-jitter-ms = 0
-[[app]]
-name = "svc"
-instances = 4
-[[caller]]
-name = "gateway"
-calls = "svc"
-rate-per-s = 20
-[[deploy]]
-app = "svc"
-at-s = 300
-{deploy}
-"#
-        );
-        match parse_str(&text, "test.toml", "test", &[]) {
-            Ok(s) => s,
-            Err(e) => panic!("test scenario invalid: {e}"),
-        }
+        let text = ScenarioText::simulation(&["duration-s = 900", "trials = 1"])
+            .table("[network]", &["latency-ms = 5", "latency-jitter-ms = 0"])
+            .fleet(4, &["rate-per-s = 20"])
+            .table("[[deploy]]", &["app = \"svc\"", "at-s = 300", deploy])
+            .text();
+        parse(&text, &[]).unwrap_or_else(|e| panic!("test scenario invalid: {e}"))
     }
 
     /// Replacing all instances at once with kill -9: the callers keep listing the dead old

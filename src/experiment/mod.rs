@@ -104,6 +104,7 @@ pub fn run_trials_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::fixture::{ScenarioText, parse};
     use crate::scenario::{Metric, parse_str};
 
     /// Two-sample Kolmogorov-Smirnov statistic.
@@ -203,37 +204,21 @@ mod tests {
     }
 
     fn modes_agree(overrides: &[&str]) {
-        let text = r#"
-[simulation]
-duration-s = 700
-trials = 400
-seed = 5
-[server]
-eureka.server.enable-self-preservation = false
-[clients]
-ribbon.MaxAutoRetriesNextServer = 0
-[[app]]
-name = "svc"
-instances = 4
-[[caller]]
-name = "gateway"
-calls = "svc"
-rate-per-s = 15
-[[shutdown]]
-instance = "svc-1"
-at-s = 300
-strategy = "kill-9"
-"#;
         let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
-        let text = if overrides
+        // With one instance, the one that stops is svc-0.
+        let alone = overrides
             .iter()
-            .any(|o| o.starts_with("app[0].instances=1"))
-        {
-            text.replace("svc-1", "svc-0")
-        } else {
-            text.to_string()
-        };
-        let scenario = parse_str(&text, "t.toml", "t", &overrides).unwrap();
+            .any(|o| o.starts_with("app[0].instances=1"));
+        let text = ScenarioText::simulation(&["duration-s = 700", "trials = 400", "seed = 5"])
+            .table(
+                "[server]",
+                &["eureka.server.enable-self-preservation = false"],
+            )
+            .table("[clients]", &["ribbon.MaxAutoRetriesNextServer = 0"])
+            .fleet(4, &["rate-per-s = 15"])
+            .shutdown(if alone { "svc-0" } else { "svc-1" }, 300, "kill-9", &[])
+            .text();
+        let scenario = parse(&text, &overrides).unwrap();
         let caller = &scenario.callers[0];
         let spring = scenario.simulation.release.train >= crate::scenario::Train::Y2020;
         let no_retry = if spring {

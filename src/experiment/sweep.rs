@@ -323,7 +323,7 @@ pub fn run_sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::parse_str;
+    use crate::scenario::fixture::{ScenarioText, parse};
 
     fn vary(arg: &str) -> Vary {
         Vary::parse(arg).unwrap()
@@ -379,24 +379,15 @@ mod tests {
         assert_eq!(expand_grid(&three).len(), 12);
     }
 
-    const BASE: &str = r#"
-[simulation]
-duration-s = 600
-trials = 4
-[[app]]
-name = "svc"
-instances = 20
-[[caller]]
-name = "gateway"
-calls = "svc"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-9"
-"#;
+    fn base() -> String {
+        ScenarioText::simulation(&["duration-s = 600", "trials = 4"])
+            .fleet(20, &[])
+            .shutdown("svc-0", 300, "kill-9", &[])
+            .text()
+    }
 
     fn load(extra: &[String]) -> Result<Scenario, ScenarioError> {
-        parse_str(BASE, "t.toml", "t", extra)
+        parse(&base(), extra)
     }
 
     #[test]

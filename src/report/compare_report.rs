@@ -434,25 +434,17 @@ mod tests {
     use super::*;
     use crate::eureka::RequestMode;
     use crate::experiment::compare::{expand_variants, plan_compare, run_compare};
-    use crate::scenario::{Strategy, parse_str};
+    use crate::scenario::Strategy;
+    use crate::scenario::fixture::{ScenarioText, parse};
 
     /// Hoxton.SR9: the last release whose /pause deregisters (`Release::pause_deregisters`).
-    const SCENARIO: &str = r#"
-[simulation]
-duration-s = 500
-trials = 5
-release = "Hoxton.SR9"
-[[app]]
-name = "svc"
-instances = 20
-[[caller]]
-name = "gateway"
-calls = "svc"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-9"
-"#;
+    fn scenario() -> String {
+        let simulation = ["duration-s = 500", "trials = 5", "release = \"Hoxton.SR9\""];
+        ScenarioText::simulation(&simulation)
+            .fleet(20, &[])
+            .shutdown("svc-0", 200, "kill-9", &[])
+            .text()
+    }
 
     fn comparison() -> Comparison {
         let variants = expand_variants(
@@ -460,10 +452,7 @@ strategy = "kill-9"
             &[60, 90],
             None,
         );
-        let plan = plan_compare(&variants, 1, |extra| {
-            parse_str(SCENARIO, "t.toml", "t", extra)
-        })
-        .unwrap();
+        let plan = plan_compare(&variants, 1, |extra| parse(&scenario(), extra)).unwrap();
         run_compare(plan, RequestMode::default(), &|| {})
     }
 

@@ -501,31 +501,19 @@ mod tests {
     use crate::eureka::RequestMode;
     use crate::experiment::Vary;
     use crate::experiment::sweep::{plan_sweep, run_sweep};
-    use crate::scenario::parse_str;
+    use crate::scenario::fixture::{ScenarioText, parse};
 
-    const SCENARIO: &str = r#"
-[simulation]
-duration-s = 500
-trials = 3
-[[app]]
-name = "svc"
-instances = 20
-[[caller]]
-name = "gateway"
-calls = "svc"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-15"
-[[shutdown]]
-instance = "svc-1"
-at-s = 250
-strategy = "kill-15"
-"#;
+    fn scenario() -> String {
+        ScenarioText::simulation(&["duration-s = 500", "trials = 3"])
+            .fleet(20, &[])
+            .shutdown("svc-0", 200, "kill-15", &[])
+            .shutdown("svc-1", 250, "kill-15", &[])
+            .text()
+    }
 
     fn sweep(args: &[&str]) -> Sweep {
         let varies: Vec<Vary> = args.iter().map(|a| Vary::parse(a).unwrap()).collect();
-        let plan = plan_sweep(&varies, |extra| parse_str(SCENARIO, "t.toml", "t", extra)).unwrap();
+        let plan = plan_sweep(&varies, |extra| parse(&scenario(), extra)).unwrap();
         run_sweep(&varies, plan, RequestMode::default(), &|| {})
     }
 

@@ -1,6 +1,8 @@
 //! Scenario files: raw TOML with Spring property names -> a validated [`Scenario`].
 
 mod error;
+#[cfg(test)]
+pub(crate) mod fixture;
 mod keys;
 mod metric;
 mod model;

@@ -1,0 +1,72 @@
+//! Scenario texts for unit tests in every layer, built from parts: most tests want "a fleet of
+//! `svc` instances behind a `gateway`, and what stops it", with a few keys of their own.
+//! (Test-only; `#[cfg(test)]`.)
+
+use super::{Scenario, ScenarioError, parse_str};
+
+/// A scenario file's text, built table by table in the order of the calls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ScenarioText(String);
+
+impl ScenarioText {
+    /// `[simulation]` with `lines` (`duration-s = 600`, `trials = 6`, ...).
+    pub(crate) fn simulation(lines: &[&str]) -> ScenarioText {
+        ScenarioText::default().table("[simulation]", lines)
+    }
+
+    /// `header` (`[network]`, `[[restart]]`, ...) with `lines`.
+    pub(crate) fn table(mut self, header: &str, lines: &[&str]) -> ScenarioText {
+        self.0.push_str(header);
+        self.0.push('\n');
+        for line in lines {
+            self.0.push_str(line);
+            self.0.push('\n');
+        }
+        self
+    }
+
+    /// `[[app]]` `svc` with `instances`, and `[[caller]]` `gateway` calling it with `caller`'s
+    /// lines (`rate-per-s = 20`, ...).
+    pub(crate) fn fleet(self, instances: u32, caller: &[&str]) -> ScenarioText {
+        let caller: Vec<&str> = ["name = \"gateway\"", "calls = \"svc\""]
+            .into_iter()
+            .chain(caller.iter().copied())
+            .collect();
+        self.table(
+            "[[app]]",
+            &["name = \"svc\"", &format!("instances = {instances}")],
+        )
+        .table("[[caller]]", &caller)
+    }
+
+    /// `[[shutdown]]` of `instance` at `at_s` by `strategy`, then `lines` (`wait-s = 30`, ...).
+    pub(crate) fn shutdown(
+        self,
+        instance: &str,
+        at_s: u64,
+        strategy: &str,
+        lines: &[&str],
+    ) -> ScenarioText {
+        let head = [
+            format!("instance = \"{instance}\""),
+            format!("at-s = {at_s}"),
+            format!("strategy = \"{strategy}\""),
+        ];
+        let all: Vec<&str> = head
+            .iter()
+            .map(String::as_str)
+            .chain(lines.iter().copied())
+            .collect();
+        self.table("[[shutdown]]", &all)
+    }
+
+    /// The text.
+    pub(crate) fn text(self) -> String {
+        self.0
+    }
+}
+
+/// Parses a test scenario (as `t.toml`) with `overrides`.
+pub(crate) fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_str(text, "t.toml", "t", overrides)
+}
