@@ -39,11 +39,10 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
 mod tests {
     use super::*;
     use crate::experiment::simulate;
-    use crate::scenario::parse_str;
+    use crate::scenario::fixture::bundled;
 
     fn kill9() -> Scenario {
-        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
-        parse_str(&text, "kill-9.toml", "kill-9", &[]).unwrap()
+        bundled("kill-9", &[])
     }
 
     /// The explained trial is the trial `run` reports: same seed, same outcome.

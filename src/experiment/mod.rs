@@ -104,8 +104,8 @@ pub fn run_trials_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::fixture::{ScenarioText, parse};
-    use crate::scenario::{Metric, parse_str};
+    use crate::scenario::Metric;
+    use crate::scenario::fixture::{ScenarioText, bundled, parse};
 
     /// Two-sample Kolmogorov-Smirnov statistic.
     fn ks(a: &[i64], b: &[i64]) -> f64 {
@@ -289,14 +289,7 @@ mod tests {
     /// Results do not depend on the number of threads.
     #[test]
     fn thread_count_does_not_change_results() {
-        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
-        let scenario = parse_str(
-            &text,
-            "kill-9.toml",
-            "kill-9",
-            &["simulation.trials=16".into()],
-        )
-        .unwrap();
+        let scenario = bundled("kill-9", &["simulation.trials=16".into()]);
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()

@@ -244,11 +244,11 @@ pub fn what_ifs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::fixture::bundled;
 
     #[test]
     fn closed_form_at_defaults_is_three_intervals_and_request_times() {
-        let text = std::fs::read_to_string("scenarios/pause.toml").unwrap();
-        let s = parse_str(&text, "pause.toml", "pause", &[]).unwrap();
+        let s = bundled("pause", &[]);
         let cf = closed_form(&s);
         // 30 + 30 + 30 s + 4 x (1 + 4) ms.
         assert_eq!(cf.total_ms(), 90_020);

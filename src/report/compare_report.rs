@@ -15,9 +15,7 @@ use super::describe::{
     tenths, text_table, with_set,
 };
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
-use super::output::{
-    OutputError, OutputOptions, create_dir, image_formats, list, write_text, write_with,
-};
+use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
 use super::plot::{CdfPlot, CdfSeries, cdf_svg_string, render_cdf};
 
 /// `eureka-sim compare`: runs every planned variant (calling `on_trial_done` after each trial),
@@ -29,22 +27,16 @@ pub fn compare(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
     let comparison = run_compare(plan, RequestMode::default(), on_trial_done);
-    let OutputOptions {
-        source,
-        set,
-        out_dir,
-        png,
-    } = options;
-    create_dir(out_dir)?;
-    let csv_path = out_dir.join("compare.csv");
-    write_with(&csv_path, |w| write_compare_csv(w, &comparison))?;
-    let mut written = vec![csv_path];
+    let (source, set, out_dir) = (&options.source, &options.set, &options.out_dir);
+    let mut written = begin_with_csv(options, "compare.csv", |w| {
+        write_compare_csv(w, &comparison)
+    })?;
     let cdf = compare_cdf(&comparison, source, set);
     let draw = |source| OutputError::Draw {
         context: "failed to draw the CDF of exposure".to_string(),
         source,
     };
-    for format in image_formats(*png) {
+    for format in image_formats(options.png) {
         let path = out_dir.join(format!("exposure-cdf.{}", format.extension()));
         render_cdf(&cdf, format, &path).map_err(draw)?;
         written.push(path);

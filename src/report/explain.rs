@@ -978,11 +978,11 @@ mod tests {
     use super::*;
     use crate::eureka::RequestMode;
     use crate::experiment::trace_trial;
+    use crate::scenario::fixture::{ScenarioText, bundled};
     use crate::scenario::parse_str;
 
     fn kill9() -> Scenario {
-        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
-        parse_str(&text, "kill-9.toml", "kill-9", &[]).unwrap()
+        bundled("kill-9", &[])
     }
 
     /// The chain names each layer in causal order for a kill -9.
@@ -1033,52 +1033,43 @@ mod tests {
             .collect()
     }
 
-    const BASE: &str = r#"
-[simulation]
-duration-s = 500
-trials = 1
-seed = 1
-release = "RELEASE"
-
-[server]
-eureka.client.register-with-eureka = false
-eureka.client.fetch-registry = false
-
-[[app]]
-name = "svc"
-instances = 2
-
-[[caller]]
-name = "gateway"
-calls = "svc"
-rate-per-s = 10
-"#;
-
-    fn with_release(release: &str, rest: &str) -> String {
-        format!("{}{rest}", BASE.replace("RELEASE", release))
+    /// Two instances and a gateway, on `release`, with no server peers.
+    fn base(release: &str) -> ScenarioText {
+        let release = format!("release = \"{release}\"");
+        ScenarioText::simulation(&["duration-s = 500", "trials = 1", "seed = 1", &release])
+            .table(
+                "[server]",
+                &[
+                    "eureka.client.register-with-eureka = false",
+                    "eureka.client.fetch-registry = false",
+                ],
+            )
+            .fleet(2, &["rate-per-s = 10"])
     }
+
+    /// `[[restart]]` of svc-0 after 10 s down.
+    const RESTART: [&str; 2] = ["instance = \"svc-0\"", "down-s = 10"];
 
     /// Netflix/eureka#717: a kill -9 after /service-registry without CANCEL_OVERRIDE, then a
     /// restart under the same id: the restart's UP register is stored OUT_OF_SERVICE by
     /// OverrideExistsRule (FACTS.md §6); it is neither a #2101 race nor a CANCEL_OVERRIDE.
     #[test]
     fn restart_register_under_a_kept_override_is_the_restarts() {
-        let text = explained(&with_release(
-            "Hoxton",
-            r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "service-registry"
-wait-s = 30
-cancel-override = false
-then = "kill-9"
-
-[[restart]]
-instance = "svc-0"
-down-s = 10
-"#,
-        ));
+        let text = explained(
+            &base("Hoxton")
+                .shutdown(
+                    "svc-0",
+                    200,
+                    "service-registry",
+                    &[
+                        "wait-s = 30",
+                        "cancel-override = false",
+                        "then = \"kill-9\"",
+                    ],
+                )
+                .table("[[restart]]", &RESTART)
+                .text(),
+        );
         assert!(
             text.contains("then stop with kill -9 without CANCEL_OVERRIDE"),
             "{text}"
@@ -1097,19 +1088,12 @@ down-s = 10
     /// DELETE but is the restart's registration, not the Dalston DOWN-after-DELETE race.
     #[test]
     fn restart_after_delete_is_not_the_2101_race() {
-        let text = explained(&with_release(
-            "Hoxton",
-            r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-15"
-
-[[restart]]
-instance = "svc-0"
-down-s = 10
-"#,
-        ));
+        let text = explained(
+            &base("Hoxton")
+                .shutdown("svc-0", 200, "kill-15", &[])
+                .table("[[restart]]", &RESTART)
+                .text(),
+        );
         assert!(text.contains("lease cancelled"), "{text}");
         assert!(
             text.contains(
@@ -1128,17 +1112,16 @@ down-s = 10
     /// cancel-override = true is still described as a CANCEL_OVERRIDE, with its `then`.
     #[test]
     fn service_registry_with_cancel_override_says_so() {
-        let text = explained(&with_release(
-            "Hoxton",
-            r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "service-registry"
-wait-s = 30
-then = "keep-running"
-"#,
-        ));
+        let text = explained(
+            &base("Hoxton")
+                .shutdown(
+                    "svc-0",
+                    200,
+                    "service-registry",
+                    &["wait-s = 30", "then = \"keep-running\""],
+                )
+                .text(),
+        );
         assert!(
             text.contains("then CANCEL_OVERRIDE (DELETE .../status"),
             "{text}"
@@ -1146,19 +1129,18 @@ then = "keep-running"
         assert!(text.contains("and keep running"), "{text}");
     }
 
-    const PAUSE_RESUME: &str = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "pause"
-resume-s = 60
-"#;
+    /// A pause of svc-0 at 200 s with a /resume 60 s later, on `release`.
+    fn pause_resume(release: &str) -> String {
+        base(release)
+            .shutdown("svc-0", 200, "pause", &["resume-s = 60"])
+            .text()
+    }
 
     /// spring-cloud-netflix#2099: on Dalston /resume registers nothing; on Edgware it registers
     /// UP; from spring-cloud-commons 2.2.7 pause and resume do not touch Eureka (FACTS.md §7).
     #[test]
     fn resume_is_explained_per_release() {
-        let dalston = explained(&with_release("Dalston", PAUSE_RESUME));
+        let dalston = explained(&pause_resume("Dalston"));
         assert!(
             dalston.contains("shuts the Eureka client down"),
             "{dalston}"
@@ -1173,7 +1155,7 @@ resume-s = 60
             dalston.contains("it never stopped serving in this trial"),
             "{dalston}"
         );
-        let edgware = explained(&with_release("Edgware", PAUSE_RESUME));
+        let edgware = explained(&pause_resume("Edgware"));
         assert!(
             edgware.contains("/resume: context.start() sets UP again"),
             "{edgware}"
@@ -1186,7 +1168,7 @@ resume-s = 60
             edgware.contains("UP again in the server's registry"),
             "{edgware}"
         );
-        let sr10 = explained(&with_release("Hoxton.SR10", PAUSE_RESUME));
+        let sr10 = explained(&pause_resume("Hoxton.SR10"));
         assert!(
             sr10.contains("/resume (spring-cloud-commons >= 2.2.7)"),
             "{sr10}"
@@ -1197,18 +1179,12 @@ resume-s = 60
     /// spring-cloud-netflix#3923: the UP register during a kill -15 is the health-check handler.
     #[test]
     fn healthcheck_up_register_is_explained() {
-        let text = explained(&with_release(
-            "Hoxton.SR8",
-            r#"
-[clients]
-eureka.client.healthcheck.enabled = true
-
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-15"
-"#,
-        ));
+        let text = explained(
+            &base("Hoxton.SR8")
+                .table("[clients]", &["eureka.client.healthcheck.enabled = true"])
+                .shutdown("svc-0", 200, "kill-15", &[])
+                .text(),
+        );
         assert!(text.contains("a register with status UP reached the server: the replicator run that the DOWN triggered"), "{text}");
         assert!(text.contains("spring-cloud-netflix#3923"), "{text}");
     }
@@ -1218,16 +1194,10 @@ strategy = "kill-15"
     #[test]
     fn result_line_names_the_balancer_and_inflight_failures() {
         let text = explained(
-            &with_release(
-                "2020.0",
-                r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-9"
-"#,
-            )
-            .replace("instances = 2", "instances = 2\nservice-time-ms = 2000"),
+            &base("2020.0")
+                .shutdown("svc-0", 200, "kill-9", &[])
+                .text()
+                .replace("instances = 2", "instances = 2\nservice-time-ms = 2000"),
         );
         assert!(text.contains("in-flight request(s) failed"), "{text}");
         assert!(text.contains(", LoadBalancer "), "{text}");
@@ -1240,13 +1210,12 @@ strategy = "kill-9"
     /// "still there at the end".
     #[test]
     fn a_balancer_that_never_listed_the_instance_is_said_so() {
-        let text = std::fs::read_to_string("scenarios/kill-9.toml").unwrap();
         let sets = [
             "simulation.release=2020.0".to_string(),
             "simulation.start-spread-s=120".to_string(),
             "clients.spring.cloud.loadbalancer.configurations=health-check".to_string(),
         ];
-        let s = parse_str(&text, "kill-9.toml", "kill-9", &sets).unwrap();
+        let s = bundled("kill-9", &sets);
         let seed = s.simulation.seed;
         let trial = (0..40)
             .find(|&k| {

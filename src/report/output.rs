@@ -78,6 +78,22 @@ where
     })
 }
 
+/// Creates the output folder and writes the command's CSV file `name` into it with `write`;
+/// returns the list of files written so far, for the command's last line.
+pub fn begin_with_csv<E>(
+    options: &OutputOptions,
+    name: &str,
+    write: impl FnOnce(BufWriter<fs::File>) -> Result<(), E>,
+) -> Result<Vec<PathBuf>, OutputError>
+where
+    E: StdError + Send + Sync + 'static,
+{
+    create_dir(&options.out_dir)?;
+    let path = options.out_dir.join(name);
+    write_with(&path, write)?;
+    Ok(vec![path])
+}
+
 /// Writes `contents` to `path`.
 pub fn write_text(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), OutputError> {
     fs::write(path, contents).map_err(|source| OutputError::Write {

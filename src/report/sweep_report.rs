@@ -15,9 +15,7 @@ use super::describe::{
     Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
 };
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
-use super::output::{
-    OutputError, OutputOptions, create_dir, image_formats, list, write_text, write_with,
-};
+use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
 use super::plot::{
     Heatmap, ImageFormat, LinePlot, PlotError, heatmap_svg_string, line_svg_string, render_heatmap,
     render_line,
@@ -34,16 +32,8 @@ pub fn sweep(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
     let sweep = run_sweep(varies, plan, RequestMode::default(), on_trial_done);
-    let OutputOptions {
-        source,
-        set,
-        out_dir,
-        png,
-    } = options;
-    create_dir(out_dir)?;
-    let csv_path = out_dir.join("sweep.csv");
-    write_with(&csv_path, |w| write_sweep_csv(w, &sweep))?;
-    let mut written = vec![csv_path];
+    let (source, set, out_dir) = (&options.source, &options.set, &options.out_dir);
+    let mut written = begin_with_csv(options, "sweep.csv", |w| write_sweep_csv(w, &sweep))?;
     let plots = sweep_plots(&sweep, source, set);
     let mut figures = Vec::new();
     for named in &plots.plots {
@@ -51,7 +41,7 @@ pub fn sweep(
             context: format!("failed to draw {}", named.stem),
             source,
         };
-        for format in image_formats(*png) {
+        for format in image_formats(options.png) {
             let path = out_dir.join(format!("{}.{}", named.stem, format.extension()));
             named.render(format, &path).map_err(draw)?;
             written.push(path);

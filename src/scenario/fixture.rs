@@ -66,6 +66,14 @@ impl ScenarioText {
     }
 }
 
+/// The bundled `scenarios/<stem>.toml` with `overrides`, parsed as `run` parses it.
+pub(crate) fn bundled(stem: &str, overrides: &[String]) -> Scenario {
+    let file = format!("{stem}.toml");
+    let text = std::fs::read_to_string(format!("scenarios/{file}"))
+        .unwrap_or_else(|e| panic!("cannot read scenarios/{file}: {e}"));
+    parse_str(&text, &file, stem, overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Parses a test scenario (as `t.toml`) with `overrides`.
 pub(crate) fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     parse_str(text, "t.toml", "t", overrides)
