@@ -27,11 +27,7 @@ pub fn temp() -> tempfile::TempDir {
 
 /// Runs the binary in `cwd` with `args` and `threads` rayon threads (0: rayon's default);
 /// panics if it panicked.
-pub fn eureka_sim<I, S>(cwd: &Path, threads: usize, args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
+pub fn eureka_sim<S: AsRef<OsStr>>(cwd: &Path, threads: usize, args: &[S]) -> Output {
     let mut command = Command::new(BIN);
     command.current_dir(cwd).args(args);
     if threads > 0 {

@@ -41,7 +41,7 @@ fn every_incident_claim_passes() {
     }
 
     let dir = temp();
-    let out = eureka_sim(dir.path(), 0, ["check".as_ref(), incidents().as_os_str()]);
+    let out = eureka_sim(dir.path(), 0, &["check".as_ref(), incidents().as_os_str()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(

@@ -22,7 +22,7 @@ fn sweep(cwd: &Path, out: &Path, threads: usize, args: &[&str]) -> Output {
     let mut all: Vec<OsString> = vec!["sweep".into(), kill9().into()];
     all.extend(args.iter().map(OsString::from));
     all.extend(["--out".into(), out.into()]);
-    eureka_sim(cwd, threads, all)
+    eureka_sim(cwd, threads, &all)
 }
 
 const STATS: [&str; 12] = [
@@ -183,7 +183,7 @@ fn a_point_has_the_figures_of_run_with_the_same_set() {
     let mut args: Vec<OsString> = vec!["run".into(), kill9().into()];
     args.extend(["--set", &set, "--trials", "40", "--seed", "11", "--out"].map(OsString::from));
     args.push(run.clone().into());
-    ok(eureka_sim(tmp.path(), 0, args));
+    ok(eureka_sim(tmp.path(), 0, &args));
     let (_, summary) = read_csv(&run.join("summary.csv"));
     let (_, rows) = read_csv(&out.join("sweep.csv"));
     let point: Vec<_> = rows.iter().filter(|r| r[REFRESH] == "5000").collect();

@@ -53,10 +53,10 @@ pub fn recommend(
             )?;
             continue;
         }
-        let r = measure(&text, &source, &overrides, strategy, options.target)?;
+        let r = measure(text, source, overrides, strategy, options.target)?;
         print_recommendation(out, &r)?;
         if options.what_if {
-            let whatifs = what_ifs(&text, &source, &overrides, strategy, options.target)?;
+            let whatifs = what_ifs(text, source, overrides, strategy, options.target)?;
             writeln!(
                 out,
                 "    what shortens it (each interval cut to a quarter):"
