@@ -4,11 +4,80 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::experiment::conform::{ConformGroup, ConformMetric, MetricComparison};
+use crate::experiment::conform::{
+    ConformGroup, ConformMetric, MetricComparison, RealTrial, compare_group,
+};
+use crate::scenario::{Scenario, Strategy};
 
 use super::describe::{common_settings, tenths, text_table};
-use super::html::{Figure, HtmlReport, Section, Table};
-use super::plot::{CdfPlot, CdfSeries};
+use super::html::{Figure, HtmlReport, Section, Table, render_html};
+use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, write_text};
+use super::plot::{CdfPlot, CdfSeries, cdf_svg_string, render_cdf};
+
+/// One group of `eureka-sim conform`, validated: a strategy and wait, the real trials that ran
+/// it (from `source`), and the scenario that carries them.
+#[derive(Debug, Clone)]
+pub struct PlannedGroup {
+    pub strategy: Strategy,
+    pub wait_ms: u64,
+    pub source: String,
+    pub real: Vec<RealTrial>,
+    pub scenario: Scenario,
+}
+
+/// `eureka-sim conform`: simulates every planned group, compares it with its real trials at
+/// level `alpha`, writes `conform.csv`, one CDF per group and metric, and `report.html`; returns
+/// the groups (for `--check`) and the terminal text.
+pub fn conform(
+    plan: Vec<PlannedGroup>,
+    alpha: f64,
+    options: &OutputOptions,
+) -> Result<(Vec<ConformGroup>, String), OutputError> {
+    let groups: Vec<ConformGroup> = plan
+        .into_iter()
+        .map(|g| compare_group(g.strategy, g.wait_ms, g.source, &g.real, g.scenario, alpha))
+        .collect();
+    let (source, out_dir) = (&options.source, &options.out_dir);
+    let written = begin_with_csv(options, "conform.csv", |w| write_conform_csv(w, &groups))?;
+    let mut figures = Vec::new();
+    for group in &groups {
+        let mut group_figures = Vec::new();
+        for metric in ConformMetric::ALL {
+            let plot = conform_cdf(group, metric, source);
+            let stem = format!("{}-{}-cdf", group.name(), metric.name());
+            for format in image_formats(options.png) {
+                let path = out_dir.join(format!("{stem}.{}", format.extension()));
+                render_cdf(&plot, format, &path).map_err(|source| OutputError::Draw {
+                    context: format!("failed to write {}", path.display()),
+                    source,
+                })?;
+            }
+            group_figures.push(Figure {
+                caption: format!(
+                    "Share of trials at or below x: {}, real stack and simulator.",
+                    metric.label()
+                ),
+                svg: cdf_svg_string(&plot).map_err(|source| OutputError::Draw {
+                    context: "failed to draw a CDF".to_string(),
+                    source,
+                })?,
+            });
+        }
+        figures.push(group_figures);
+    }
+    let html_path = out_dir.join("report.html");
+    write_text(
+        &html_path,
+        render_html(&conform_html(&groups, source, alpha, figures)),
+    )?;
+    let text = format!(
+        "{}\nwrote {}, the CDFs and {}\n",
+        render_conform(&groups, source, alpha),
+        written[0].display(),
+        html_path.display()
+    );
+    Ok((groups, text))
+}
 
 /// The columns of `conform.csv`: one row per strategy (and wait) and metric.
 pub const CONFORM_HEADER: [&str; 16] = [

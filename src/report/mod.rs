@@ -4,7 +4,7 @@ pub mod bench_report;
 pub mod check_report;
 pub mod columns;
 mod compare_report;
-mod conform_report;
+pub mod conform_report;
 mod csv_files;
 mod describe;
 pub mod explain;
