@@ -46,7 +46,9 @@ fn properties(path: &Path) -> BTreeMap<String, String> {
 /// A Spring `Duration` property in the simple format (`1s`, `500ms`, `2m`, or bare
 /// milliseconds, as `@DurationUnit`-less Duration properties read them) in milliseconds.
 fn spring_duration_ms(value: &str) -> Option<u64> {
-    let split = value.find(|c: char| !c.is_ascii_digit()).unwrap_or(value.len());
+    let split = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
     let (number, unit) = value.split_at(split);
     let n: u64 = number.parse().ok()?;
     let factor = match unit {
@@ -92,6 +94,22 @@ fn rig_properties_and_the_scenario_say_the_same() {
         checked += 1;
     }
     assert!(checked >= 8, "only {checked} properties checked");
+}
+
+/// The rig's caller does not register with Eureka (it only fetches); the scenario's caller says
+/// the same.
+#[test]
+fn the_rig_caller_registers_as_the_scenario_caller_does() {
+    let props =
+        properties(&root().join("conformance/caller/src/main/resources/application.properties"));
+    let key = "eureka.client.register-with-eureka";
+    let value = props.get(key).map_or("true", String::as_str);
+    let base = load(&scenario_path(), &[]).unwrap();
+    let with = load(&scenario_path(), &[format!("caller[0].{key}={value}")]).unwrap();
+    assert_eq!(
+        with, base,
+        "the scenario's caller disagrees with the rig's {key}={value}"
+    );
 }
 
 #[test]
