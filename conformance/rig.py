@@ -44,7 +44,10 @@ EVENTS_HEADER = ["trial", "victim", "stop_epoch_ms", "stop_serving_epoch_ms",
                  "svc_graceful_start_ms", "svc_graceful_done_ms", "svc_unregister_ms",
                  "srv_status_register_ms", "srv_status_register_status", "srv_override_ms",
                  "srv_cancel_ms", "srv_expired_ms", "srv_evict_ms",
-                 "restart_epoch_ms", "restart_first_ok_ms", "trial_wall_s"]
+                 "restart_epoch_ms", "restart_first_ok_ms", "trial_wall_s",
+                 # appended for --fresh-server (filled in every run): the server process this trial ran against
+                 "srv_start_epoch_ms", "srv_up_epoch_ms", "srv_first_evict_epoch_ms", "srv_sup_timeouts",
+                 "ready_wait_s"]
 
 PROCS = {}          # name -> Popen (every process this rig started and has not reaped)
 LOGLOCK = threading.Lock()
@@ -279,8 +282,91 @@ class Rig:
         self.ports = {sid: a.base_port + i for i, sid in enumerate(self.ids)}
         self.jvm = DEFAULT_JVM if not a.jvm_opts else a.jvm_opts.split()
         self.rng = random.Random(a.seed)
+        self.srv_restarts = []
+        self.srv = {}           # current server process: start/up epoch ms, log offset
+        self.log_offs = {}      # client log offsets for the supervisor time-out scan
 
     # -- lifecycle
+    def start_server(self):
+        """Start the Eureka server (same args every time) and wait for GET /eureka/apps = 200.
+        Records the process's start/up epoch ms and its log offset in self.srv."""
+        srv_log = os.path.join(self.run_dir, "server.log")
+        off = file_size(srv_log)
+        t0 = now_ms()
+        start_java("server", "server", [("rig.server-port", self.a.server_port)], self.run_dir, self.jvm)
+        base = "http://127.0.0.1:%d" % self.a.server_port
+        wait_until(lambda: http("GET", base + "/eureka/apps")[0] == 200, 120, "eureka server /eureka/apps")
+        self.srv = {"start_epoch_ms": t0, "up_epoch_ms": now_ms(), "log_off": off, "n": self.srv.get("n", 0) + 1}
+        return self.srv
+
+    def stop_server(self, grace_s=10):
+        """SIGTERM the server, wait for its exit (SIGKILL after grace_s), wait until its port is free."""
+        p = PROCS.pop("server")
+        killed = False
+        os.kill(p.pid, signal.SIGTERM)
+        try:
+            p.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            say("server pid %d still alive %ds after SIGTERM: SIGKILL" % (p.pid, grace_s))
+            killed = True
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(10)
+        wait_until(lambda: not port_in_use(self.a.server_port), 30, "server port %d free" % self.a.server_port)
+        return killed
+
+    def server_first_evict(self):
+        """Epoch ms of the current server's first 'Running the evict task' line, or ''."""
+        lines, _ = log_lines_since(os.path.join(self.run_dir, "server.log"), self.srv["log_off"])
+        t, _ = first_match(lines, r"Running the evict task", self.srv["start_epoch_ms"])
+        return "" if t is None else t
+
+    def sup_timeouts_since(self, t_ms):
+        """TimedSupervisorTask 'task supervisor timed out' lines (heartbeat / fetch back-off) in the
+        services' and the caller's logs with timestamp >= t_ms: (count, last epoch ms or None)."""
+        n, last = 0, None
+        for name in self.ids + ["caller"]:
+            path = os.path.join(self.run_dir, name + ".log")
+            off = self.log_offs.get(name, 0)
+            lines, _ = log_lines_since(path, off)
+            for ln in lines:
+                if "task supervisor timed out" in ln:
+                    t = parse_ts(ln)
+                    if t is not None and t >= t_ms:
+                        n += 1
+                        last = t if last is None else max(last, t)
+        return n, last
+
+    def wait_ready_fresh(self, timeout_s=240):
+        """--fresh-server: wait until the current server lists all instances UP, the caller has seen ok
+        from all of them in the last 2 s at the normal request rate (all ok), and >= settle_s have passed
+        since the server first answered and since the last TimedSupervisorTask time-out in any client
+        log (so every lease has been renewed and any heartbeat/fetch back-off, <= 10x the 1-s interval,
+        has ended)."""
+        a = self.a
+        settle = int(a.fresh_settle_s * 1000)
+        expect = 2000.0 / a.period_ms
+        t0 = time.time()
+
+        def ok():
+            t = now_ms()
+            if t - self.srv["up_epoch_ms"] < settle:
+                return False
+            _, last_to = self.sup_timeouts_since(self.srv["start_epoch_ms"] - 15000)
+            if last_to is not None and t - last_to < settle:
+                return False
+            if self.registered_up() < len(self.ids):
+                return False
+            self.clog.poll()
+            rows = self.clog.since(t - 2000)
+            seen = {r[1] for r in rows if r[2] == "ok"}
+            if not all(s in seen for s in self.ids):
+                return False
+            win = [r for r in self.clog.since(t - 2500) if r[0] < t - 500]   # complete 2-s window
+            return len(win) >= 0.9 * expect and all(r[2] == "ok" for r in win)
+        wait_until(ok, timeout_s, "fresh server ready (4 UP, steady ok traffic, %.0fs settle)" % a.fresh_settle_s,
+                   step=0.25)
+        return time.time() - t0
+
     def start_service(self, sid):
         return start_java(sid, "service", [
             ("server.port", self.ports[sid]), ("eureka.instance.instance-id", sid),
@@ -291,9 +377,7 @@ class Rig:
         if busy:
             raise RuntimeError("ports already in use on 127.0.0.1: %s (a previous rig still running?)" % busy)
         t0 = time.time()
-        start_java("server", "server", [("rig.server-port", self.a.server_port)], self.run_dir, self.jvm)
-        base = "http://127.0.0.1:%d" % self.a.server_port
-        wait_until(lambda: http("GET", base + "/eureka/apps")[0] == 200, 120, "eureka server /eureka/apps")
+        self.start_server()
         say("server up after %.1fs" % (time.time() - t0))
         if self.a.probe_ms > 0:
             threading.Thread(target=self.server_probe, daemon=True).start()
@@ -361,7 +445,12 @@ class Rig:
     def trial(self, k):
         a = self.a
         t_trial0 = time.time()
-        self.wait_steady(120)
+        if a.fresh_server:
+            ready_wait = self.wait_ready_fresh()
+        else:
+            self.wait_steady(120)
+            ready_wait = time.time() - t_trial0
+        srv_info = dict(self.srv)
         delay = self.rng.uniform(2.0, 6.0)
         time.sleep(delay)
         victim = self.ids[k % len(self.ids)] if a.victim == "rotate" else a.victim
@@ -462,12 +551,37 @@ class Rig:
         t, _ = first_match(srv_lines, r"Evicting \d+ items", stop - 1000)
         ev["srv_evict_ms"] = rel(t)
 
-        # restart the victim, same id and port; wait for >= 3 s of ok answers
+        ev["srv_start_epoch_ms"] = srv_info["start_epoch_ms"]
+        ev["srv_up_epoch_ms"] = srv_info["up_epoch_ms"]
+        ev["srv_first_evict_epoch_ms"] = self.server_first_evict()
+        ev["srv_sup_timeouts"] = self.sup_timeouts_since(srv_info["start_epoch_ms"] - 15000)[0]
+        ev["ready_wait_s"] = round(ready_wait, 1)
+
+        # restart the victim, same id and port; wait for >= 3 s of ok answers.
+        # --fresh-server (not after the last trial): the measurement window is complete here; SIGTERM the
+        # server now, start the victim while the server exits, then start the new server.
+        fresh = a.fresh_server and k < a.trials - 1
+        if fresh:
+            srv_proc = PROCS["server"]
+            os.kill(srv_proc.pid, signal.SIGTERM)
+            t_srv_term = now_ms()
         PROCS.pop(victim, None)
         wait_until(lambda: not port_in_use(port), 30, "port %d free" % port)
         t_restart = now_ms()
         self.start_service(victim)
         ev["restart_epoch_ms"] = t_restart
+        if fresh:
+            PROCS["server"] = srv_proc
+            killed = self.stop_server()     # SIGTERM already sent; waits, SIGKILL after 10 s
+            t_srv_exit = now_ms()
+            for name in self.ids + ["caller"]:
+                self.log_offs[name] = file_size(os.path.join(self.run_dir, name + ".log"))
+            self.start_server()
+            self.srv_restarts.append({"after_trial": k, "term_to_exit_ms": t_srv_exit - t_srv_term,
+                                      "sigkill": killed, "start_to_up_ms": self.srv["up_epoch_ms"] - self.srv["start_epoch_ms"]})
+            say("server restarted: exit %.1fs after SIGTERM%s, answering %.1fs after start" % (
+                (t_srv_exit - t_srv_term) / 1000.0, " (SIGKILLed)" if killed else "",
+                (self.srv["up_epoch_ms"] - self.srv["start_epoch_ms"]) / 1000.0))
 
         def back():
             self.clog.poll()
@@ -484,6 +598,7 @@ class Rig:
                 "wait_s": a.wait_s, "victim": a.victim, "instances": self.ids, "ports": self.ports,
                 "server_port": a.server_port, "period_ms": a.period_ms, "quiet_s": a.quiet_s,
                 "max_wait_s": a.max_wait_s, "probe_ms": a.probe_ms, "jvm_opts": self.jvm,
+                "fresh_server": bool(a.fresh_server), "fresh_settle_s": a.fresh_settle_s if a.fresh_server else None,
                 "java_version": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip(),
                 "versions": jar_versions(), "compressed_properties": read_props(COMPRESSED),
                 "run_dir": os.path.relpath(self.run_dir, self.out),
@@ -512,7 +627,10 @@ class Rig:
                 rows.append(row)
                 evs.append(ev)
                 meta["trials"].append({"trial": k, "victim": ev["victim"], "delay_s": round(delay, 3),
-                                       "wall_s": ev["trial_wall_s"]})
+                                       "wall_s": ev["trial_wall_s"], "ready_wait_s": ev["ready_wait_s"],
+                                       "srv_start_epoch_ms": ev["srv_start_epoch_ms"],
+                                       "srv_first_evict_epoch_ms": ev["srv_first_evict_epoch_ms"]})
+                meta["server_restarts"] = self.srv_restarts
                 say("trial %d/%d %s victim=%s dead_hits=%s chosen=%s last_dead_hit_ms=%s last_chosen_ms=%s "
                     "errors=%s unresolved=%s exit=%s wall=%.1fs" % (
                         k + 1, a.trials, a.strategy, ev["victim"], row["dead_hits"], row["chosen"],
@@ -596,6 +714,11 @@ def main():
     r.add_argument("--jvm-opts", default="", help="replace the default JVM flags")
     r.add_argument("--probe-ms", type=int, default=0,
                    help="caller instrumentation: log Eureka fetches and LB-cache reloads (poll period ms; 0 = off)")
+    r.add_argument("--fresh-server", action="store_true",
+                   help="restart the Eureka server before every trial (independent server timer phases per trial)")
+    r.add_argument("--fresh-settle-s", type=float, default=10.0,
+                   help="--fresh-server: min seconds after the new server answers (and after any client "
+                        "TimedSupervisorTask time-out) before the trial's delay starts")
     r.add_argument("--rebuild", action="store_true")
     s = sub.add_parser("summary")
     s.add_argument("csv", nargs="+")
