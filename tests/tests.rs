@@ -3,6 +3,7 @@
 //!
 //! - `cli`: what a user sees of `run`, `keys` and bad input (exit codes, messages, CSV files);
 //! - `check`, `compare`, `sweep`: those commands end to end;
+//! - `conformance`: the rig's scenario and committed real trials agree with the model;
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
 //! - `harness`: what they share.
@@ -14,6 +15,7 @@ mod harness;
 mod check;
 mod cli;
 mod compare;
+mod conformance;
 mod golden;
 mod incidents;
 mod sweep;

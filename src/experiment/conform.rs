@@ -177,6 +177,55 @@ fn parse_row<'a>(cell: &dyn Fn(usize) -> &'a str, line: usize) -> Result<RealTri
     })
 }
 
+/// What the rig recorded about one run (`run-<strategy>.json` beside `real-<strategy>.csv`):
+/// the versions it read from the jars and its wall time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunInfo {
+    /// (artifact, version), sorted by artifact.
+    pub versions: Vec<(String, String)>,
+    pub java: String,
+    pub wall_s: Option<f64>,
+    pub startup_wall_s: Option<f64>,
+    /// Whether the rig restarted the Eureka server before every trial.
+    pub fresh_server: bool,
+}
+
+/// The `run-<strategy>.json` beside a `real-<strategy>.csv`, if there is one that reads.
+pub fn read_run_info(real_csv: &Path) -> Option<RunInfo> {
+    let name = real_csv.file_name()?.to_str()?;
+    let strategy = name.strip_prefix("real-")?.strip_suffix(".csv")?;
+    let json_path = real_csv.with_file_name(format!("run-{strategy}.json"));
+    let text = std::fs::read_to_string(json_path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let versions = value
+        .get("versions")
+        .and_then(|v| v.as_object())
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let java = value
+        .get("java_version")
+        .and_then(|v| v.as_str())
+        .and_then(|s| s.lines().next())
+        .unwrap_or_default()
+        .to_string();
+    Some(RunInfo {
+        versions,
+        java,
+        wall_s: value.get("wall_s").and_then(serde_json::Value::as_f64),
+        startup_wall_s: value
+            .get("startup_wall_s")
+            .and_then(serde_json::Value::as_f64),
+        fresh_server: value
+            .get("fresh_server")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
 /// A metric compared between the two sides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConformMetric {
@@ -337,6 +386,8 @@ pub struct ConformGroup {
     /// The file the real trials came from.
     pub source: String,
     pub real_trials: usize,
+    /// The rig's record of the run, when found beside the file.
+    pub run: Option<RunInfo>,
     /// The scenario the simulator ran (with the group's strategy and wait).
     pub scenario: Scenario,
     pub metrics: Vec<MetricComparison>,
@@ -420,6 +471,7 @@ pub fn compare_group(
     ConformGroup {
         strategy,
         wait_ms,
+        run: read_run_info(Path::new(&source)),
         source,
         real_trials: real.len(),
         scenario,

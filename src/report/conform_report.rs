@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use crate::experiment::conform::{
-    ConformGroup, ConformMetric, MetricComparison, RealTrial, compare_group,
+    ConformGroup, ConformMetric, MetricComparison, RealTrial, RunInfo, compare_group,
 };
 use crate::scenario::{Scenario, Strategy};
 
@@ -221,6 +221,17 @@ pub fn render_conform(groups: &[ConformGroup], source: &str, alpha: f64) -> Stri
             group.real_trials,
             group.source
         );
+        if let Some(run) = &group.run {
+            let versions: Vec<String> = run
+                .versions
+                .iter()
+                .map(|(a, v)| format!("{a} {v}"))
+                .collect();
+            let _ = writeln!(out, "    {}", run_text(run, group.real_trials));
+            if !versions.is_empty() {
+                let _ = writeln!(out, "    versions: {}", versions.join(", "));
+            }
+        }
     }
     out.push('\n');
     let (header, rows) = comparison_rows(groups, alpha);
@@ -273,6 +284,33 @@ pub fn conform_cdf(group: &ConformGroup, metric: ConformMetric, source: &str) ->
             side("simulator", &scale(&m.simulated_values)),
         ],
     }
+}
+
+/// The rig's run in one sentence: server per trial or not, Java, wall times.
+fn run_text(run: &RunInfo, trials: usize) -> String {
+    let server = if run.fresh_server {
+        "a fresh Eureka server for every trial"
+    } else {
+        "one Eureka server process for every trial"
+    };
+    let mut text = format!("The rig ran with {server}");
+    if !run.java.is_empty() {
+        let _ = write!(text, " on {}", run.java);
+    }
+    if let Some(wall) = run.wall_s {
+        let _ = write!(
+            text,
+            "; the run took {} s ({} s a trial",
+            tenths(wall),
+            tenths(wall / trials.max(1) as f64)
+        );
+        if let Some(startup) = run.startup_wall_s {
+            let _ = write!(text, ", after {} s of start-up", tenths(startup));
+        }
+        text.push(')');
+    }
+    text.push('.');
+    text
 }
 
 /// `report.html`: the comparison table, then per group its two CDFs.

@@ -20,11 +20,12 @@ pub enum Train {
     Y2023,
     Y2024,
     Y2025,
+    Y2025_1,
 }
 
 impl Train {
     /// Every train, oldest first.
-    pub const ALL: [Train; 11] = [
+    pub const ALL: [Train; 12] = [
         Train::Dalston,
         Train::Edgware,
         Train::Finchley,
@@ -36,6 +37,7 @@ impl Train {
         Train::Y2023,
         Train::Y2024,
         Train::Y2025,
+        Train::Y2025_1,
     ];
 
     /// The name users write in `simulation.release`.
@@ -52,12 +54,13 @@ impl Train {
             Train::Y2023 => "2023.0",
             Train::Y2024 => "2024.0",
             Train::Y2025 => "2025.0",
+            Train::Y2025_1 => "2025.1",
         }
     }
 
     /// Parses a train name, case-insensitively; calendar trains also by their code names
     /// (Ilford = 2020.0, Jubilee = 2021.0, Kilburn = 2022.0, Leyton = 2023.0, Moorgate = 2024.0,
-    /// Northfields = 2025.0) and `latest`.
+    /// Northfields = 2025.0, Oakwood = 2025.1) and `latest`.
     pub fn parse(text: &str) -> Option<Train> {
         let lower = text.trim().to_ascii_lowercase();
         let train = match lower.as_str() {
@@ -71,7 +74,8 @@ impl Train {
             "2022.0" | "kilburn" => Train::Y2022,
             "2023.0" | "leyton" => Train::Y2023,
             "2024.0" | "moorgate" => Train::Y2024,
-            "2025.0" | "northfields" | "latest" => Train::Y2025,
+            "2025.0" | "northfields" => Train::Y2025,
+            "2025.1" | "oakwood" | "latest" => Train::Y2025_1,
             _ => return None,
         };
         Some(train)
@@ -110,6 +114,7 @@ impl Train {
             Train::Y2023 => Y2023,
             Train::Y2024 => Y2024,
             Train::Y2025 => Y2025,
+            Train::Y2025_1 => Y2025_1,
         }
     }
 
@@ -257,6 +262,16 @@ const Y2025: &[ServiceRelease] = &[
     sr("1", (2, 0, 5), (4, 3, 1)), // SCN 4.3.1
     sr("2", (2, 0, 6), (4, 3, 2)), // SCN 4.3.2
     sr("3", (2, 0, 6), (4, 3, 3)), // SCN 4.3.3
+];
+// 2025.1 (Oakwood) = SCN 5.0.x on Spring Boot 4.0, Eureka 2.0.x: read from the Maven Central poms
+// of spring-cloud-dependencies 2025.1.x and spring-cloud-netflix-dependencies 5.0.x (the
+// conformance rig in conformance/ runs 2025.1.4).
+const Y2025_1: &[ServiceRelease] = &[
+    sr("0", (2, 0, 5), (5, 0, 0)), // SCN 5.0.0
+    sr("1", (2, 0, 5), (5, 0, 1)), // SCN 5.0.1
+    sr("2", (2, 0, 6), (5, 0, 2)), // SCN 5.0.2
+    sr("3", (2, 0, 6), (5, 0, 3)), // SCN 5.0.2
+    sr("4", (2, 0, 6), (5, 0, 4)), // SCN 5.0.3
 ];
 
 impl fmt::Display for Train {

@@ -242,7 +242,7 @@ impl Kind {
             Kind::Bool => "true or false".to_string(),
             Kind::Name => "a name of letters, digits, `_`, `.` and `-`".to_string(),
             Kind::Train => format!(
-                "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, latest), \
+                "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, Oakwood, latest), \
                  alone (its last service release) or with a service release such as \
                  Hoxton.RELEASE, Hoxton.SR9, 2020.0.3",
                 Train::ALL.map(Train::name).join(", ")

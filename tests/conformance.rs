@@ -1,0 +1,147 @@
+//! The conformance rig (conformance/): the simulator's scenario says what the real stack's
+//! properties say, and the committed real trials agree with the model.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use eureka_sim::scenario::load;
+
+use crate::harness::{eureka_sim, repo as root, temp};
+
+fn scenario_path() -> PathBuf {
+    root().join("conformance/scenario.toml")
+}
+
+/// Properties the rig sets that have no counterpart in the simulator, with the reason.
+const RIG_ONLY: [(&str, &str); 2] = [
+    (
+        "eureka.client.service-url.defaultZone",
+        "where the clients find the server: the simulator has one server by construction",
+    ),
+    (
+        "eureka.server.wait-time-in-ms-when-sync-empty",
+        "0 lets the standalone server serve the registry at once; the simulator's server \
+         never withholds it",
+    ),
+];
+
+/// `key=value` lines of a .properties file (comments and blank lines skipped).
+fn properties(path: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (k, v) = l.split_once('=').expect("key=value");
+            (k.trim().to_string(), v.trim().to_string())
+        })
+        .collect()
+}
+
+/// A Spring `Duration` property in the simple format (`1s`, `500ms`, `2m`, or bare
+/// milliseconds, as `@DurationUnit`-less Duration properties read them) in milliseconds.
+fn spring_duration_ms(value: &str) -> Option<u64> {
+    let split = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let n: u64 = number.parse().ok()?;
+    let factor = match unit {
+        "" | "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        _ => return None,
+    };
+    Some(n * factor)
+}
+
+/// Every property of conformance/compressed.properties, set onto the scenario as a `--set`,
+/// leaves the scenario unchanged: the simulator already runs with the rig's values.
+#[test]
+fn rig_properties_and_the_scenario_say_the_same() {
+    let props = properties(&root().join("conformance/compressed.properties"));
+    assert!(props.len() >= 8, "compressed.properties lost its settings");
+    let base = load(&scenario_path(), &[]).unwrap();
+    let mut checked = 0;
+    for (key, value) in &props {
+        if RIG_ONLY.iter().any(|(k, _)| k == key) {
+            continue;
+        }
+        let value = if key == "spring.cloud.loadbalancer.cache.ttl" {
+            spring_duration_ms(value)
+                .unwrap_or_else(|| panic!("{key}={value}: not a Spring duration"))
+                .to_string()
+        } else {
+            value.clone()
+        };
+        let table = if key.starts_with("eureka.server.") {
+            "server"
+        } else {
+            "clients"
+        };
+        let set = format!("{table}.{key}={value}");
+        let with = load(&scenario_path(), std::slice::from_ref(&set))
+            .unwrap_or_else(|e| panic!("the simulator does not take the rig's {key}: {e}"));
+        assert_eq!(
+            with, base,
+            "conformance/scenario.toml disagrees with the rig's {key}={value}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} properties checked");
+}
+
+/// The rig's caller does not register with Eureka (it only fetches); the scenario's caller says
+/// the same.
+#[test]
+fn the_rig_caller_registers_as_the_scenario_caller_does() {
+    let props =
+        properties(&root().join("conformance/caller/src/main/resources/application.properties"));
+    let key = "eureka.client.register-with-eureka";
+    let value = props.get(key).map_or("true", String::as_str);
+    let base = load(&scenario_path(), &[]).unwrap();
+    let with = load(&scenario_path(), &[format!("caller[0].{key}={value}")]).unwrap();
+    assert_eq!(
+        with, base,
+        "the scenario's caller disagrees with the rig's {key}={value}"
+    );
+}
+
+#[test]
+fn spring_durations_are_read_as_spring_reads_them() {
+    assert_eq!(spring_duration_ms("1s"), Some(1000));
+    assert_eq!(spring_duration_ms("1000"), Some(1000));
+    assert_eq!(spring_duration_ms("250ms"), Some(250));
+    assert_eq!(spring_duration_ms("1h"), None);
+}
+
+/// A broken file of real trials is bad input: exit 2, naming the file, the line, the column and
+/// what is allowed, and nothing is written.
+#[test]
+fn conform_rejects_a_bad_real_file_with_exit_2() {
+    let dir = temp();
+    let real = dir.path().join("real-kill-9.csv");
+    std::fs::write(
+        &real,
+        "trial,strategy,wait_ms,dead_hits,last_dead_hit_ms,unresolved\n0,kill-9,0,3,12x,0\n",
+    )
+    .unwrap();
+    let scenario = scenario_path();
+    let args: [&OsStr; 6] = [
+        "conform".as_ref(),
+        scenario.as_os_str(),
+        "--real".as_ref(),
+        real.as_os_str(),
+        "--trials".as_ref(),
+        "10".as_ref(),
+    ];
+    let out = eureka_sim(root(), 0, &args);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("real-kill-9.csv:2: column `last_dead_hit_ms` is `12x`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("conform.csv").exists());
+}
