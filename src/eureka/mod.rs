@@ -8,10 +8,12 @@ pub mod circuit_breaker;
 mod client;
 pub mod delta;
 mod deploy;
-mod healthcheck;
+pub mod ids;
+pub mod layout;
 pub mod lease;
 pub mod measured_rate;
 mod observe;
+pub mod protocol;
 pub mod rate_limiter;
 pub mod registry;
 pub mod response_cache;
@@ -26,13 +28,12 @@ mod world;
 #[cfg(test)]
 mod tests;
 
-/// Index of a process (an app instance, a caller, or the server) in the world.
-pub type ProcessId = usize;
-
 pub use client::{DiscoveryClient, REPLICATOR_STOP_WAIT_MS};
-pub use observe::{Observation, Observer, RouteId};
+pub use ids::{ProcessId, RouteId, ServerId};
+pub use layout::{Layout, ProcessKind, ProcessSlot, RouteSlot};
+pub use observe::{Observation, Observer};
 pub use route::{RIBBON_FIRST_REFRESH_MS, RequestMode};
 pub use server::{EurekaServer, RENEWS_WINDOW_MS};
 pub use shutdown::{DALSTON_DEREGISTER_HOP_MS, WEB_SERVER_STOP_MS};
 pub use status::InstanceStatus;
-pub use world::{Layout, Process, ProcessKind, ProcessSlot, RouteSlot, World};
+pub use world::{Process, World};

@@ -15,14 +15,14 @@
 //!   most about `threshold × list length` requests per blackout, whatever the request rate.
 
 use crate::engine::SimTime;
+use crate::eureka::circuit_breaker::eligible_servers;
+use crate::eureka::ids::{ProcessId, RouteId};
+use crate::eureka::observe::{Observation, Observer};
+use crate::eureka::round_robin::{first_pick, run_batch, step};
+use crate::eureka::route::Answer;
+use crate::eureka::route::inflight::Accepted;
 
-use super::super::ProcessId;
-use super::super::circuit_breaker::eligible_servers;
-use super::super::observe::{Observation, Observer, RouteId};
-use super::super::round_robin::{first_pick, run_batch, step};
-use super::super::world::World;
-use super::attempt::Answer;
-use super::inflight::Accepted;
+use super::World;
 
 /// What the routing state of a route allows at one instant (with the circuit breaker).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,42 +2,41 @@
 //!
 //! `run()` is a loop over `step()`; `step()` pops the next event, advances the clock and hands
 //! the event to the actor that owns it. Actors keep their own state (`EurekaServer`,
-//! `DiscoveryClient`, `Route`, `ShutdownRun`); their event handlers live beside them as
-//! `impl World` blocks in their own modules.
+//! `DiscoveryClient`, `Route`, `ShutdownRun`) in their own modules, which never see the world;
+//! the event handlers that connect them are the `impl World` blocks of this folder, one file per
+//! rule (`world/client.rs` for `client.rs`, ...). This folder is the only place that knows
+//! everyone (`src/import_graph.rs` keeps it so).
 
-use std::rc::Rc;
+mod batch;
+mod client;
+mod delta;
+mod deploy;
+mod healthcheck;
+mod inflight;
+mod restart;
+mod route;
+mod server;
+mod shutdown;
+mod spring;
 
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
 use crate::scenario::{ClientConfig, Scenario};
 
-use super::ProcessId;
 use super::client::DiscoveryClient;
-use super::delta::DeltaPayload;
 use super::deploy::DeployRun;
-use super::observe::{Observation, Observer, RouteId};
-use super::registry::Registrant;
-use super::response_cache::Payload;
+use super::ids::{ProcessId, RouteId};
+use super::layout::{Layout, ProcessKind};
+use super::observe::{Observation, Observer};
+use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
 use super::route::{Answer, RequestMode, Route, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
-use super::status::InstanceStatus;
 
 /// Wall-clock epoch of simulated time 0 (ms since 1970), before the per-trial random offset.
 /// Only differences and alignment matter; a realistic size keeps `RateLimiter` arithmetic as in
 /// production (its first refill tests against a zero stamp).
 const WALL_EPOCH_BASE_MS: u64 = 1_700_000_000_000;
-
-/// What a process is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProcessKind {
-    /// Instance `index` of `Scenario::apps[app]`.
-    AppInstance { app: usize, index: u32 },
-    /// `Scenario::callers[caller]`.
-    Caller { caller: usize },
-    /// The Eureka server's own process (its embedded client).
-    Server,
-}
 
 /// One JVM: its Eureka client and whether it is up and serving.
 #[derive(Debug)]
@@ -82,69 +81,6 @@ impl Process {
             Answer::Refuses
         }
     }
-}
-
-/// A REST call from a client to the Eureka server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Call {
-    /// `POST /apps/{app}` with the client's InstanceInfo.
-    Register { info: Registrant, why: RegisterWhy },
-    /// `PUT /apps/{app}/{id}?lastDirtyTimestamp=` (heartbeat).
-    Renew { last_dirty: u64 },
-    /// `GET /apps` (full fetch).
-    FetchAll { why: FetchWhy },
-    /// `GET /apps/delta`.
-    FetchDelta,
-    /// `DELETE /apps/{app}/{id}` (unregister).
-    Cancel,
-    /// `PUT /apps/{app}/{id}/status?value=`.
-    PutStatus {
-        status: InstanceStatus,
-        last_dirty: u64,
-    },
-    /// `DELETE /apps/{app}/{id}/status` (no value: the status becomes UNKNOWN).
-    DeleteStatus,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RegisterWhy {
-    /// The constructor's `shouldEnforceRegistrationAtInit` register.
-    Init,
-    /// `InstanceInfoReplicator#run` (periodic or on demand).
-    Replicator,
-    /// A heartbeat answered 404.
-    HeartbeatReRegister,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FetchWhy {
-    Init,
-    Periodic,
-    /// `DiscoveryClient#reconcileAndLogDifference`: the delta left a different reconcile hash.
-    Reconcile,
-}
-
-/// The server's answer to a [`Call`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    Registered {
-        why: RegisterWhy,
-    },
-    Renewed {
-        found: bool,
-    },
-    Fetched {
-        why: FetchWhy,
-        payload: Rc<Payload>,
-    },
-    Delta {
-        payload: Rc<DeltaPayload>,
-    },
-    /// `GET /apps/delta` answered 403 (`eureka.server.disable-delta`).
-    DeltaForbidden,
-    Cancelled,
-    StatusPut,
-    StatusDeleted,
 }
 
 /// Everything that can happen. Timer events carry the generation they were armed with; a
@@ -435,107 +371,6 @@ impl<'s, O: Observer> World<'s, O> {
 
     pub fn processes(&self) -> &[Process] {
         &self.processes
-    }
-}
-
-/// Who is who in a scenario's world: a pure function of the scenario, shared by the world and
-/// by observers that need to know which process or route is which.
-#[derive(Debug, Clone)]
-pub struct Layout {
-    /// Processes in a fixed order: app instances (app by app), then callers, then the server.
-    pub processes: Vec<ProcessSlot>,
-    /// Caller routes in order: callers, then each caller's called apps in order.
-    pub routes: Vec<RouteSlot>,
-    /// The process of each `[[shutdown]]`, in order.
-    pub targets: Vec<ProcessId>,
-    /// Processes from this index on are not started at boot: they are the new processes of
-    /// `[[restart]]`s with `new-instance-id` and of `[[deploy]]`s, after the server.
-    pub first_replacement: ProcessId,
-    /// Per `[[restart]]`: (the process that exits, the process that starts; the same unless the
-    /// restart takes a new instance id).
-    pub restarts: Vec<(ProcessId, ProcessId)>,
-    /// Per `[[deploy]]`: (old process, new process) of each instance, in index order.
-    pub deploys: Vec<Vec<(ProcessId, ProcessId)>>,
-}
-
-#[derive(Debug, Clone)]
-pub struct ProcessSlot {
-    pub name: String,
-    pub kind: ProcessKind,
-    pub application: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct RouteSlot {
-    pub caller: usize,
-    pub process: ProcessId,
-    pub application: usize,
-    /// Index into the caller's `calls`.
-    pub target: usize,
-}
-
-impl Layout {
-    pub fn new(scenario: &Scenario) -> Layout {
-        let mut processes = Vec::new();
-        for (a, app) in scenario.apps.iter().enumerate() {
-            for index in 0..app.instances {
-                processes.push(ProcessSlot {
-                    name: scenario.instance_id(a, index),
-                    kind: ProcessKind::AppInstance { app: a, index },
-                    application: a,
-                });
-            }
-        }
-        let first_caller_app = scenario.apps.len();
-        let mut routes = Vec::new();
-        for (c, caller) in scenario.callers.iter().enumerate() {
-            let process = processes.len();
-            processes.push(ProcessSlot {
-                name: caller.name.clone(),
-                kind: ProcessKind::Caller { caller: c },
-                application: first_caller_app + c,
-            });
-            for (target, call) in caller.calls.iter().enumerate() {
-                routes.push(RouteSlot {
-                    caller: c,
-                    process,
-                    application: call.app,
-                    target,
-                });
-            }
-        }
-        processes.push(ProcessSlot {
-            name: scenario.server.application_name.clone(),
-            kind: ProcessKind::Server,
-            application: first_caller_app + scenario.callers.len(),
-        });
-        let targets = scenario
-            .shutdowns
-            .iter()
-            .map(|s| {
-                processes
-                    .iter()
-                    .position(|p| {
-                        p.kind
-                            == ProcessKind::AppInstance {
-                                app: s.app,
-                                index: s.index,
-                            }
-                    })
-                    .unwrap_or(usize::MAX)
-            })
-            .collect();
-        let first_replacement = processes.len();
-        let restarts = super::restart::add_restart_slots(scenario, &mut processes);
-        let deploys = super::deploy::add_deploy_slots(scenario, &mut processes);
-        Layout {
-            processes,
-            routes,
-            targets,
-            first_replacement,
-            restarts,
-            deploys,
-        }
     }
 }
 

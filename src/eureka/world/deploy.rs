@@ -1,0 +1,76 @@
+//! The world's handlers for `deploy` (the rules and their state live in `eureka::deploy`).
+
+use crate::engine::SimTime;
+use crate::eureka::ids::ProcessId;
+use crate::eureka::layout::ProcessKind;
+use crate::eureka::observe::{Observation, Observer};
+use crate::eureka::shutdown::{ShutdownRun, Step};
+use crate::scenario::ShutdownConfig;
+
+use super::{Event, World};
+
+impl<O: Observer> World<'_, O> {
+    pub(super) fn schedule_deploys(&mut self) {
+        for deploy in 0..self.deploys.len() {
+            let at = SimTime(self.deploys[deploy].config.at_ms);
+            self.queue.schedule(at, Event::DeployBatch { deploy });
+        }
+    }
+
+    /// Starts the next batch: old instances begin departing, replacements start.
+    pub(super) fn on_deploy_batch(&mut self, deploy: usize) {
+        let run = &self.deploys[deploy];
+        let start = run.next;
+        let end = (start + run.config.batch_size as usize).min(run.pairs.len());
+        if start >= end {
+            return;
+        }
+        let batch: Vec<(ProcessId, ProcessId)> = run.pairs[start..end].to_vec();
+        let config = run.config.clone();
+        self.deploys[deploy].next = end;
+        self.deploys[deploy].waiting = batch.iter().map(|&(_, new)| new).collect();
+        if start == 0 {
+            // Batched mode: the requests before the deploy are counted before it begins.
+            let now = self.now();
+            self.flush_all_routes(now);
+        }
+        self.observe(Observation::DeployBatch {
+            deploy,
+            size: batch.len(),
+        });
+        let now = self.now();
+        for (old, new) in batch {
+            if let ProcessKind::AppInstance { app, index } = self.processes[old].kind {
+                let shutdown = ShutdownConfig::with_defaults(
+                    self.processes[old].name.clone(),
+                    (app, index),
+                    now.ms(),
+                    config.strategy,
+                    (config.wait_ms, config.then),
+                );
+                self.shutdowns.push(ShutdownRun::new(shutdown, old));
+                let run = self.shutdowns.len() - 1;
+                self.on_shutdown_step(run, Step::Begin);
+            }
+            self.processes[new].startup_ms = config.startup_ms;
+            self.on_client_create(new);
+        }
+    }
+
+    /// A process became UP in the registry: if it was the last replacement of its batch the
+    /// deploy waits, the next batch starts `interval-s` later.
+    pub(super) fn deploy_saw_up(&mut self, p: ProcessId) {
+        for deploy in 0..self.deploys.len() {
+            let run = &mut self.deploys[deploy];
+            let Some(i) = run.waiting.iter().position(|&w| w == p) else {
+                continue;
+            };
+            run.waiting.swap_remove(i);
+            if run.waiting.is_empty() && run.next < run.pairs.len() {
+                let interval = run.config.interval_ms;
+                self.queue
+                    .schedule_in(interval, Event::DeployBatch { deploy });
+            }
+        }
+    }
+}

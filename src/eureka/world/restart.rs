@@ -1,0 +1,68 @@
+//! The world's handlers for `restart` (the rules and their state live in `eureka::restart`).
+
+use crate::eureka::client::DiscoveryClient;
+use crate::eureka::ids::ProcessId;
+use crate::eureka::observe::{Observation, Observer};
+use crate::scenario::RestartWhen;
+
+use super::{Event, World};
+
+impl<O: Observer> World<'_, O> {
+    /// Schedules every restart with a fixed `at-s`.
+    pub(super) fn schedule_restarts(&mut self) {
+        for run in 0..self.restarts.len() {
+            if let RestartWhen::At(at) = self.restarts[run].config.when {
+                self.restarts[run].scheduled = true;
+                self.queue
+                    .schedule(crate::engine::SimTime(at), Event::Restart { run });
+            }
+        }
+    }
+
+    /// A process exited (kill -9, or the end of a graceful exit): start the `down-s` clock of a
+    /// restart waiting for it.
+    pub(super) fn on_process_exit(&mut self, p: ProcessId) {
+        for run in 0..self.restarts.len() {
+            let r = &mut self.restarts[run];
+            if r.old != p || r.scheduled || r.done {
+                continue;
+            }
+            if let RestartWhen::AfterExit(down) = r.config.when {
+                r.scheduled = true;
+                self.queue.schedule_in(down, Event::Restart { run });
+            }
+        }
+    }
+
+    /// Starts the new incarnation: a still-running previous one is killed first (an orchestrator
+    /// replacing a process does not wait for it), the metrics of the old one freeze, and the new
+    /// process goes through the boot lifecycle.
+    pub(super) fn on_restart(&mut self, run: usize) {
+        let (old, new) = (self.restarts[run].old, self.restarts[run].new);
+        if self.restarts[run].done || old >= self.processes.len() {
+            return;
+        }
+        self.restarts[run].done = true;
+        if self.processes[old].alive {
+            self.kill_process(old);
+        }
+        self.observe(Observation::Restarted { process: old });
+        if new == old {
+            let Some(rng) = self.restarts[run].rng.take() else {
+                return;
+            };
+            let previous = &self.processes[old].client;
+            let mut client = DiscoveryClient::new(previous.config.clone(), rng);
+            // Timer events of the previous incarnation still in the queue carry its generations;
+            // starting above them keeps them stale for the new client.
+            client.incarnation = previous.incarnation + 1;
+            client.heartbeat_generation = previous.heartbeat_generation + 1;
+            client.fetch_generation = previous.fetch_generation + 1;
+            client.replicator.generation = previous.replicator.generation + 1;
+            let process = &mut self.processes[old];
+            process.client = client;
+            process.serving = false;
+        }
+        self.on_client_create(new);
+    }
+}
