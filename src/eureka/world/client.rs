@@ -21,12 +21,8 @@ impl<O: Observer> World<'_, O> {
     /// `DiscoveryClient` constructor runs its synchronous full fetch (FACTS.md §5.1).
     pub(super) fn on_client_create(&mut self, p: ProcessId) {
         let wall = self.wall_now();
-        if self.processes[p].host_vanishes {
-            // A vanished host's attempts stop timing out (a new incarnation refuses).
-            let now = self.now();
-            self.flush_all_routes(now);
-        }
-        self.processes[p].alive = true;
+        // A vanished host's attempts stop timing out (a new incarnation refuses).
+        self.set_alive(p, true);
         self.observe(Observation::ClientCreated { process: p });
         let client = &mut self.processes[p].client;
         client.info = InstanceInfo {
@@ -122,12 +118,10 @@ impl<O: Observer> World<'_, O> {
     /// `EurekaAutoServiceRegistration#start` on `WebServerInitializedEvent`: the instance's status
     /// becomes UP (`eureka.instance.initial-status`), and the web server accepts requests.
     pub(super) fn on_web_server_ready(&mut self, p: ProcessId) {
-        if !self.processes[p].alive {
+        if !self.processes[p].alive() {
             return;
         }
-        let now = self.now();
-        self.flush_all_routes(now);
-        self.processes[p].serving = true;
+        self.set_serving(p, true);
         self.set_instance_status(p, InstanceStatus::Up);
         if let ProcessKind::Caller { caller } = self.processes[p].kind {
             self.start_caller_traffic(caller);
@@ -172,7 +166,7 @@ impl<O: Observer> World<'_, O> {
     /// The on-demand task: cancel the pending periodic run, then run now (after the running task,
     /// on the single replicator thread).
     pub(super) fn on_replicator_on_demand(&mut self, p: ProcessId) {
-        if !self.processes[p].alive {
+        if !self.processes[p].alive() {
             return;
         }
         let replicator = &mut self.client(p).replicator;
@@ -194,7 +188,7 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         client.replicator.periodic_due = None;
-        if !self.processes[p].alive {
+        if !self.processes[p].alive() {
             return;
         }
         self.replicator_run(p);
@@ -260,7 +254,7 @@ impl<O: Observer> World<'_, O> {
     /// The heartbeat task (`DiscoveryClient#renew`).
     pub(super) fn on_heartbeat(&mut self, p: ProcessId, generation: u32) {
         let client = &self.processes[p].client;
-        if !self.processes[p].alive
+        if !self.processes[p].alive()
             || !client.tasks_running
             || client.heartbeat_generation != generation
         {
@@ -288,7 +282,7 @@ impl<O: Observer> World<'_, O> {
     /// a full fetch, see `delta.rs`).
     pub(super) fn on_fetch_timer(&mut self, p: ProcessId, generation: u32) {
         let client = &self.processes[p].client;
-        if !self.processes[p].alive
+        if !self.processes[p].alive()
             || !client.tasks_running
             || client.fetch_generation != generation
         {
@@ -536,17 +530,13 @@ impl<O: Observer> World<'_, O> {
     /// The process dies at once (kill -9, or the end of a graceful exit): nothing more is sent,
     /// replies are dropped, timers are void.
     pub(super) fn kill_process(&mut self, p: ProcessId) {
-        if self.processes[p].host_vanishes {
-            // From now on attempts to it time out instead of being refused.
-            let now = self.now();
-            self.flush_all_routes(now);
-        }
+        // On a vanished host, attempts time out from now on instead of being refused.
+        self.set_alive(p, false);
         let process = &mut self.processes[p];
-        process.alive = false;
         process.client.tasks_running = false;
         process.client.listener = false;
         process.client.replicator.dead = true;
-        if process.serving {
+        if process.serving() {
             self.stop_serving_abruptly(p);
         } else {
             self.cut_graceful_phase(p);
@@ -556,10 +546,8 @@ impl<O: Observer> World<'_, O> {
 
     /// The web server stops accepting requests.
     pub(super) fn stop_serving(&mut self, p: ProcessId) {
-        if self.processes[p].serving {
-            let now = self.now();
-            self.flush_all_routes(now);
-            self.processes[p].serving = false;
+        if self.processes[p].serving() {
+            self.set_serving(p, false);
             self.observe(Observation::StoppedServing { process: p });
         }
     }

@@ -31,8 +31,7 @@ impl<O: Observer> World<'_, O> {
         self.deploys[deploy].waiting = batch.iter().map(|&(_, new)| new).collect();
         if start == 0 {
             // Batched mode: the requests before the deploy are counted before it begins.
-            let now = self.now();
-            self.flush_all_routes(now);
+            self.settle_routes();
         }
         self.observe(Observation::DeployBatch {
             deploy,

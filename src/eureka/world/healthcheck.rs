@@ -29,7 +29,7 @@ impl<O: Observer> World<'_, O> {
         let process = &self.processes[p];
         let client = &process.client;
         if !client.config.healthcheck_enabled
-            || !process.alive
+            || !process.alive()
             || client.shutdown != ShutdownPhase::Running
             || client.info.status == InstanceStatus::Starting
         {

@@ -1,9 +1,8 @@
 //! The world's handlers for `route::inflight` (the rules and their state live in `eureka::route::inflight`).
 
-use crate::eureka::ids::{ProcessId, RouteId};
+use crate::eureka::ids::ProcessId;
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::Route;
 use crate::eureka::route::inflight::GRACEFUL_POLL_MS;
 
 use super::{GracefulPhase, World};
@@ -27,11 +26,11 @@ impl<O: Observer> World<'_, O> {
         let mut count = 0;
         let mut latest: Option<f64> = None;
         for r in 0..self.routes.len() {
-            let route: &mut Route = &mut self.routes[r];
+            let route = &self.routes[r];
             if route.application != application || !route.tracks_in_flight() {
                 continue;
             }
-            let (c, l) = route.accepted_after(p, cut_us);
+            let (c, l) = self.accepted_after(r, p, cut_us);
             count += c;
             latest = match (latest, l) {
                 (Some(a), Some(b)) => Some(a.max(b)),
@@ -51,11 +50,12 @@ impl<O: Observer> World<'_, O> {
     /// requests in flight on `p` fail (Spring Boot reference "Graceful Shutdown": without it
     /// the web server stops without waiting for active requests; FACTS.md §7).
     pub(in crate::eureka) fn stop_serving_abruptly(&mut self, p: ProcessId) {
-        if !self.processes[p].serving {
+        if !self.processes[p].serving() {
             return;
         }
+        // The requests up to now are counted before those in flight are read.
+        self.settle_routes();
         let now = self.now();
-        self.flush_all_routes(now);
         let now_us = now.ms() as f64 * 1000.0;
         let service_us = self.service_us(p);
         let failed = if service_us > 0.0 {
@@ -75,11 +75,12 @@ impl<O: Observer> World<'_, O> {
     /// stop ends the requests still running (they fail). Returns how long the phase lasts, in
     /// ms: 0 with nothing in flight, so `service-time-ms = 0` leaves the timeline unchanged.
     pub(in crate::eureka) fn stop_serving_gracefully(&mut self, p: ProcessId) -> u64 {
-        if !self.processes[p].serving {
+        if !self.processes[p].serving() {
             return 0;
         }
+        // The requests up to now are counted before those in flight are read.
+        self.settle_routes();
         let now = self.now();
-        self.flush_all_routes(now);
         let now_us = now.ms() as f64 * 1000.0;
         let service_us = self.service_us(p);
         let timeout_ms = self.processes[p]
@@ -134,11 +135,5 @@ impl<O: Observer> World<'_, O> {
             None => 0,
         };
         self.observe_in_flight_failed(p, running.saturating_sub(counted));
-    }
-
-    /// Records a request handled one by one (per-request mode, and the requests batched mode
-    /// handles singly) for the in-flight count.
-    pub(super) fn note_served_one(&mut self, r: RouteId, at_us: f64, by: Option<ProcessId>) {
-        self.routes[r].note_served_one(at_us, by);
     }
 }

@@ -7,7 +7,6 @@
 //! rule (`world/client.rs` for `client.rs`, ...). This folder is the only place that knows
 //! everyone (`src/import_graph.rs` keeps it so).
 
-mod batch;
 mod client;
 mod delta;
 mod deploy;
@@ -15,6 +14,7 @@ mod healthcheck;
 mod inflight;
 mod restart;
 mod route;
+mod routing;
 mod server;
 mod shutdown;
 mod spring;
@@ -32,6 +32,7 @@ use super::restart::RestartRun;
 use super::route::{Answer, RequestMode, Route, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
+use routing::{Liveness, Routes};
 
 /// Wall-clock epoch of simulated time 0 (ms since 1970), before the per-trial random offset.
 /// Only differences and alignment matter; a realistic size keeps `RateLimiter` arithmetic as in
@@ -45,12 +46,9 @@ pub struct Process {
     pub kind: ProcessKind,
     /// Application index: apps first, then callers, then the server.
     pub application: usize,
-    /// The JVM is running (its threads act and receive replies).
-    pub alive: bool,
-    /// The web server accepts requests.
-    pub serving: bool,
-    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
-    pub host_vanishes: bool,
+    /// Alive, serving, host gone: written only through `World::set_alive` / `set_serving`
+    /// (`routing.rs`), which settle the batched request counts first.
+    liveness: Liveness,
     pub client: DiscoveryClient,
     /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
     pub startup_ms: Option<u64>,
@@ -69,17 +67,24 @@ pub struct GracefulPhase {
 }
 
 impl Process {
-    /// How the process answers a connection attempt (FACTS.md §7): its web server accepts;
-    /// a stopped web server on a live host refuses; a process that is gone from a vanished
-    /// host leaves the attempt to time out.
+    /// The JVM is running (its threads act and receive replies).
+    pub fn alive(&self) -> bool {
+        self.liveness.alive()
+    }
+
+    /// The web server accepts requests.
+    pub fn serving(&self) -> bool {
+        self.liveness.serving()
+    }
+
+    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
+    pub fn host_vanishes(&self) -> bool {
+        self.liveness.host_vanishes()
+    }
+
+    /// How the process answers a connection attempt ([`Liveness::answer`]).
     pub fn answer(&self) -> Answer {
-        if self.serving {
-            Answer::Accepts
-        } else if !self.alive && self.host_vanishes {
-            Answer::TimesOut
-        } else {
-            Answer::Refuses
-        }
+        self.liveness.answer()
     }
 }
 
@@ -153,7 +158,7 @@ pub struct World<'s, O: Observer> {
     pub(super) queue: EventQueue<Event>,
     pub(super) server: EurekaServer,
     pub(super) processes: Vec<Process>,
-    pub(super) routes: Vec<Route>,
+    pub(super) routes: Routes,
     pub(super) shutdowns: Vec<ShutdownRun>,
     pub(super) restarts: Vec<RestartRun>,
     pub(super) deploys: Vec<DeployRun>,
@@ -193,11 +198,13 @@ impl<'s, O: Observer> World<'s, O> {
             .iter()
             .map(|p| streams.stream(&format!("net/{}", p.name)))
             .collect();
-        let routes = Route::build_all(scenario, &layout, &streams);
+        let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
         let shutdowns = ShutdownRun::build_all(scenario, &layout);
         let mut processes = processes;
         for run in &shutdowns {
-            processes[run.process].host_vanishes |= run.config.host_vanishes;
+            if run.config.host_vanishes {
+                processes[run.process].liveness = Liveness::new(true);
+            }
         }
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
         let deploys = DeployRun::build_all(scenario, &layout);
@@ -252,7 +259,7 @@ impl<'s, O: Observer> World<'s, O> {
         while self.step() {
             handled += 1;
         }
-        self.flush_all_routes(self.end);
+        self.settle_routes_until(self.end);
         (self.observer, handled)
     }
 
@@ -271,7 +278,7 @@ impl<'s, O: Observer> World<'s, O> {
                 reply,
             } => {
                 let process = &self.processes[to];
-                if process.alive && process.client.incarnation == incarnation {
+                if process.alive() && process.client.incarnation == incarnation {
                     self.on_client_reply(to, reply);
                 }
             }
@@ -389,9 +396,7 @@ fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory
                 name: slot.name.clone(),
                 kind: slot.kind,
                 application: slot.application,
-                alive: false,
-                serving: false,
-                host_vanishes: false,
+                liveness: Liveness::new(false),
                 client: DiscoveryClient::new(config.clone(), stream),
                 startup_ms: None,
                 graceful_phase: None,

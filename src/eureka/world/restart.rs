@@ -43,7 +43,7 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         self.restarts[run].done = true;
-        if self.processes[old].alive {
+        if self.processes[old].alive() {
             self.kill_process(old);
         }
         self.observe(Observation::Restarted { process: old });
@@ -59,9 +59,8 @@ impl<O: Observer> World<'_, O> {
             client.heartbeat_generation = previous.heartbeat_generation + 1;
             client.fetch_generation = previous.fetch_generation + 1;
             client.replicator.generation = previous.replicator.generation + 1;
-            let process = &mut self.processes[old];
-            process.client = client;
-            process.serving = false;
+            self.processes[old].client = client;
+            self.set_serving(old, false);
         }
         self.on_client_create(new);
     }

@@ -22,7 +22,7 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].uses_ribbon && self.routes[r].ribbon.eager_load {
                 self.create_balancer(r);
             }
-            let route = &mut self.routes[r];
+            let route = self.route_mut(r);
             if let Some(arrivals) = route.arrivals.as_mut() {
                 let first = now.ms() as f64 * 1000.0 + arrivals.first_gap(&mut route.rng);
                 arrivals.anchor(first);
@@ -44,7 +44,7 @@ impl<O: Observer> World<'_, O> {
         };
         if self.request_mode == RequestMode::Batched {
             self.handle_request(r);
-            let route = &mut self.routes[r];
+            let route = self.route_mut(r);
             // Unless the first request left an empty cache behind (a miss is then pending).
             if route.spring.as_ref().is_none_or(|lb| !lb.miss_pending()) {
                 route.batch_from_us = Some(route.next_arrival_us);
@@ -53,7 +53,7 @@ impl<O: Observer> World<'_, O> {
         }
         while self.routes[r].next_arrival_us < horizon_us {
             self.handle_request(r);
-            let route = &mut self.routes[r];
+            let route = self.route_mut(r);
             route.next_arrival_us += arrivals.next_gap(&mut route.rng);
         }
         let at = SimTime((self.routes[r].next_arrival_us / 1000.0) as u64);
@@ -117,7 +117,7 @@ impl<O: Observer> World<'_, O> {
         let mut spent_ms = 0;
         let mut outcome = RequestOutcome::default();
         for _ in 0..next_servers {
-            let route = &mut self.routes[r];
+            let route = self.route_mut(r);
             let breaker = route.breaker;
             let Some(server) = route
                 .balancer
@@ -136,7 +136,7 @@ impl<O: Observer> World<'_, O> {
                 let answer = self.processes[server].answer();
                 let dead = !answer.accepts();
                 let attempted = costs.attempt(&mut spent_ms, answer);
-                if let Some(b) = self.routes[r].balancer.as_mut() {
+                if let Some(b) = self.route_mut(r).balancer.as_mut() {
                     if dead {
                         b.stats.note_failure(server, now_ms);
                     } else {
@@ -181,13 +181,13 @@ impl<O: Observer> World<'_, O> {
     /// The load balancer's constructor: one synchronous list update, then the polling updater
     /// (first run 1 s later).
     fn create_balancer(&mut self, r: RouteId) {
-        self.routes[r].balancer = Some(RibbonLoadBalancer::default());
+        self.route_mut(r).balancer = Some(RibbonLoadBalancer::default());
         self.update_server_list(r);
         if self.routes[r].ribbon.eureka_notification_updater {
             // EurekaNotificationServerListUpdater: no timer, the client's fetches drive it.
             return;
         }
-        let route = &mut self.routes[r];
+        let route = self.route_mut(r);
         route.refresh_generation += 1;
         let generation = route.refresh_generation;
         self.queue.schedule_in(
@@ -223,7 +223,7 @@ impl<O: Observer> World<'_, O> {
     /// `PollingServerListUpdater`'s task, re-armed `ServerListRefreshInterval` after it ran.
     pub(super) fn on_ribbon_refresh(&mut self, r: RouteId, generation: u32) {
         let route = &self.routes[r];
-        if route.refresh_generation != generation || !self.processes[route.process].alive {
+        if route.refresh_generation != generation || !self.processes[route.process].alive() {
             return;
         }
         self.update_server_list(r);
@@ -237,31 +237,16 @@ impl<O: Observer> World<'_, O> {
         );
     }
 
-    /// Counts every route's pending requests up to now (before a routing state changes).
-    pub(super) fn flush_all_routes(&mut self, until: SimTime) {
-        if self.request_mode != RequestMode::Batched {
-            return;
-        }
-        let until_us = until.ms() as f64 * 1000.0;
-        for r in 0..self.routes.len() {
-            self.flush_route(r, until_us);
-        }
-    }
-
     /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
     /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList` keeps UP
     /// only; the single-zone filter keeps all).
     fn update_server_list(&mut self, r: RouteId) {
-        if self.request_mode == RequestMode::Batched {
-            let now_us = self.now().ms() as f64 * 1000.0;
-            self.flush_route(r, now_us);
-        }
         let route = &self.routes[r];
         let fresh = self.processes[route.process]
             .client
             .up_list(route.application)
             .to_vec();
-        let Some(balancer) = self.routes[r].balancer.as_mut() else {
+        let Some(balancer) = self.route_mut(r).balancer.as_mut() else {
             return;
         };
         let old = std::mem::replace(&mut balancer.servers, fresh.clone());

@@ -15,7 +15,7 @@ use super::{Event, World};
 impl<O: Observer> World<'_, O> {
     pub(super) fn on_shutdown_step(&mut self, run: usize, step: Step) {
         let p = self.shutdowns[run].process;
-        if !self.processes[p].alive {
+        if !self.processes[p].alive() {
             return;
         }
         // Steps of a run that began on an earlier incarnation (before a [[restart]]) are void.

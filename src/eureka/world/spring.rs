@@ -3,8 +3,7 @@
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::inflight::Accepted;
-use crate::eureka::route::spring::{Retries, SpringLoadBalancer, SpringTimer, walk_many, walk_one};
+use crate::eureka::route::spring::{Retries, SpringLoadBalancer, SpringTimer, walk_one};
 use crate::eureka::route::{RequestMode, RequestOutcome};
 use crate::scenario::SupplierKind;
 
@@ -16,7 +15,7 @@ impl<O: Observer> World<'_, O> {
     /// health-check supplier starts its rounds.
     pub(super) fn create_spring_balancer(&mut self, r: RouteId, request_us: f64) {
         let now = self.now().ms();
-        let route = &mut self.routes[r];
+        let route = self.route_mut(r);
         let position = route.rng.below(1000);
         route.spring = Some(SpringLoadBalancer {
             position,
@@ -36,7 +35,7 @@ impl<O: Observer> World<'_, O> {
             }
             SupplierKind::HealthCheck => {
                 let list = self.client_list(r);
-                if let Some(lb) = self.routes[r].spring.as_mut() {
+                if let Some(lb) = self.route_mut(r).spring.as_mut() {
                     lb.checked = list.clone();
                 }
                 if config.health_check_initial_delay_ms == 0 {
@@ -76,7 +75,7 @@ impl<O: Observer> World<'_, O> {
     }
 
     fn set_spring_list(&mut self, r: RouteId, fresh: Vec<ProcessId>) {
-        let Some(lb) = self.routes[r].spring.as_mut() else {
+        let Some(lb) = self.route_mut(r).spring.as_mut() else {
             return;
         };
         let old = std::mem::replace(&mut lb.servers, fresh.clone());
@@ -105,11 +104,12 @@ impl<O: Observer> World<'_, O> {
     /// request that read the list.
     fn spring_cache_written(&mut self, r: RouteId, now_ms: u64, request_us: f64) {
         let ttl = self.routes[r].load_balancer.cache_ttl_ms;
-        let Some(lb) = self.routes[r].spring.as_mut() else {
+        let batched = self.request_mode == RequestMode::Batched;
+        let Some(lb) = self.route_mut(r).spring.as_mut() else {
             return;
         };
         lb.written_ms = (!lb.servers.is_empty()).then_some(now_ms);
-        if self.request_mode != RequestMode::Batched {
+        if !batched {
             return;
         }
         if lb.written_ms.is_some() {
@@ -123,7 +123,7 @@ impl<O: Observer> World<'_, O> {
     /// the list. Draws that request and schedules the miss at it; no request is counted before
     /// it (none arrives in between, by construction).
     fn pend_cache_miss(&mut self, r: RouteId, from_us: f64) {
-        let route = &mut self.routes[r];
+        let route = self.route_mut(r);
         route.batch_from_us = None;
         let Some(arrivals) = route.arrivals.as_mut() else {
             return;
@@ -151,7 +151,7 @@ impl<O: Observer> World<'_, O> {
         let Some(lb) = route.spring.as_ref() else {
             return;
         };
-        if lb.generation != generation || !self.processes[route.process].alive {
+        if lb.generation != generation || !self.processes[route.process].alive() {
             return;
         }
         let now = self.now().ms();
@@ -159,11 +159,11 @@ impl<O: Observer> World<'_, O> {
         let config = route.load_balancer.clone();
         match timer {
             SpringTimer::CacheExpired => {
-                self.flush_route(r, now_us);
                 self.pend_cache_miss(r, now_us);
             }
             SpringTimer::CacheMiss => {
-                let Some(at) = self.routes[r]
+                let Some(at) = self
+                    .route_mut(r)
                     .spring
                     .as_mut()
                     .and_then(|lb| lb.pending_miss_us.take())
@@ -174,18 +174,16 @@ impl<O: Observer> World<'_, O> {
                 let outcome = self.spring_request(r, now, true);
                 self.note_served_one(r, at, outcome.accepted);
                 self.report_failed(r, outcome, true);
-                self.routes[r].batch_from_us = Some(at);
+                self.route_mut(r).batch_from_us = Some(at);
                 self.spring_cache_written(r, now, at);
             }
             SpringTimer::HealthCheck => {
-                self.flush_route(r, now_us);
                 self.health_check_round(r);
                 self.schedule_spring(r, config.health_check_interval_ms, SpringTimer::HealthCheck);
             }
             SpringTimer::Refetch => {
-                self.flush_route(r, now_us);
                 let list = self.client_list(r);
-                if let Some(lb) = self.routes[r].spring.as_mut() {
+                if let Some(lb) = self.route_mut(r).spring.as_mut() {
                     lb.checked = list;
                 }
                 // A new list starts a new health-check flux on it at once.
@@ -211,7 +209,7 @@ impl<O: Observer> World<'_, O> {
             .checked
             .iter()
             .copied()
-            .filter(|&p| self.processes[p].serving)
+            .filter(|&p| self.processes[p].serving())
             .collect();
         self.set_spring_list(r, healthy);
     }
@@ -229,8 +227,6 @@ impl<O: Observer> World<'_, O> {
             {
                 continue;
             }
-            let now_us = self.now().ms() as f64 * 1000.0;
-            self.flush_route(r, now_us);
             self.set_spring_list(r, self.client_list(r));
         }
     }
@@ -271,13 +267,12 @@ impl<O: Observer> World<'_, O> {
         if self.request_mode == RequestMode::PerRequest {
             self.spring_refresh_if_stale(r, now_ms);
         }
-        let route = &mut self.routes[r];
+        let (route, processes) = self.route_mut_and_processes(r);
         let retries = Retries::of(&route.load_balancer, route.get);
         let costs = route.costs;
         let Some(lb) = route.spring.as_mut() else {
             return RequestOutcome::default();
         };
-        let processes = &self.processes;
         let answer = |p: ProcessId| processes[p].answer();
         let walked = walk_one(&mut lb.position, &lb.servers, &answer, retries, costs);
         if walked.first.is_none() {
@@ -320,74 +315,5 @@ impl<O: Observer> World<'_, O> {
             failed: walked.failed,
             accepted: walked.accepted,
         }
-    }
-
-    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list.
-    pub(super) fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
-        let route = &mut self.routes[r];
-        let retries = Retries::of(&route.load_balancer, route.get);
-        let costs = route.costs;
-        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.spring.as_mut()) else {
-            return;
-        };
-        let span = arrivals.count(&mut route.rng, from, until);
-        let requests = span.requests;
-        if requests == 0 {
-            return;
-        }
-        if lb.servers.is_empty() {
-            self.observe(Observation::NoServers {
-                route: r,
-                count: requests,
-            });
-            return;
-        }
-        let processes = &self.processes;
-        let mut served = None;
-        if route.service_us > 0.0 {
-            let answer = |p: ProcessId| processes[p].answer();
-            let servers = &lb.servers;
-            let accepted = Accepted::walk(lb.position, retries.period(servers.len()), |pos| {
-                walk_one(pos, servers, &answer, retries, costs).accepted
-            });
-            served = Some((arrivals.span_times(&span), accepted));
-        }
-        if lb.servers.iter().all(|&p| processes[p].serving) {
-            if lb.servers.len() > 1 {
-                lb.position += requests;
-            }
-            if let Some((times, accepted)) = served {
-                route.note_served_span(until, requests, times, accepted);
-            }
-            return;
-        }
-        let answer = |p: ProcessId| processes[p].answer();
-        let walked = walk_many(
-            &mut lb.position,
-            &lb.servers,
-            &answer,
-            retries,
-            costs,
-            requests,
-        );
-        let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
-        // One sample of the span's instants serves the last dead hits and the in-flight count.
-        let times = match served.as_mut() {
-            Some((kept, _)) => lasts
-                .iter()
-                .map(|&i| kept.time_of(&mut route.rng, i))
-                .collect(),
-            None => arrivals.times_of(&mut route.rng, &span, &lasts),
-        };
-        if let Some((times, accepted)) = served {
-            route.note_served_span(until, requests, times, accepted);
-        }
-        let dead: Vec<(ProcessId, u64, u64)> = walked
-            .refused
-            .iter()
-            .zip(times)
-            .map(|(&(process, count, _), at_us)| (process, count, (at_us / 1000.0) as u64))
-            .collect();
-        self.observe_span(r, &dead, &walked.delays, &walked.failed);
     }
 }
