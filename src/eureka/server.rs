@@ -11,10 +11,15 @@
 use crate::engine::{RngStream, SimTime};
 use crate::scenario::{Scenario, ServerConfig};
 
+use std::rc::Rc;
+
 use super::delta::RecentlyChangedQueue;
-use super::protocol::DeltaPayload;
-use super::registry::Registry;
-use super::response_cache::ResponseCache;
+use super::ids::ProcessId;
+use super::observe::Observation;
+use super::protocol::{Call, DeltaPayload, Payload, Reply};
+use super::registry::{Registry, RenewOutcome};
+use super::response_cache::{ResponseCache, first_fill_delay};
+use super::status::InstanceStatus;
 
 /// `MeasuredRate(60 * 1000)`: the renews-last-minute window is fixed at one minute.
 pub const RENEWS_WINDOW_MS: u64 = 60_000;
@@ -29,6 +34,18 @@ pub enum ServerTimer {
     DeltaRetention,
 }
 
+/// What a server transition asks of the world, in the order it asked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerEffect {
+    /// Report this observation now.
+    Observe(Observation),
+    /// Arm this timer to fire `delay_ms` from now.
+    Arm { delay_ms: u64, timer: ServerTimer },
+}
+
+/// One Eureka server: its registry, response cache and delta queue, and its timers' rules. It
+/// never sees the world: it is told the time and the calls, and returns its reply and
+/// [`ServerEffect`]s.
 pub struct EurekaServer {
     pub registry: Registry,
     pub cache: ResponseCache,
@@ -36,13 +53,15 @@ pub struct EurekaServer {
     pub delta_cache: ResponseCache<DeltaPayload>,
     /// `recentlyChangedQueue`, which delta payloads are built from.
     pub recently_changed: RecentlyChangedQueue,
-    pub(in crate::eureka) config: ServerConfig,
-    pub(in crate::eureka) rng: RngStream,
+    config: ServerConfig,
+    rng: RngStream,
     /// When the previous eviction run started (for the compensation time).
-    pub(in crate::eureka) last_eviction: Option<SimTime>,
+    last_eviction: Option<SimTime>,
     /// UP-ness of each process in the registry and in the served payload, as last observed.
-    pub(in crate::eureka) registry_up: Vec<bool>,
-    pub(in crate::eureka) served_up: Vec<bool>,
+    registry_up: Vec<bool>,
+    served_up: Vec<bool>,
+    /// What the transitions since the last [`EurekaServer::take_effects`] asked for.
+    effects: Vec<ServerEffect>,
 }
 
 impl EurekaServer {
@@ -67,18 +86,283 @@ impl EurekaServer {
             last_eviction: None,
             registry_up: vec![false; processes],
             served_up: vec![false; processes],
+            effects: Vec::new(),
         }
     }
 
-    pub(in crate::eureka) fn compensation_ms(&mut self, now: SimTime) -> u64 {
+    fn compensation_ms(&mut self, now: SimTime) -> u64 {
         let previous = self.last_eviction.replace(now);
         compensation_ms(previous, now, self.config.eviction_interval_ms)
     }
 
     /// Delay until a fixed-delay `java.util.Timer` task runs again: one period after this run
     /// started, plus this model's wake-up lateness.
-    pub(in crate::eureka) fn timer_delay(&mut self, period_ms: u64) -> u64 {
+    fn timer_delay(&mut self, period_ms: u64) -> u64 {
         period_ms + self.rng.between(0, self.config.timer_lateness_ms)
+    }
+}
+
+impl EurekaServer {
+    /// Reports an observation to the world (handed over by [`EurekaServer::take_effects`]).
+    fn observe(&mut self, observation: Observation) {
+        self.effects.push(ServerEffect::Observe(observation));
+    }
+
+    /// Arms `timer` to fire `delay_ms` from now.
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
+        self.effects.push(ServerEffect::Arm { delay_ms, timer });
+    }
+
+    /// What the last transitions asked of the world, in order, swapped into `into` (which must
+    /// be empty; the server keeps its buffer for reuse).
+    pub fn take_effects(&mut self, into: &mut Vec<ServerEffect>) {
+        std::mem::swap(&mut self.effects, into);
+    }
+
+    /// Server bootstrap (see the module doc for the order).
+    pub fn start(&mut self, wall_now_ms: u64) {
+        self.observe(Observation::ServerStarted);
+        // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
+        let retention = self.config.delta_retention_timer_interval_ms;
+        let delay = self.timer_delay(retention);
+        self.arm(delay, ServerTimer::DeltaRetention);
+        let fill_interval = self.config.response_cache_update_interval_ms;
+        if self.cache.uses_read_only() {
+            let first = first_fill_delay(wall_now_ms, fill_interval);
+            let lateness = self.timer_delay(0);
+            self.arm(first + lateness, ServerTimer::CacheFill);
+        }
+        let update = self.config.renewal_threshold_update_interval_ms;
+        let delay = self.timer_delay(update);
+        self.arm(delay, ServerTimer::ThresholdUpdate);
+        // registry-sync-retries = 0: syncUp finds nothing, openForTraffic(0 -> default count).
+        let count = i64::from(self.config.default_open_for_traffic_count);
+        self.registry.open_for_traffic(count);
+        let delay = self.timer_delay(RENEWS_WINDOW_MS);
+        self.arm(delay, ServerTimer::RenewsRoll);
+        let eviction = self.config.eviction_interval_ms;
+        let delay = self.timer_delay(eviction);
+        self.arm(delay, ServerTimer::Eviction);
+    }
+
+    pub fn on_timer(
+        &mut self,
+        now: SimTime,
+        timer: ServerTimer,
+        embedded_client_up_count: impl FnOnce() -> i64,
+    ) {
+        let period = match timer {
+            ServerTimer::Eviction => {
+                self.run_eviction(now);
+                self.config.eviction_interval_ms
+            }
+            ServerTimer::RenewsRoll => {
+                self.registry.renews_last_min.roll();
+                RENEWS_WINDOW_MS
+            }
+            ServerTimer::CacheFill => {
+                self.fill_read_only_cache(now);
+                self.config.response_cache_update_interval_ms
+            }
+            ServerTimer::ThresholdUpdate => {
+                let count = embedded_client_up_count();
+                self.registry.update_renewal_threshold(count);
+                self.config.renewal_threshold_update_interval_ms
+            }
+            ServerTimer::DeltaRetention => {
+                self.recently_changed.purge(now);
+                self.config.delta_retention_timer_interval_ms
+            }
+        };
+        let delay = self.timer_delay(period);
+        self.arm(delay, timer);
+    }
+
+    /// `EvictionTask#run` -> `evict(compensationTimeMs)`.
+    fn run_eviction(&mut self, now: SimTime) {
+        let compensation = self.compensation_ms(now);
+        let renews = self.registry.renews_last_min.count();
+        let threshold = self.registry.threshold();
+        let server = &mut *self;
+        let run = server.registry.evict(now, compensation, &mut server.rng);
+        self.observe(Observation::EvictionRun {
+            gated: run.gated,
+            renews_last_min: renews,
+            threshold,
+            expired: run.expired,
+            evicted: run.evicted.len(),
+        });
+        if run.evicted.is_empty() {
+            return;
+        }
+        for &p in &run.evicted {
+            self.recently_changed.cancelled(now, p);
+            self.observe(Observation::Evicted { process: p });
+            self.note_registry(p);
+        }
+        self.invalidate_cache(now);
+    }
+
+    /// The cache-fill timer's task, for every key in the read-only level (`ALL_APPS`, then
+    /// `ALL_APPS_DELTA`).
+    fn fill_read_only_cache(&mut self, now: SimTime) {
+        let server = &mut *self;
+        let registry = &server.registry;
+        let full = server.cache.tick(now, || registry.statuses());
+        let changed = &server.recently_changed;
+        server
+            .delta_cache
+            .tick(now, || changed.delta_content(&registry.statuses()));
+        if let Some(payload) = full {
+            self.observe(Observation::ReadOnlyRefreshed);
+            self.note_served(&payload);
+        }
+    }
+
+    /// `invalidateCache`: with the read-only level off, a GET regenerates at once, so the served
+    /// view is refreshed here (nothing can change the registry between now and that GET without
+    /// invalidating again).
+    fn invalidate_cache(&mut self, now: SimTime) {
+        self.cache.invalidate();
+        self.delta_cache.invalidate();
+        if !self.cache.uses_read_only() {
+            let server = &mut *self;
+            let registry = &server.registry;
+            let (payload, _) = server.cache.get(now, || registry.statuses());
+            self.note_served(&payload);
+        }
+    }
+
+    /// Emits a registry observation if `p`'s UP-ness there changed.
+    fn note_registry(&mut self, p: ProcessId) {
+        let up = self.registry.is_up(p);
+        if self.registry_up[p] != up {
+            self.registry_up[p] = up;
+            self.observe(Observation::Registry { process: p, up });
+        }
+    }
+
+    /// Emits served-view observations for every process whose UP-ness differs in `payload`.
+    fn note_served(&mut self, payload: &Rc<Payload>) {
+        for p in 0..self.served_up.len() {
+            let up = payload.is_up(p);
+            if self.served_up[p] != up {
+                self.served_up[p] = up;
+                self.observe(Observation::Served { process: p, up });
+            }
+        }
+    }
+
+    /// A REST call arrives: the resource handles it at once and replies.
+    pub fn on_call(&mut self, now: SimTime, from: ProcessId, call: Call) -> Reply {
+        let reply = match call {
+            Call::Register { info, why } => {
+                let kept_holder = self.registry.register(now, from, info);
+                let status = self
+                    .registry
+                    .entry(from)
+                    .map_or(info.status, |e| e.info.status);
+                self.recently_changed
+                    .registered(now, from, status, kept_holder);
+                self.observe(Observation::Registered {
+                    process: from,
+                    status,
+                });
+                self.note_registry(from);
+                self.invalidate_cache(now);
+                Reply::Registered { why }
+            }
+            Call::Renew { last_dirty } => Reply::Renewed {
+                found: self.handle_renew(now, from, last_dirty),
+            },
+            Call::FetchAll { why } => {
+                let server = &mut *self;
+                let registry = &server.registry;
+                let (payload, filled) = server.cache.get(now, || registry.statuses());
+                if filled {
+                    self.note_served(&payload);
+                }
+                Reply::Fetched { why, payload }
+            }
+            Call::FetchDelta => self.serve_delta(now),
+            Call::Cancel => {
+                if self.registry.cancel(now, from, true) {
+                    self.recently_changed.cancelled(now, from);
+                    self.observe(Observation::Cancelled { process: from });
+                    self.note_registry(from);
+                    self.invalidate_cache(now);
+                }
+                Reply::Cancelled
+            }
+            Call::PutStatus { status, last_dirty } => {
+                let changed = self.registry.status_update(now, from, status, last_dirty);
+                if changed == Some(true) {
+                    self.recently_changed.modified(now, from, status);
+                    self.note_registry(from);
+                    self.invalidate_cache(now);
+                }
+                Reply::StatusPut
+            }
+            Call::DeleteStatus => {
+                let existed =
+                    self.registry
+                        .delete_status_override(now, from, InstanceStatus::Unknown);
+                if existed == Some(true) {
+                    self.recently_changed
+                        .modified(now, from, InstanceStatus::Unknown);
+                    self.note_registry(from);
+                    self.invalidate_cache(now);
+                }
+                Reply::StatusDeleted
+            }
+        };
+        reply
+    }
+
+    /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
+    /// server, else the `ALL_APPS_DELTA` key through the response cache (FACTS.md §4). (The
+    /// `shouldAllowAccess` 403 window never applies to a Spring Cloud server, FACTS.md §2.5.)
+    fn serve_delta(&mut self, now: SimTime) -> Reply {
+        if self.config.disable_delta {
+            return Reply::DeltaForbidden;
+        }
+        let server = &mut *self;
+        let registry = &server.registry;
+        let changed = &server.recently_changed;
+        let (payload, _) = server
+            .delta_cache
+            .get(now, || changed.delta_content(&registry.statuses()));
+        Reply::Delta { payload }
+    }
+
+    /// `InstanceResource#renewLease`: renew first (counted even if the reply becomes 404), then
+    /// the dirty-timestamp check (FACTS.md §5.3). Returns false for a 404.
+    fn handle_renew(&mut self, now: SimTime, from: ProcessId, client_dirty: u64) -> bool {
+        match self.registry.renew(now, from) {
+            RenewOutcome::NotFound => false,
+            RenewOutcome::Renewed {
+                silent_status_change,
+            } => {
+                if silent_status_change {
+                    if let Some(e) = self.registry.entry(from) {
+                        let status = e.info.status;
+                        self.recently_changed.status_set_silently(from, status);
+                    }
+                    self.note_registry(from);
+                }
+                if let Some(e) = self.registry.entry(from) {
+                    let expirable_from = e.lease.expirable_from();
+                    self.observe(Observation::Renewed {
+                        process: from,
+                        expirable_from,
+                    });
+                }
+                !(self.config.sync_when_timestamp_differs
+                    && self
+                        .registry
+                        .heartbeat_needs_reregister(now, from, client_dirty))
+            }
+        }
     }
 }
 
@@ -95,6 +379,91 @@ pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::StreamFactory;
+    use crate::eureka::protocol::{RegisterWhy, Registrant};
+    use crate::scenario::parse_str;
+
+    fn server() -> EurekaServer {
+        let text = "[[app]]\nname = \"svc\"\ninstances = 2\n";
+        let scenario = parse_str(text, "t.toml", "t", &[]).expect("valid scenario");
+        EurekaServer::new(&scenario, 3, StreamFactory::new(1).stream("server"))
+    }
+
+    fn effects(server: &mut EurekaServer) -> Vec<ServerEffect> {
+        let mut out = Vec::new();
+        server.take_effects(&mut out);
+        out
+    }
+
+    /// The server alone, without a world: bootstrap arms its timers in the order of FACTS.md
+    /// §2.7 (delta retention, cache fill, threshold update, renews roll, eviction).
+    #[test]
+    fn start_arms_the_timers_in_bootstrap_order() {
+        let mut server = server();
+        server.start(1_700_000_000_000);
+        let timers: Vec<ServerTimer> = effects(&mut server)
+            .into_iter()
+            .filter_map(|e| match e {
+                ServerEffect::Arm { timer, .. } => Some(timer),
+                ServerEffect::Observe(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            timers,
+            vec![
+                ServerTimer::DeltaRetention,
+                ServerTimer::CacheFill,
+                ServerTimer::ThresholdUpdate,
+                ServerTimer::RenewsRoll,
+                ServerTimer::Eviction,
+            ]
+        );
+    }
+
+    /// A register is answered and observed (registered, then UP in the registry); a cancel
+    /// takes it out again.
+    #[test]
+    fn register_then_cancel_replies_and_observes() {
+        let mut server = server();
+        server.start(1_700_000_000_000);
+        effects(&mut server);
+        let info = Registrant {
+            status: InstanceStatus::Up,
+            overridden_status: InstanceStatus::Unknown,
+            last_dirty: 1,
+            lease_duration_ms: 90_000,
+        };
+        let why = RegisterWhy::Init;
+        let reply = server.on_call(SimTime(10), 0, Call::Register { info, why });
+        assert_eq!(reply, Reply::Registered { why });
+        assert_eq!(
+            effects(&mut server),
+            vec![
+                ServerEffect::Observe(Observation::Registered {
+                    process: 0,
+                    status: InstanceStatus::Up
+                }),
+                ServerEffect::Observe(Observation::Registry {
+                    process: 0,
+                    up: true
+                }),
+            ]
+        );
+        assert_eq!(
+            server.on_call(SimTime(20), 0, Call::Cancel),
+            Reply::Cancelled
+        );
+        assert_eq!(
+            effects(&mut server),
+            vec![
+                ServerEffect::Observe(Observation::Cancelled { process: 0 }),
+                ServerEffect::Observe(Observation::Registry {
+                    process: 0,
+                    up: false
+                }),
+            ]
+        );
+    }
 
     /// InstanceRegistryTest#testEvictionTaskCompensationTime: runs at 1, 1+P, 1+2P+10 ms and
     /// 1+3P-1 (ns in the original; ms here) give 0, 0, 10, 0.

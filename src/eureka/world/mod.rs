@@ -30,7 +30,7 @@ use super::observe::{Observation, Observer};
 use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
 use super::route::{Answer, RequestMode, Route, SpringTimer};
-use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
+use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerEffect, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 use routing::{Liveness, Routes};
 
@@ -157,8 +157,10 @@ pub struct World<'s, O: Observer> {
     pub(super) scenario: &'s Scenario,
     pub(super) queue: EventQueue<Event>,
     pub(super) server: EurekaServer,
+    /// Scratch buffer for the server's effects (kept for its capacity).
+    pub(super) server_effects: Vec<ServerEffect>,
     pub(super) processes: Vec<Process>,
-    pub(super) routes: Routes,
+    routes: Routes,
     pub(super) shutdowns: Vec<ShutdownRun>,
     pub(super) restarts: Vec<RestartRun>,
     pub(super) deploys: Vec<DeployRun>,
@@ -213,6 +215,7 @@ impl<'s, O: Observer> World<'s, O> {
             scenario,
             queue: EventQueue::new(),
             server,
+            server_effects: Vec::new(),
             processes,
             routes,
             shutdowns,
