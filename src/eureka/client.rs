@@ -10,7 +10,7 @@ use std::rc::Rc;
 use crate::engine::{RngStream, SimTime};
 use crate::scenario::ClientConfig;
 
-use super::ids::ProcessId;
+use super::ids::{ProcessId, ServerId};
 use super::protocol::{Payload, Registrant};
 use super::rate_limiter::RateLimiter;
 use super::status::InstanceStatus;
@@ -79,6 +79,8 @@ pub struct DiscoveryClient {
     /// Per called application: its UP instances in the order of the last shuffle.
     pub up_lists: Vec<(usize, Vec<ProcessId>)>,
     pub(in crate::eureka) rng: RngStream,
+    /// The server it calls (`eureka.client.service-url.defaultZone`; one server for now).
+    pub server: ServerId,
 }
 
 impl DiscoveryClient {
@@ -101,6 +103,7 @@ impl DiscoveryClient {
             cache: None,
             up_lists: Vec::new(),
             rng,
+            server: ServerId::FIRST,
         }
     }
 

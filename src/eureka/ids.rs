@@ -6,6 +6,15 @@ pub type ProcessId = usize;
 /// Index of a caller route (one caller calling one app) in the world.
 pub type RouteId = usize;
 
-/// Index of a Eureka server in the world.
+/// Index of a Eureka server in the world (`u32` keeps the events that carry one small).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct ServerId(pub usize);
+pub struct ServerId(pub u32);
+
+impl ServerId {
+    /// The server every client talks to while a world has one server.
+    pub const FIRST: ServerId = ServerId(0);
+
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}

@@ -24,7 +24,7 @@ use crate::scenario::{ClientConfig, Scenario};
 
 use super::client::DiscoveryClient;
 use super::deploy::DeployRun;
-use super::ids::{ProcessId, RouteId};
+use super::ids::{ProcessId, RouteId, ServerId};
 use super::layout::{Layout, ProcessKind};
 use super::observe::{Observation, Observer};
 use super::protocol::{Call, Reply};
@@ -92,10 +92,14 @@ impl Process {
 /// cancelled or re-armed timer bumps its generation, so stale events are dropped on arrival.
 #[derive(Debug, Clone)]
 pub enum Event {
-    ServerStart,
-    ServerTimer(ServerTimer),
+    ServerStart(ServerId),
+    ServerTimer {
+        server: ServerId,
+        timer: ServerTimer,
+    },
     /// A REST call reaches the server.
     AtServer {
+        server: ServerId,
         from: ProcessId,
         call: Call,
     },
@@ -156,7 +160,8 @@ pub enum Event {
 pub struct World<'s, O: Observer> {
     pub(super) scenario: &'s Scenario,
     pub(super) queue: EventQueue<Event>,
-    pub(super) server: EurekaServer,
+    /// The Eureka servers, by [`ServerId`] (one for now).
+    pub(super) servers: Vec<EurekaServer>,
     /// Scratch buffer for the server's effects (kept for its capacity).
     pub(super) server_effects: Vec<ServerEffect>,
     pub(super) processes: Vec<Process>,
@@ -210,11 +215,15 @@ impl<'s, O: Observer> World<'s, O> {
         }
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
         let deploys = DeployRun::build_all(scenario, &layout);
-        let server = EurekaServer::new(scenario, processes.len(), streams.stream("server"));
+        let servers = vec![EurekaServer::new(
+            scenario,
+            processes.len(),
+            streams.stream("server"),
+        )];
         let mut world = World {
             scenario,
             queue: EventQueue::new(),
-            server,
+            servers,
             server_effects: Vec::new(),
             processes,
             routes,
@@ -232,7 +241,7 @@ impl<'s, O: Observer> World<'s, O> {
         let server_start = setup.below(phase);
         world
             .queue
-            .schedule(SimTime(server_start), Event::ServerStart);
+            .schedule(SimTime(server_start), Event::ServerStart(ServerId::FIRST));
         // Replacement processes (restarts under a new id, deploys) start when their owner says.
         for p in 0..layout.first_replacement {
             let at = match world.processes[p].kind {
@@ -272,9 +281,9 @@ impl<'s, O: Observer> World<'s, O> {
             return false;
         };
         match event {
-            Event::ServerStart => self.start_server(),
-            Event::ServerTimer(timer) => self.on_server_timer(timer),
-            Event::AtServer { from, call } => self.on_server_call(from, call),
+            Event::ServerStart(s) => self.start_server(s),
+            Event::ServerTimer { server, timer } => self.on_server_timer(server, timer),
+            Event::AtServer { server, from, call } => self.on_server_call(server, from, call),
             Event::AtClient {
                 to,
                 incarnation,
@@ -347,8 +356,9 @@ impl<'s, O: Observer> World<'s, O> {
     /// Sends a REST call from `p` to the server; it arrives after one latency.
     pub(super) fn send(&mut self, from: ProcessId, call: Call) {
         let delay = self.latency(from);
+        let server = self.processes[from].client.server;
         self.queue
-            .schedule_in(delay, Event::AtServer { from, call });
+            .schedule_in(delay, Event::AtServer { server, from, call });
     }
 
     /// Sends the server's reply back to `to`.
@@ -375,8 +385,13 @@ impl<'s, O: Observer> World<'s, O> {
         self.wall_epoch_ms
     }
 
+    /// The first (for now the only) Eureka server.
     pub fn server(&self) -> &EurekaServer {
-        &self.server
+        &self.servers[ServerId::FIRST.index()]
+    }
+
+    pub fn servers(&self) -> &[EurekaServer] {
+        &self.servers
     }
 
     pub fn processes(&self) -> &[Process] {
