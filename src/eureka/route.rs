@@ -95,29 +95,105 @@ impl RibbonLoadBalancer {
     }
 }
 
+/// How a route picks an instance: Ribbon (Edgware to Hoxton: `ZoneAvoidanceRule` with its
+/// server list, round-robin cursor and circuit breaker, FACTS.md §8) or Spring Cloud
+/// LoadBalancer (2020.0 and later: round robin over its suppliers' list, no breaker). Either is
+/// created at the first request (Ribbon also at start with `eager-load`).
+#[derive(Debug)]
+pub enum Balancer {
+    Ribbon {
+        /// `niws.loadbalancer.*` availability filter.
+        breaker: CircuitBreaker,
+        lb: Option<RibbonLoadBalancer>,
+    },
+    Spring {
+        lb: Option<SpringLoadBalancer>,
+    },
+}
+
+impl Balancer {
+    pub fn uses_ribbon(&self) -> bool {
+        matches!(self, Balancer::Ribbon { .. })
+    }
+
+    /// Ribbon's load balancer, once created.
+    pub fn ribbon(&self) -> Option<&RibbonLoadBalancer> {
+        match self {
+            Balancer::Ribbon { lb, .. } => lb.as_ref(),
+            Balancer::Spring { .. } => None,
+        }
+    }
+
+    pub fn ribbon_mut(&mut self) -> Option<&mut RibbonLoadBalancer> {
+        match self {
+            Balancer::Ribbon { lb, .. } => lb.as_mut(),
+            Balancer::Spring { .. } => None,
+        }
+    }
+
+    /// Ribbon's circuit breaker settings (a Spring Cloud LoadBalancer has none: disabled).
+    pub fn breaker(&self) -> CircuitBreaker {
+        match self {
+            Balancer::Ribbon { breaker, .. } => *breaker,
+            Balancer::Spring { .. } => CircuitBreaker {
+                enabled: false,
+                threshold: 0,
+                factor_s: 0,
+                max_s: 0,
+            },
+        }
+    }
+
+    /// Spring Cloud LoadBalancer, once created.
+    pub fn spring(&self) -> Option<&SpringLoadBalancer> {
+        match self {
+            Balancer::Spring { lb } => lb.as_ref(),
+            Balancer::Ribbon { .. } => None,
+        }
+    }
+
+    pub fn spring_mut(&mut self) -> Option<&mut SpringLoadBalancer> {
+        match self {
+            Balancer::Spring { lb } => lb.as_mut(),
+            Balancer::Ribbon { .. } => None,
+        }
+    }
+
+    /// Creates Ribbon's load balancer (a no-op on a Spring route).
+    pub fn create_ribbon(&mut self) {
+        if let Balancer::Ribbon { lb, .. } = self {
+            *lb = Some(RibbonLoadBalancer::default());
+        }
+    }
+
+    /// Creates the Spring Cloud LoadBalancer (a no-op on a Ribbon route).
+    pub fn create_spring(&mut self, created: SpringLoadBalancer) {
+        if let Balancer::Spring { lb } = self {
+            *lb = Some(created);
+        }
+    }
+}
+
 /// One `[[caller]]` calling one app.
 #[derive(Debug)]
 pub struct Route {
     pub caller: usize,
     pub process: ProcessId,
     pub application: usize,
+    /// The caller's HTTP client settings (`ribbon.*`: timeouts and retries apply to both
+    /// balancers).
     pub ribbon: RibbonConfig,
-    pub breaker: CircuitBreaker,
     pub retryable: bool,
     /// The caller's requests are GETs (retried by default).
     pub get: bool,
-    /// Ribbon (true) or Spring Cloud LoadBalancer (false) routes these calls.
-    pub uses_ribbon: bool,
     /// What an attempt costs and the Hystrix timeout, if any ([`attempt`]).
     pub costs: AttemptCosts,
     /// The caller's `spring.cloud.loadbalancer.*` settings.
     pub load_balancer: LoadBalancerConfig,
-    /// Spring Cloud LoadBalancer, created at the first request.
-    pub spring: Option<SpringLoadBalancer>,
     /// The request stream (`None`: no traffic).
     pub(in crate::eureka) arrivals: Option<Arrivals>,
-    /// Created lazily at the first request (or at start with eager loading).
-    pub balancer: Option<RibbonLoadBalancer>,
+    /// Which balancer picks the instance, and its state once created.
+    pub balancer: Balancer,
     pub(in crate::eureka) refresh_generation: u32,
     /// The next arrival, in microseconds of simulated time (per-request mode).
     pub(in crate::eureka) next_arrival_us: f64,
@@ -178,16 +254,20 @@ impl Route {
                     process: slot.process,
                     application: slot.application,
                     ribbon: target.ribbon.clone(),
-                    breaker: CircuitBreaker::from_config(&target.ribbon),
                     retryable: caller.method == HttpMethod::Get
                         || target.ribbon.ok_to_retry_on_all_operations,
                     get: caller.method == HttpMethod::Get,
-                    uses_ribbon: caller.uses_ribbon(&scenario.simulation.release),
                     costs: AttemptCosts::of(caller, &target.ribbon),
                     load_balancer: caller.client.load_balancer.clone(),
-                    spring: None,
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
-                    balancer: None,
+                    balancer: if caller.uses_ribbon(&scenario.simulation.release) {
+                        Balancer::Ribbon {
+                            breaker: CircuitBreaker::from_config(&target.ribbon),
+                            lb: None,
+                        }
+                    } else {
+                        Balancer::Spring { lb: None }
+                    },
                     refresh_generation: 0,
                     next_arrival_us: 0.0,
                     batch_from_us: None,

@@ -3,9 +3,7 @@
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::{
-    RIBBON_FIRST_REFRESH_MS, RequestMode, RequestOutcome, RibbonLoadBalancer,
-};
+use crate::eureka::route::{RIBBON_FIRST_REFRESH_MS, RequestMode, RequestOutcome};
 use crate::scenario::Train;
 
 use super::{Event, World};
@@ -19,7 +17,7 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].caller != caller {
                 continue;
             }
-            if self.routes[r].uses_ribbon && self.routes[r].ribbon.eager_load {
+            if self.routes[r].balancer.uses_ribbon() && self.routes[r].ribbon.eager_load {
                 self.create_balancer(r);
             }
             let route = self.route_mut(r);
@@ -46,7 +44,7 @@ impl<O: Observer> World<'_, O> {
             self.handle_request(r);
             let route = self.route_mut(r);
             // Unless the first request left an empty cache behind (a miss is then pending).
-            if route.spring.as_ref().is_none_or(|lb| !lb.miss_pending()) {
+            if route.balancer.spring().is_none_or(|lb| !lb.miss_pending()) {
                 route.batch_from_us = Some(route.next_arrival_us);
             }
             return;
@@ -64,13 +62,13 @@ impl<O: Observer> World<'_, O> {
     fn handle_request(&mut self, r: RouteId) {
         let now_ms = self.now().ms();
         let at_us = self.routes[r].next_arrival_us;
-        let outcome = if self.routes[r].uses_ribbon {
-            if self.routes[r].balancer.is_none() {
+        let outcome = if self.routes[r].balancer.uses_ribbon() {
+            if self.routes[r].balancer.ribbon().is_none() {
                 self.create_balancer(r);
             }
             self.route_one_request(r, now_ms, true)
         } else {
-            if self.routes[r].spring.is_none() {
+            if self.routes[r].balancer.spring().is_none() {
                 let request_us = self.routes[r].next_arrival_us;
                 self.create_spring_balancer(r, request_us);
             }
@@ -118,10 +116,10 @@ impl<O: Observer> World<'_, O> {
         let mut outcome = RequestOutcome::default();
         for _ in 0..next_servers {
             let route = self.route_mut(r);
-            let breaker = route.breaker;
+            let breaker = route.balancer.breaker();
             let Some(server) = route
                 .balancer
-                .as_mut()
+                .ribbon_mut()
                 .and_then(|b| b.choose_available(&breaker, now_ms))
             else {
                 if per_attempt {
@@ -136,7 +134,7 @@ impl<O: Observer> World<'_, O> {
                 let answer = self.processes[server].answer();
                 let dead = !answer.accepts();
                 let attempted = costs.attempt(&mut spent_ms, answer);
-                if let Some(b) = self.route_mut(r).balancer.as_mut() {
+                if let Some(b) = self.route_mut(r).balancer.ribbon_mut() {
                     if dead {
                         b.stats.note_failure(server, now_ms);
                     } else {
@@ -181,7 +179,7 @@ impl<O: Observer> World<'_, O> {
     /// The load balancer's constructor: one synchronous list update, then the polling updater
     /// (first run 1 s later).
     fn create_balancer(&mut self, r: RouteId) {
-        self.route_mut(r).balancer = Some(RibbonLoadBalancer::default());
+        self.route_mut(r).balancer.create_ribbon();
         self.update_server_list(r);
         if self.routes[r].ribbon.eureka_notification_updater {
             // EurekaNotificationServerListUpdater: no timer, the client's fetches drive it.
@@ -211,9 +209,9 @@ impl<O: Observer> World<'_, O> {
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
             if route.process == p
-                && route.uses_ribbon
+                && route.balancer.uses_ribbon()
                 && route.ribbon.eureka_notification_updater
-                && route.balancer.is_some()
+                && route.balancer.ribbon().is_some()
             {
                 self.update_server_list(r);
             }
@@ -246,7 +244,7 @@ impl<O: Observer> World<'_, O> {
             .client
             .up_list(route.application)
             .to_vec();
-        let Some(balancer) = self.route_mut(r).balancer.as_mut() else {
+        let Some(balancer) = self.route_mut(r).balancer.ribbon_mut() else {
             return;
         };
         let old = std::mem::replace(&mut balancer.servers, fresh.clone());

@@ -17,7 +17,7 @@ impl<O: Observer> World<'_, O> {
         let now = self.now().ms();
         let route = self.route_mut(r);
         let position = route.rng.below(1000);
-        route.spring = Some(SpringLoadBalancer {
+        route.balancer.create_spring(SpringLoadBalancer {
             position,
             servers: Vec::new(),
             written_ms: None,
@@ -35,7 +35,7 @@ impl<O: Observer> World<'_, O> {
             }
             SupplierKind::HealthCheck => {
                 let list = self.client_list(r);
-                if let Some(lb) = self.route_mut(r).spring.as_mut() {
+                if let Some(lb) = self.route_mut(r).balancer.spring_mut() {
                     lb.checked = list.clone();
                 }
                 if config.health_check_initial_delay_ms == 0 {
@@ -75,7 +75,7 @@ impl<O: Observer> World<'_, O> {
     }
 
     fn set_spring_list(&mut self, r: RouteId, fresh: Vec<ProcessId>) {
-        let Some(lb) = self.route_mut(r).spring.as_mut() else {
+        let Some(lb) = self.route_mut(r).balancer.spring_mut() else {
             return;
         };
         let old = std::mem::replace(&mut lb.servers, fresh.clone());
@@ -84,7 +84,7 @@ impl<O: Observer> World<'_, O> {
     }
 
     fn schedule_spring(&mut self, r: RouteId, delay_ms: u64, timer: SpringTimer) {
-        let Some(lb) = self.routes[r].spring.as_ref() else {
+        let Some(lb) = self.routes[r].balancer.spring() else {
             return;
         };
         let generation = lb.generation;
@@ -105,7 +105,7 @@ impl<O: Observer> World<'_, O> {
     fn spring_cache_written(&mut self, r: RouteId, now_ms: u64, request_us: f64) {
         let ttl = self.routes[r].load_balancer.cache_ttl_ms;
         let batched = self.request_mode == RequestMode::Batched;
-        let Some(lb) = self.route_mut(r).spring.as_mut() else {
+        let Some(lb) = self.route_mut(r).balancer.spring_mut() else {
             return;
         };
         lb.written_ms = (!lb.servers.is_empty()).then_some(now_ms);
@@ -131,7 +131,7 @@ impl<O: Observer> World<'_, O> {
         let Some(at) = arrivals.next_within(&mut route.rng, from_us, f64::INFINITY) else {
             return;
         };
-        if let Some(lb) = route.spring.as_mut() {
+        if let Some(lb) = route.balancer.spring_mut() {
             lb.pending_miss_us = Some(at);
             lb.written_ms = None;
         }
@@ -148,7 +148,7 @@ impl<O: Observer> World<'_, O> {
         timer: SpringTimer,
     ) {
         let route = &self.routes[r];
-        let Some(lb) = route.spring.as_ref() else {
+        let Some(lb) = route.balancer.spring() else {
             return;
         };
         if lb.generation != generation || !self.processes[route.process].alive() {
@@ -164,8 +164,8 @@ impl<O: Observer> World<'_, O> {
             SpringTimer::CacheMiss => {
                 let Some(at) = self
                     .route_mut(r)
-                    .spring
-                    .as_mut()
+                    .balancer
+                    .spring_mut()
                     .and_then(|lb| lb.pending_miss_us.take())
                 else {
                     return;
@@ -183,7 +183,7 @@ impl<O: Observer> World<'_, O> {
             }
             SpringTimer::Refetch => {
                 let list = self.client_list(r);
-                if let Some(lb) = self.route_mut(r).spring.as_mut() {
+                if let Some(lb) = self.route_mut(r).balancer.spring_mut() {
                     lb.checked = list;
                 }
                 // A new list starts a new health-check flux on it at once.
@@ -202,7 +202,7 @@ impl<O: Observer> World<'_, O> {
     /// its check; one that was taken out of Eureka but still serves passes it (the health
     /// endpoint knows nothing of Eureka's status).
     fn health_check_round(&mut self, r: RouteId) {
-        let Some(lb) = self.routes[r].spring.as_ref() else {
+        let Some(lb) = self.routes[r].balancer.spring() else {
             return;
         };
         let healthy: Vec<ProcessId> = lb
@@ -221,7 +221,7 @@ impl<O: Observer> World<'_, O> {
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
             if route.process != p
-                || route.spring.is_none()
+                || route.balancer.spring().is_none()
                 || route.load_balancer.cache_enabled
                 || route.load_balancer.configurations != SupplierKind::Default
             {
@@ -240,7 +240,7 @@ impl<O: Observer> World<'_, O> {
         if config.configurations != SupplierKind::Default {
             return;
         }
-        let Some(lb) = route.spring.as_ref() else {
+        let Some(lb) = route.balancer.spring() else {
             return;
         };
         let stale = !config.cache_enabled
@@ -270,7 +270,7 @@ impl<O: Observer> World<'_, O> {
         let (route, processes) = self.route_mut_and_processes(r);
         let retries = Retries::of(&route.load_balancer, route.get);
         let costs = route.costs;
-        let Some(lb) = route.spring.as_mut() else {
+        let Some(lb) = route.balancer.spring_mut() else {
             return RequestOutcome::default();
         };
         let answer = |p: ProcessId| processes[p].answer();

@@ -50,16 +50,16 @@ impl<O: Observer> World<'_, O> {
         if route.arrivals.is_none() || until_us <= from {
             return;
         }
-        if !route.uses_ribbon {
+        if !route.balancer.uses_ribbon() {
             route.batch_from_us = Some(until_us);
             self.flush_spring(r, from, until_us);
             return;
         }
-        if route.balancer.is_none() {
+        if route.balancer.ribbon().is_none() {
             return;
         }
         route.batch_from_us = Some(until_us);
-        if route.breaker.enabled {
+        if route.balancer.breaker().enabled {
             self.flush_with_breaker(r, from, until_us);
         } else {
             self.count_walk(r, from, until_us, false);
@@ -108,7 +108,7 @@ impl<O: Observer> World<'_, O> {
     /// Reads the routing state of route `r` at `now_ms` (see [`Phase`]).
     fn routing_phase(&self, r: RouteId, now_ms: u64) -> Phase {
         let route = &self.routes.list[r];
-        let Some(balancer) = route.balancer.as_ref() else {
+        let Some(balancer) = route.balancer.ribbon() else {
             return Phase::Empty;
         };
         if balancer.servers.is_empty() {
@@ -128,7 +128,11 @@ impl<O: Observer> World<'_, O> {
         let mut kept_all_serving = true;
         let mut all_refusing = true;
         for &p in &balancer.servers {
-            match route.breaker.tripped_until_ms(balancer.stats.get(p)) {
+            match route
+                .balancer
+                .breaker()
+                .tripped_until_ms(balancer.stats.get(p))
+            {
                 Some(until) if until > now_ms => change_ms = change_ms.min(until),
                 _ => {
                     any_kept = true;
@@ -154,7 +158,9 @@ impl<O: Observer> World<'_, O> {
     /// failure count.
     fn count_serving(&mut self, r: RouteId, from: f64, until: f64, now_ms: u64) {
         let route = &mut self.routes.list[r];
-        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        let breaker = route.balancer.breaker();
+        let (Some(arrivals), Some(balancer)) =
+            (route.arrivals.as_mut(), route.balancer.ribbon_mut())
         else {
             return;
         };
@@ -167,7 +173,7 @@ impl<O: Observer> World<'_, O> {
         let mut kept = std::mem::take(&mut balancer.eligible);
         if balancer.stats.any_failures() {
             eligible_servers(
-                &route.breaker,
+                &breaker,
                 &balancer.stats,
                 &balancer.servers,
                 now_ms,
@@ -199,7 +205,8 @@ impl<O: Observer> World<'_, O> {
     fn count_walk(&mut self, r: RouteId, from: f64, until: f64, note_failures: bool) {
         let route = &mut self.routes.list[r];
         let (next_servers, same_server) = route.servers_to_try();
-        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        let (Some(arrivals), Some(balancer)) =
+            (route.arrivals.as_mut(), route.balancer.ribbon_mut())
         else {
             return;
         };
@@ -324,7 +331,8 @@ impl<O: Observer> World<'_, O> {
         let route = &mut self.routes.list[r];
         let retries = Retries::of(&route.load_balancer, route.get);
         let costs = route.costs;
-        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.spring.as_mut()) else {
+        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.balancer.spring_mut())
+        else {
             return;
         };
         let span = arrivals.count(&mut route.rng, from, until);
