@@ -4,7 +4,6 @@
 //! Every modelled rule cites its source (FACTS.md section and the Eureka/Ribbon/Spring class and
 //! method) in a doc comment and is pinned by a test beside it.
 
-pub mod circuit_breaker;
 mod client;
 pub mod delta;
 mod deploy;
@@ -18,7 +17,6 @@ pub mod rate_limiter;
 pub mod registry;
 pub mod response_cache;
 mod restart;
-pub mod round_robin;
 mod route;
 mod server;
 mod shutdown;
@@ -32,6 +30,7 @@ pub use client::{DiscoveryClient, REPLICATOR_STOP_WAIT_MS};
 pub use ids::{ProcessId, RouteId, ServerId};
 pub use layout::{Layout, ProcessKind, ProcessSlot, RouteSlot};
 pub use observe::{Observation, Observer};
+pub use route::ribbon::{circuit_breaker, round_robin};
 pub use route::{RIBBON_FIRST_REFRESH_MS, RequestMode};
 pub use server::{EurekaServer, RENEWS_WINDOW_MS};
 pub use shutdown::{DALSTON_DEREGISTER_HOP_MS, WEB_SERVER_STOP_MS};

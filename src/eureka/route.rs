@@ -6,94 +6,23 @@
 pub(in crate::eureka) mod arrivals;
 pub(in crate::eureka) mod attempt;
 pub(in crate::eureka) mod inflight;
+pub mod ribbon;
 pub(in crate::eureka) mod spring;
 
 use crate::engine::{RngStream, StreamFactory};
 use crate::scenario::{HttpMethod, LoadBalancerConfig, RibbonConfig, Scenario};
 
-use super::circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
 use super::ids::ProcessId;
 use super::layout::Layout;
 pub use arrivals::Arrivals;
 pub use attempt::{Answer, AttemptCosts};
 use inflight::Served;
+pub use ribbon::RibbonLoadBalancer;
+use ribbon::circuit_breaker::CircuitBreaker;
 pub use spring::{SpringLoadBalancer, SpringTimer};
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
 pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
-
-/// Ribbon's `DynamicServerListLoadBalancer` with `ZoneAvoidanceRule` in a single zone: the
-/// server list, the round-robin cursor and the per-server circuit-breaker stats.
-#[derive(Debug, Default)]
-pub struct RibbonLoadBalancer {
-    pub servers: Vec<ProcessId>,
-    /// `AbstractServerPredicate`'s `nextIndex` AtomicInteger.
-    pub(in crate::eureka) next_index: usize,
-    /// `LoadBalancerStats`' `ServerStats`, by process.
-    pub stats: ServerStatsTable,
-    /// Scratch: the eligible servers of the current pick.
-    pub(in crate::eureka) eligible: Vec<ProcessId>,
-}
-
-impl RibbonLoadBalancer {
-    #[cfg(test)]
-    pub fn with_cursor(servers: Vec<ProcessId>, next_index: usize) -> Self {
-        RibbonLoadBalancer {
-            servers,
-            next_index,
-            ..RibbonLoadBalancer::default()
-        }
-    }
-
-    pub fn cursor(&self) -> usize {
-        self.next_index
-    }
-
-    pub fn set_cursor(&mut self, next_index: usize) {
-        self.next_index = next_index;
-    }
-
-    /// `AbstractServerPredicate#incrementAndGetModulo`: returns the current cursor and advances
-    /// it; a cursor beyond a shrunken list wraps through `(current + 1) % modulo` first.
-    fn increment_and_get_modulo(&mut self, modulo: usize) -> usize {
-        loop {
-            let current = self.next_index;
-            self.next_index = (current + 1) % modulo;
-            if current < modulo {
-                return current;
-            }
-        }
-    }
-
-    /// Round robin over the whole list (no server is tripped).
-    pub fn choose(&mut self) -> Option<ProcessId> {
-        let modulo = self.servers.len();
-        if modulo == 0 {
-            return None;
-        }
-        let i = self.increment_and_get_modulo(modulo);
-        Some(self.servers[i])
-    }
-
-    /// `PredicateBasedRule#choose` → `chooseRoundRobinAfterFiltering`: the round robin runs over
-    /// the servers the availability filter keeps at `now_ms` (every server when all are
-    /// tripped), with the one shared cursor.
-    pub fn choose_available(&mut self, breaker: &CircuitBreaker, now_ms: u64) -> Option<ProcessId> {
-        if !breaker.enabled || !self.stats.any_failures() {
-            return self.choose();
-        }
-        let mut eligible = std::mem::take(&mut self.eligible);
-        eligible_servers(breaker, &self.stats, &self.servers, now_ms, &mut eligible);
-        let chosen = if eligible.is_empty() {
-            None
-        } else {
-            let i = self.increment_and_get_modulo(eligible.len());
-            Some(eligible[i])
-        };
-        self.eligible = eligible;
-        chosen
-    }
-}
 
 /// How a route picks an instance: Ribbon (Edgware to Hoxton: `ZoneAvoidanceRule` with its
 /// server list, round-robin cursor and circuit breaker, FACTS.md §8) or Spring Cloud
@@ -218,7 +147,7 @@ pub struct Route {
 pub enum RequestMode {
     /// Requests between two changes of routing state are counted at once: their number is drawn
     /// from the Poisson distribution and the round-robin walk is summed
-    /// ([`run_batch`](super::round_robin::run_batch)); the time of the last refused attempt is
+    /// ([`run_batch`](ribbon::round_robin::run_batch)); the time of the last refused attempt is
     /// drawn from the uniform order statistics. With the circuit breaker, requests are stepped
     /// one by one only while an untripped refusing server is in the round robin. Exact in
     /// distribution, and its cost does not grow with the request rate.

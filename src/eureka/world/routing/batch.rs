@@ -15,12 +15,12 @@
 //!   most about `threshold × list length` requests per blackout, whatever the request rate.
 
 use crate::engine::SimTime;
-use crate::eureka::circuit_breaker::eligible_servers;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::round_robin::{first_pick, run_batch, step};
 use crate::eureka::route::Answer;
 use crate::eureka::route::inflight::Accepted;
+use crate::eureka::route::ribbon::circuit_breaker::eligible_servers;
+use crate::eureka::route::ribbon::round_robin::{first_pick, run_batch, step};
 use crate::eureka::route::spring::{Retries, walk_many, walk_one};
 
 use super::World;
