@@ -19,7 +19,7 @@
 //! restart (`Observation::Restarted`): they describe the incarnation that stopped.
 
 use crate::engine::{RngStream, StreamFactory};
-use crate::scenario::{RestartConfig, Scenario};
+use crate::scenario::{RestartConfig, RestartWhen, Scenario};
 
 use super::ids::ProcessId;
 use super::layout::Layout;
@@ -32,12 +32,44 @@ pub struct RestartRun {
     /// The process that starts (`old` unless the restart takes a new instance id).
     pub new: ProcessId,
     /// The new incarnation's client stream for a same-id restart (`client/<id>#1`).
-    pub(in crate::eureka) rng: Option<RngStream>,
-    pub(in crate::eureka) scheduled: bool,
-    pub(in crate::eureka) done: bool,
+    rng: Option<RngStream>,
+    scheduled: bool,
+    done: bool,
 }
 
 impl RestartRun {
+    /// With a fixed `at-s`: when the restart is due (it is then scheduled).
+    pub fn schedule_fixed(&mut self) -> Option<u64> {
+        let RestartWhen::At(at) = self.config.when else {
+            return None;
+        };
+        self.scheduled = true;
+        Some(at)
+    }
+
+    /// Process `p` exited: with `down-s` and `p` the process this restart waits for, the delay
+    /// until the restart (it is then scheduled; a later exit does not schedule it again).
+    pub fn on_exit(&mut self, p: ProcessId) -> Option<u64> {
+        if self.old != p || self.scheduled || self.done {
+            return None;
+        }
+        let RestartWhen::AfterExit(down) = self.config.when else {
+            return None;
+        };
+        self.scheduled = true;
+        Some(down)
+    }
+
+    /// The restart is due: false if it already ran.
+    pub fn begin(&mut self) -> bool {
+        !std::mem::replace(&mut self.done, true)
+    }
+
+    /// The client stream of a same-id restart's new incarnation (taken once).
+    pub fn take_client_stream(&mut self) -> Option<RngStream> {
+        self.rng.take()
+    }
+
     pub fn build_all(
         scenario: &Scenario,
         layout: &Layout,
@@ -56,5 +88,38 @@ impl RestartRun {
                 done: false,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn restart(when: &str) -> RestartRun {
+        let text = format!(
+            "[[app]]\nname = \"svc\"\ninstances = 2\n[[shutdown]]\ninstance = \"svc-0\"\n\
+             at-s = 300\nstrategy = \"kill-9\"\n[[restart]]\ninstance = \"svc-0\"\n{when}\n"
+        );
+        let scenario = crate::scenario::parse_str(&text, "t.toml", "t", &[]).expect("valid");
+        let layout = Layout::new(&scenario);
+        RestartRun::build_all(&scenario, &layout, &StreamFactory::new(1)).remove(0)
+    }
+
+    /// The restart alone: with `down-s` it is scheduled by its process's first exit only, and
+    /// it runs once.
+    #[test]
+    fn down_s_counts_from_the_first_exit_and_runs_once() {
+        let mut run = restart("down-s = 30");
+        assert_eq!(run.schedule_fixed(), None);
+        assert_eq!(run.on_exit(run.old + 1), None, "another process's exit");
+        assert_eq!(run.on_exit(run.old), Some(30_000));
+        assert_eq!(run.on_exit(run.old), None, "already scheduled");
+        assert!(run.begin());
+        assert!(!run.begin());
+        assert!(
+            run.take_client_stream().is_some(),
+            "same id: a new client stream"
+        );
+        assert!(run.take_client_stream().is_none());
     }
 }

@@ -19,17 +19,14 @@ impl<O: Observer> World<'_, O> {
 
     /// Starts the next batch: old instances begin departing, replacements start.
     pub(super) fn on_deploy_batch(&mut self, deploy: usize) {
-        let run = &self.deploys[deploy];
-        let start = run.next;
-        let end = (start + run.config.batch_size as usize).min(run.pairs.len());
-        if start >= end {
+        let run = &mut self.deploys[deploy];
+        let first = run.not_started();
+        let Some(batch) = run.next_batch() else {
             return;
-        }
-        let batch: Vec<(ProcessId, ProcessId)> = run.pairs[start..end].to_vec();
+        };
+        let batch: Vec<(ProcessId, ProcessId)> = batch.to_vec();
         let config = run.config.clone();
-        self.deploys[deploy].next = end;
-        self.deploys[deploy].waiting = batch.iter().map(|&(_, new)| new).collect();
-        if start == 0 {
+        if first {
             // Batched mode: the requests before the deploy are counted before it begins.
             self.settle_routes();
         }
@@ -60,13 +57,7 @@ impl<O: Observer> World<'_, O> {
     /// deploy waits, the next batch starts `interval-s` later.
     pub(super) fn deploy_saw_up(&mut self, p: ProcessId) {
         for deploy in 0..self.deploys.len() {
-            let run = &mut self.deploys[deploy];
-            let Some(i) = run.waiting.iter().position(|&w| w == p) else {
-                continue;
-            };
-            run.waiting.swap_remove(i);
-            if run.waiting.is_empty() && run.next < run.pairs.len() {
-                let interval = run.config.interval_ms;
+            if let Some(interval) = self.deploys[deploy].saw_up(p) {
                 self.queue
                     .schedule_in(interval, Event::DeployBatch { deploy });
             }

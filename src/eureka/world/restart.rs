@@ -1,9 +1,9 @@
 //! The world's handlers for `restart` (the rules and their state live in `eureka::restart`).
 
+use crate::engine::SimTime;
 use crate::eureka::client::DiscoveryClient;
 use crate::eureka::ids::ProcessId;
 use crate::eureka::observe::{Observation, Observer};
-use crate::scenario::RestartWhen;
 
 use super::{Event, World};
 
@@ -11,10 +11,8 @@ impl<O: Observer> World<'_, O> {
     /// Schedules every restart with a fixed `at-s`.
     pub(super) fn schedule_restarts(&mut self) {
         for run in 0..self.restarts.len() {
-            if let RestartWhen::At(at) = self.restarts[run].config.when {
-                self.restarts[run].scheduled = true;
-                self.queue
-                    .schedule(crate::engine::SimTime(at), Event::Restart { run });
+            if let Some(at) = self.restarts[run].schedule_fixed() {
+                self.queue.schedule(SimTime(at), Event::Restart { run });
             }
         }
     }
@@ -23,12 +21,7 @@ impl<O: Observer> World<'_, O> {
     /// restart waiting for it.
     pub(super) fn on_process_exit(&mut self, p: ProcessId) {
         for run in 0..self.restarts.len() {
-            let r = &mut self.restarts[run];
-            if r.old != p || r.scheduled || r.done {
-                continue;
-            }
-            if let RestartWhen::AfterExit(down) = r.config.when {
-                r.scheduled = true;
+            if let Some(down) = self.restarts[run].on_exit(p) {
                 self.queue.schedule_in(down, Event::Restart { run });
             }
         }
@@ -39,16 +32,15 @@ impl<O: Observer> World<'_, O> {
     /// process goes through the boot lifecycle.
     pub(super) fn on_restart(&mut self, run: usize) {
         let (old, new) = (self.restarts[run].old, self.restarts[run].new);
-        if self.restarts[run].done || old >= self.processes.len() {
+        if old >= self.processes.len() || !self.restarts[run].begin() {
             return;
         }
-        self.restarts[run].done = true;
         if self.processes[old].alive() {
             self.kill_process(old);
         }
         self.observe(Observation::Restarted { process: old });
         if new == old {
-            let Some(rng) = self.restarts[run].rng.take() else {
+            let Some(rng) = self.restarts[run].take_client_stream() else {
                 return;
             };
             let previous = &self.processes[old].client;
