@@ -34,7 +34,17 @@ pub enum ServerTimer {
     DeltaRetention,
 }
 
-/// What a server transition asks of the world, in the order it asked.
+/// Where a server transition puts what it asks of the world, in the order it asks: the world
+/// (which reports and schedules at once, without a buffer: the server's calls are the
+/// simulation's hottest path) or a `Vec<ServerEffect>` (tests).
+pub trait ServerOutput {
+    /// Report this observation now.
+    fn observe(&mut self, observation: Observation);
+    /// Arm this timer to fire `delay_ms` from now.
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer);
+}
+
+/// A server's request of the world, as data.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerEffect {
     /// Report this observation now.
@@ -43,9 +53,19 @@ pub enum ServerEffect {
     Arm { delay_ms: u64, timer: ServerTimer },
 }
 
+impl ServerOutput for Vec<ServerEffect> {
+    fn observe(&mut self, observation: Observation) {
+        self.push(ServerEffect::Observe(observation));
+    }
+
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
+        self.push(ServerEffect::Arm { delay_ms, timer });
+    }
+}
+
 /// One Eureka server: its registry, response cache and delta queue, and its timers' rules. It
 /// never sees the world: it is told the time and the calls, and returns its reply and
-/// [`ServerEffect`]s.
+/// effects ([`ServerOutput`]).
 pub struct EurekaServer {
     pub registry: Registry,
     pub cache: ResponseCache,
@@ -60,8 +80,6 @@ pub struct EurekaServer {
     /// UP-ness of each process in the registry and in the served payload, as last observed.
     registry_up: Vec<bool>,
     served_up: Vec<bool>,
-    /// What the transitions since the last [`EurekaServer::take_effects`] asked for.
-    effects: Vec<ServerEffect>,
 }
 
 impl EurekaServer {
@@ -86,7 +104,6 @@ impl EurekaServer {
             last_eviction: None,
             registry_up: vec![false; processes],
             served_up: vec![false; processes],
-            effects: Vec::new(),
         }
     }
 
@@ -103,46 +120,30 @@ impl EurekaServer {
 }
 
 impl EurekaServer {
-    /// Reports an observation to the world (handed over by [`EurekaServer::take_effects`]).
-    fn observe(&mut self, observation: Observation) {
-        self.effects.push(ServerEffect::Observe(observation));
-    }
-
-    /// Arms `timer` to fire `delay_ms` from now.
-    fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
-        self.effects.push(ServerEffect::Arm { delay_ms, timer });
-    }
-
-    /// What the last transitions asked of the world, in order, swapped into `into` (which must
-    /// be empty; the server keeps its buffer for reuse).
-    pub fn take_effects(&mut self, into: &mut Vec<ServerEffect>) {
-        std::mem::swap(&mut self.effects, into);
-    }
-
     /// Server bootstrap (see the module doc for the order).
-    pub fn start(&mut self, wall_now_ms: u64) {
-        self.observe(Observation::ServerStarted);
+    pub fn start(&mut self, wall_now_ms: u64, out: &mut impl ServerOutput) {
+        out.observe(Observation::ServerStarted);
         // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
         let retention = self.config.delta_retention_timer_interval_ms;
         let delay = self.timer_delay(retention);
-        self.arm(delay, ServerTimer::DeltaRetention);
+        out.arm(delay, ServerTimer::DeltaRetention);
         let fill_interval = self.config.response_cache_update_interval_ms;
         if self.cache.uses_read_only() {
             let first = first_fill_delay(wall_now_ms, fill_interval);
             let lateness = self.timer_delay(0);
-            self.arm(first + lateness, ServerTimer::CacheFill);
+            out.arm(first + lateness, ServerTimer::CacheFill);
         }
         let update = self.config.renewal_threshold_update_interval_ms;
         let delay = self.timer_delay(update);
-        self.arm(delay, ServerTimer::ThresholdUpdate);
+        out.arm(delay, ServerTimer::ThresholdUpdate);
         // registry-sync-retries = 0: syncUp finds nothing, openForTraffic(0 -> default count).
         let count = i64::from(self.config.default_open_for_traffic_count);
         self.registry.open_for_traffic(count);
         let delay = self.timer_delay(RENEWS_WINDOW_MS);
-        self.arm(delay, ServerTimer::RenewsRoll);
+        out.arm(delay, ServerTimer::RenewsRoll);
         let eviction = self.config.eviction_interval_ms;
         let delay = self.timer_delay(eviction);
-        self.arm(delay, ServerTimer::Eviction);
+        out.arm(delay, ServerTimer::Eviction);
     }
 
     pub fn on_timer(
@@ -150,10 +151,11 @@ impl EurekaServer {
         now: SimTime,
         timer: ServerTimer,
         embedded_client_up_count: impl FnOnce() -> i64,
+        out: &mut impl ServerOutput,
     ) {
         let period = match timer {
             ServerTimer::Eviction => {
-                self.run_eviction(now);
+                self.run_eviction(now, out);
                 self.config.eviction_interval_ms
             }
             ServerTimer::RenewsRoll => {
@@ -161,7 +163,7 @@ impl EurekaServer {
                 RENEWS_WINDOW_MS
             }
             ServerTimer::CacheFill => {
-                self.fill_read_only_cache(now);
+                self.fill_read_only_cache(now, out);
                 self.config.response_cache_update_interval_ms
             }
             ServerTimer::ThresholdUpdate => {
@@ -175,17 +177,17 @@ impl EurekaServer {
             }
         };
         let delay = self.timer_delay(period);
-        self.arm(delay, timer);
+        out.arm(delay, timer);
     }
 
     /// `EvictionTask#run` -> `evict(compensationTimeMs)`.
-    fn run_eviction(&mut self, now: SimTime) {
+    fn run_eviction(&mut self, now: SimTime, out: &mut impl ServerOutput) {
         let compensation = self.compensation_ms(now);
         let renews = self.registry.renews_last_min.count();
         let threshold = self.registry.threshold();
         let server = &mut *self;
         let run = server.registry.evict(now, compensation, &mut server.rng);
-        self.observe(Observation::EvictionRun {
+        out.observe(Observation::EvictionRun {
             gated: run.gated,
             renews_last_min: renews,
             threshold,
@@ -197,15 +199,15 @@ impl EurekaServer {
         }
         for &p in &run.evicted {
             self.recently_changed.cancelled(now, p);
-            self.observe(Observation::Evicted { process: p });
-            self.note_registry(p);
+            out.observe(Observation::Evicted { process: p });
+            self.note_registry(p, out);
         }
-        self.invalidate_cache(now);
+        self.invalidate_cache(now, out);
     }
 
     /// The cache-fill timer's task, for every key in the read-only level (`ALL_APPS`, then
     /// `ALL_APPS_DELTA`).
-    fn fill_read_only_cache(&mut self, now: SimTime) {
+    fn fill_read_only_cache(&mut self, now: SimTime, out: &mut impl ServerOutput) {
         let server = &mut *self;
         let registry = &server.registry;
         let full = server.cache.tick(now, || registry.statuses());
@@ -214,47 +216,53 @@ impl EurekaServer {
             .delta_cache
             .tick(now, || changed.delta_content(&registry.statuses()));
         if let Some(payload) = full {
-            self.observe(Observation::ReadOnlyRefreshed);
-            self.note_served(&payload);
+            out.observe(Observation::ReadOnlyRefreshed);
+            self.note_served(&payload, out);
         }
     }
 
     /// `invalidateCache`: with the read-only level off, a GET regenerates at once, so the served
     /// view is refreshed here (nothing can change the registry between now and that GET without
     /// invalidating again).
-    fn invalidate_cache(&mut self, now: SimTime) {
+    fn invalidate_cache(&mut self, now: SimTime, out: &mut impl ServerOutput) {
         self.cache.invalidate();
         self.delta_cache.invalidate();
         if !self.cache.uses_read_only() {
             let server = &mut *self;
             let registry = &server.registry;
             let (payload, _) = server.cache.get(now, || registry.statuses());
-            self.note_served(&payload);
+            self.note_served(&payload, out);
         }
     }
 
     /// Emits a registry observation if `p`'s UP-ness there changed.
-    fn note_registry(&mut self, p: ProcessId) {
+    fn note_registry(&mut self, p: ProcessId, out: &mut impl ServerOutput) {
         let up = self.registry.is_up(p);
         if self.registry_up[p] != up {
             self.registry_up[p] = up;
-            self.observe(Observation::Registry { process: p, up });
+            out.observe(Observation::Registry { process: p, up });
         }
     }
 
     /// Emits served-view observations for every process whose UP-ness differs in `payload`.
-    fn note_served(&mut self, payload: &Rc<Payload>) {
+    fn note_served(&mut self, payload: &Rc<Payload>, out: &mut impl ServerOutput) {
         for p in 0..self.served_up.len() {
             let up = payload.is_up(p);
             if self.served_up[p] != up {
                 self.served_up[p] = up;
-                self.observe(Observation::Served { process: p, up });
+                out.observe(Observation::Served { process: p, up });
             }
         }
     }
 
     /// A REST call arrives: the resource handles it at once and replies.
-    pub fn on_call(&mut self, now: SimTime, from: ProcessId, call: Call) -> Reply {
+    pub fn on_call(
+        &mut self,
+        now: SimTime,
+        from: ProcessId,
+        call: Call,
+        out: &mut impl ServerOutput,
+    ) -> Reply {
         let reply = match call {
             Call::Register { info, why } => {
                 let kept_holder = self.registry.register(now, from, info);
@@ -264,23 +272,23 @@ impl EurekaServer {
                     .map_or(info.status, |e| e.info.status);
                 self.recently_changed
                     .registered(now, from, status, kept_holder);
-                self.observe(Observation::Registered {
+                out.observe(Observation::Registered {
                     process: from,
                     status,
                 });
-                self.note_registry(from);
-                self.invalidate_cache(now);
+                self.note_registry(from, out);
+                self.invalidate_cache(now, out);
                 Reply::Registered { why }
             }
             Call::Renew { last_dirty } => Reply::Renewed {
-                found: self.handle_renew(now, from, last_dirty),
+                found: self.handle_renew(now, from, last_dirty, out),
             },
             Call::FetchAll { why } => {
                 let server = &mut *self;
                 let registry = &server.registry;
                 let (payload, filled) = server.cache.get(now, || registry.statuses());
                 if filled {
-                    self.note_served(&payload);
+                    self.note_served(&payload, out);
                 }
                 Reply::Fetched { why, payload }
             }
@@ -288,9 +296,9 @@ impl EurekaServer {
             Call::Cancel => {
                 if self.registry.cancel(now, from, true) {
                     self.recently_changed.cancelled(now, from);
-                    self.observe(Observation::Cancelled { process: from });
-                    self.note_registry(from);
-                    self.invalidate_cache(now);
+                    out.observe(Observation::Cancelled { process: from });
+                    self.note_registry(from, out);
+                    self.invalidate_cache(now, out);
                 }
                 Reply::Cancelled
             }
@@ -298,8 +306,8 @@ impl EurekaServer {
                 let changed = self.registry.status_update(now, from, status, last_dirty);
                 if changed == Some(true) {
                     self.recently_changed.modified(now, from, status);
-                    self.note_registry(from);
-                    self.invalidate_cache(now);
+                    self.note_registry(from, out);
+                    self.invalidate_cache(now, out);
                 }
                 Reply::StatusPut
             }
@@ -310,8 +318,8 @@ impl EurekaServer {
                 if existed == Some(true) {
                     self.recently_changed
                         .modified(now, from, InstanceStatus::Unknown);
-                    self.note_registry(from);
-                    self.invalidate_cache(now);
+                    self.note_registry(from, out);
+                    self.invalidate_cache(now, out);
                 }
                 Reply::StatusDeleted
             }
@@ -337,7 +345,13 @@ impl EurekaServer {
 
     /// `InstanceResource#renewLease`: renew first (counted even if the reply becomes 404), then
     /// the dirty-timestamp check (FACTS.md §5.3). Returns false for a 404.
-    fn handle_renew(&mut self, now: SimTime, from: ProcessId, client_dirty: u64) -> bool {
+    fn handle_renew(
+        &mut self,
+        now: SimTime,
+        from: ProcessId,
+        client_dirty: u64,
+        out: &mut impl ServerOutput,
+    ) -> bool {
         match self.registry.renew(now, from) {
             RenewOutcome::NotFound => false,
             RenewOutcome::Renewed {
@@ -348,11 +362,11 @@ impl EurekaServer {
                         let status = e.info.status;
                         self.recently_changed.status_set_silently(from, status);
                     }
-                    self.note_registry(from);
+                    self.note_registry(from, out);
                 }
                 if let Some(e) = self.registry.entry(from) {
                     let expirable_from = e.lease.expirable_from();
-                    self.observe(Observation::Renewed {
+                    out.observe(Observation::Renewed {
                         process: from,
                         expirable_from,
                     });
@@ -389,19 +403,14 @@ mod tests {
         EurekaServer::new(&scenario, 3, StreamFactory::new(1).stream("server"))
     }
 
-    fn effects(server: &mut EurekaServer) -> Vec<ServerEffect> {
-        let mut out = Vec::new();
-        server.take_effects(&mut out);
-        out
-    }
-
     /// The server alone, without a world: bootstrap arms its timers in the order of FACTS.md
     /// §2.7 (delta retention, cache fill, threshold update, renews roll, eviction).
     #[test]
     fn start_arms_the_timers_in_bootstrap_order() {
         let mut server = server();
-        server.start(1_700_000_000_000);
-        let timers: Vec<ServerTimer> = effects(&mut server)
+        let mut out = Vec::new();
+        server.start(1_700_000_000_000, &mut out);
+        let timers: Vec<ServerTimer> = out
             .into_iter()
             .filter_map(|e| match e {
                 ServerEffect::Arm { timer, .. } => Some(timer),
@@ -425,8 +434,7 @@ mod tests {
     #[test]
     fn register_then_cancel_replies_and_observes() {
         let mut server = server();
-        server.start(1_700_000_000_000);
-        effects(&mut server);
+        server.start(1_700_000_000_000, &mut Vec::new());
         let info = Registrant {
             status: InstanceStatus::Up,
             overridden_status: InstanceStatus::Unknown,
@@ -434,10 +442,11 @@ mod tests {
             lease_duration_ms: 90_000,
         };
         let why = RegisterWhy::Init;
-        let reply = server.on_call(SimTime(10), 0, Call::Register { info, why });
+        let mut out = Vec::new();
+        let reply = server.on_call(SimTime(10), 0, Call::Register { info, why }, &mut out);
         assert_eq!(reply, Reply::Registered { why });
         assert_eq!(
-            effects(&mut server),
+            std::mem::take(&mut out),
             vec![
                 ServerEffect::Observe(Observation::Registered {
                     process: 0,
@@ -449,12 +458,10 @@ mod tests {
                 }),
             ]
         );
+        let reply = server.on_call(SimTime(20), 0, Call::Cancel, &mut out);
+        assert_eq!(reply, Reply::Cancelled);
         assert_eq!(
-            server.on_call(SimTime(20), 0, Call::Cancel),
-            Reply::Cancelled
-        );
-        assert_eq!(
-            effects(&mut server),
+            out,
             vec![
                 ServerEffect::Observe(Observation::Cancelled { process: 0 }),
                 ServerEffect::Observe(Observation::Registry {

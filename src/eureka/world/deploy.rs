@@ -52,15 +52,4 @@ impl<O: Observer> World<'_, O> {
             self.on_client_create(new);
         }
     }
-
-    /// A process became UP in the registry: if it was the last replacement of its batch the
-    /// deploy waits, the next batch starts `interval-s` later.
-    pub(super) fn deploy_saw_up(&mut self, p: ProcessId) {
-        for deploy in 0..self.deploys.len() {
-            if let Some(interval) = self.deploys[deploy].saw_up(p) {
-                self.queue
-                    .schedule_in(interval, Event::DeployBatch { deploy });
-            }
-        }
-    }
 }

@@ -30,7 +30,7 @@ use super::observe::{Observation, Observer};
 use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
 use super::route::{Answer, RequestMode, Route, SpringTimer};
-use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerEffect, ServerTimer};
+use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 use routing::{Liveness, Routes};
 
@@ -162,8 +162,6 @@ pub struct World<'s, O: Observer> {
     pub(super) queue: EventQueue<Event>,
     /// The Eureka servers, by [`ServerId`] (one for now).
     pub(super) servers: Vec<EurekaServer>,
-    /// Scratch buffer for the server's effects (kept for its capacity).
-    pub(super) server_effects: Vec<ServerEffect>,
     pub(super) processes: Vec<Process>,
     routes: Routes,
     pub(super) shutdowns: Vec<ShutdownRun>,
@@ -224,7 +222,6 @@ impl<'s, O: Observer> World<'s, O> {
             scenario,
             queue: EventQueue::new(),
             servers,
-            server_effects: Vec::new(),
             processes,
             routes,
             shutdowns,
@@ -337,14 +334,12 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     pub(super) fn observe(&mut self, observation: Observation) {
-        if let Observation::Registry { process, up: true } = observation
-            && !self.deploys.is_empty()
-        {
-            // A rolling deploy waits for its new instances to be UP in the registry.
-            self.deploy_saw_up(process);
-        }
-        let now = self.queue.now();
-        self.observer.observe(now, observation);
+        report(
+            &mut self.queue,
+            &mut self.deploys,
+            &mut self.observer,
+            observation,
+        );
     }
 
     /// One network traversal for `p`'s calls: `latency-ms + U[0, jitter]`.
@@ -397,6 +392,24 @@ impl<'s, O: Observer> World<'s, O> {
     pub fn processes(&self) -> &[Process] {
         &self.processes
     }
+}
+
+/// Reports an observation now. A rolling deploy waits for its new instances to be UP in the
+/// registry, so a registry UP may start its next batch.
+fn report<O: Observer>(
+    queue: &mut EventQueue<Event>,
+    deploys: &mut [DeployRun],
+    observer: &mut O,
+    observation: Observation,
+) {
+    if let Observation::Registry { process, up: true } = observation {
+        for (deploy, run) in deploys.iter_mut().enumerate() {
+            if let Some(interval) = run.saw_up(process) {
+                queue.schedule_in(interval, Event::DeployBatch { deploy });
+            }
+        }
+    }
+    observer.observe(queue.now(), observation);
 }
 
 fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory) -> Vec<Process> {

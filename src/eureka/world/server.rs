@@ -1,52 +1,80 @@
 //! The world's handlers for `server` (the rules and their state live in `eureka::server`).
 
+use crate::engine::EventQueue;
+use crate::eureka::deploy::DeployRun;
 use crate::eureka::ids::{ProcessId, ServerId};
 use crate::eureka::layout::ProcessKind;
+use crate::eureka::observe::Observation;
 use crate::eureka::observe::Observer;
 use crate::eureka::protocol::Call;
-use crate::eureka::server::{ServerEffect, ServerTimer};
+use crate::eureka::server::{ServerOutput, ServerTimer};
 use crate::eureka::status::InstanceStatus;
 
-use super::{Event, Process, World};
+use super::{Event, Process, World, report};
 
 impl<O: Observer> World<'_, O> {
     /// Server bootstrap ([`EurekaServer::start`]).
     pub(super) fn start_server(&mut self, s: ServerId) {
         let wall = self.wall_now();
-        self.servers[s.index()].start(wall);
-        self.apply_server_effects(s);
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        self.servers[s.index()].start(wall, &mut out);
     }
 
     /// One of the server's timers fired ([`EurekaServer::on_timer`]).
     pub(super) fn on_server_timer(&mut self, s: ServerId, timer: ServerTimer) {
         let now = self.now();
         let processes = &self.processes;
-        self.servers[s.index()].on_timer(now, timer, || embedded_client_up_count(processes));
-        self.apply_server_effects(s);
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        self.servers[s.index()].on_timer(
+            now,
+            timer,
+            || embedded_client_up_count(processes),
+            &mut out,
+        );
     }
 
     /// A REST call arrives: the resource handles it at once and replies.
     pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, call: Call) {
         let now = self.now();
-        let reply = self.servers[s.index()].on_call(now, from, call);
-        self.apply_server_effects(s);
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        let reply = self.servers[s.index()].on_call(now, from, call, &mut out);
         self.reply(from, reply);
     }
+}
 
-    /// Turns what the server asked for into observations and armed timers, in its order.
-    fn apply_server_effects(&mut self, s: ServerId) {
-        let mut effects = std::mem::take(&mut self.server_effects);
-        self.servers[s.index()].take_effects(&mut effects);
-        for effect in effects.drain(..) {
-            match effect {
-                ServerEffect::Observe(observation) => self.observe(observation),
-                ServerEffect::Arm { delay_ms, timer } => {
-                    self.queue
-                        .schedule_in(delay_ms, Event::ServerTimer { server: s, timer });
-                }
-            }
-        }
-        self.server_effects = effects;
+/// The world as a server sees it: observations are reported and timers armed at once, in the
+/// server's order (the parts of the world it needs, borrowed beside the server).
+struct ServerSink<'w, O: Observer> {
+    server: ServerId,
+    queue: &'w mut EventQueue<Event>,
+    deploys: &'w mut [DeployRun],
+    observer: &'w mut O,
+}
+
+impl<O: Observer> ServerOutput for ServerSink<'_, O> {
+    fn observe(&mut self, observation: Observation) {
+        report(self.queue, self.deploys, self.observer, observation);
+    }
+
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
+        let server = self.server;
+        self.queue
+            .schedule_in(delay_ms, Event::ServerTimer { server, timer });
     }
 }
 
