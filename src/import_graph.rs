@@ -380,10 +380,10 @@ impl Graph {
                     let mut out = Vec::new();
                     expand(stmt, &mut Vec::new(), &mut out);
                     for p in out {
-                        if let Some(item) = p.last() {
-                            if let Some((target, _)) = graph.resolve(path, &p[..p.len() - 1]) {
-                                map.insert(item.clone(), target);
-                            }
+                        if let Some(item) = p.last()
+                            && let Some((target, _)) = graph.resolve(path, &p[..p.len() - 1])
+                        {
+                            map.insert(item.clone(), target);
                         }
                     }
                 }
@@ -566,6 +566,24 @@ fn no_import_circle_outside_the_world_folder_or_between_a_module_and_its_parent(
         }
     }
     assert!(cycles.is_empty(), "{report}");
+}
+
+/// Issue 9: the rules never see the world; its handlers (`impl World` blocks) live in its own
+/// folder only.
+#[test]
+fn no_impl_world_outside_the_world_folder() {
+    let graph = Graph::load(&src_dir());
+    let world = "crate::eureka::world";
+    let outside: Vec<String> = graph
+        .modules
+        .iter()
+        .filter(|(path, module)| !inside(path, world) && module.code.contains("World<'_, O>"))
+        .map(|(_, module)| module.file.display().to_string())
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "impl World outside src/eureka/world/: {outside:?}"
+    );
 }
 
 #[test]

@@ -3,6 +3,20 @@
 //!
 //! Every modelled rule cites its source (FACTS.md section and the Eureka/Ribbon/Spring class and
 //! method) in a doc comment and is pinned by a test beside it.
+//!
+//! Layers, bottom up (imports point down only; `src/import_graph.rs` keeps it so):
+//!
+//! - identity and wire: [`ids`] (process, route and server ids), [`layout`] (who is who),
+//!   [`protocol`] (REST calls, replies and their payloads), [`status`], `observe`;
+//! - rules, each a type with its state and transitions, unit-tested alone: [`lease`],
+//!   [`registry`] (eviction, self-preservation, overrides), [`response_cache`], [`delta`],
+//!   `server` (the Eureka server: told the time and the calls, it answers and reports through
+//!   `ServerOutput`), `client` (`DiscoveryClient`), `route` (a caller's route and its `Balancer`:
+//!   Ribbon in `route/ribbon*`, Spring Cloud LoadBalancer in `route/spring.rs`), `shutdown`,
+//!   `restart`, `deploy`;
+//! - `world/`: the dispatcher. It owns the clock, the queue, the network and the collections
+//!   addressed by id (servers, processes, routes), and its handlers (`world/<rule>.rs`) turn
+//!   events into rule calls. What callers see changes only through `world/routing.rs`.
 
 mod client;
 pub mod delta;

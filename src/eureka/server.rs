@@ -263,7 +263,7 @@ impl EurekaServer {
         call: Call,
         out: &mut impl ServerOutput,
     ) -> Reply {
-        let reply = match call {
+        match call {
             Call::Register { info, why } => {
                 let kept_holder = self.registry.register(now, from, info);
                 let status = self
@@ -323,8 +323,7 @@ impl EurekaServer {
                 }
                 Reply::StatusDeleted
             }
-        };
-        reply
+        }
     }
 
     /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
