@@ -12,3 +12,6 @@ pub mod report;
 pub mod scenario;
 
 pub mod cli;
+
+#[cfg(test)]
+mod import_graph;

@@ -14,36 +14,18 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::fmt;
 use std::rc::Rc;
 
 use crate::engine::SimTime;
 
-use super::ProcessId;
-use super::observe::{HashPair, Observation, Observer};
-use super::response_cache::{Generated, Payload};
+use super::ids::ProcessId;
+pub use super::protocol::{ActionType, DeltaContent, DeltaPayload, Holder, ReconcileHash};
+use super::response_cache::Generated;
 use super::status::InstanceStatus;
-use super::world::{Call, FetchWhy, World};
 
 /// The version of a local registry a delta has changed: it is no server payload any more, so it
 /// compares different from every payload a later full fetch brings.
-const LOCAL_VERSION: u64 = u64::MAX;
-
-/// `InstanceInfo.ActionType`: what the last change to a lease holder was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ActionType {
-    Added,
-    Modified,
-    Deleted,
-}
-
-/// The parts of a lease holder (`InstanceInfo`) a delta renders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Holder {
-    pub status: InstanceStatus,
-    pub action: ActionType,
-}
+pub(in crate::eureka) const LOCAL_VERSION: u64 = u64::MAX;
 
 /// A shared, mutable lease holder: Eureka mutates the `InstanceInfo` in place (status updates,
 /// `setActionType`), and every queued item that references it sees the change.
@@ -200,24 +182,6 @@ impl RecentlyChangedQueue {
     }
 }
 
-/// What the delta loader reads from the registry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeltaContent {
-    /// One rendered instance per changed process, in process order.
-    pub instances: Vec<(ProcessId, Holder)>,
-    /// `appsHashCode`: the FULL registry's reconcile hash at generation time.
-    pub apps_hash: ReconcileHash,
-}
-
-/// A generated `GET /apps/delta` payload.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeltaPayload {
-    /// Generation number (`versionDelta` is incremented per generation in Eureka).
-    pub version: u64,
-    pub generated_at: SimTime,
-    pub content: DeltaContent,
-}
-
 impl Generated for DeltaPayload {
     type Content = DeltaContent;
 
@@ -231,58 +195,6 @@ impl Generated for DeltaPayload {
 
     fn version(&self) -> u64 {
         self.version
-    }
-}
-
-/// Statuses in the order of their names, as the `TreeMap` in `Applications
-/// #populateInstanceCountMap` sorts them.
-const STATUSES_BY_NAME: [InstanceStatus; 5] = [
-    InstanceStatus::Down,
-    InstanceStatus::OutOfService,
-    InstanceStatus::Starting,
-    InstanceStatus::Unknown,
-    InstanceStatus::Up,
-];
-
-/// `Applications#getReconcileHashCode`: the number of instances per status over every instance
-/// of every application, all statuses (`getInstancesAsIsFromEureka`), rendered
-/// `STATUS_count_` in status-name order, e.g. `DOWN_1_UP_2_` (FACTS.md §4). Only counts are
-/// compared: two registries with the same counts per status but different instances agree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ReconcileHash {
-    /// Counts in `STATUSES_BY_NAME` order; a zero count is not rendered, so equal arrays are
-    /// exactly equal strings.
-    counts: [u32; 5],
-}
-
-impl ReconcileHash {
-    pub fn of(statuses: &[Option<InstanceStatus>]) -> ReconcileHash {
-        let mut counts = [0u32; 5];
-        for status in statuses.iter().flatten() {
-            counts[Self::slot(*status)] += 1;
-        }
-        ReconcileHash { counts }
-    }
-
-    fn slot(status: InstanceStatus) -> usize {
-        match status {
-            InstanceStatus::Down => 0,
-            InstanceStatus::OutOfService => 1,
-            InstanceStatus::Starting => 2,
-            InstanceStatus::Unknown => 3,
-            InstanceStatus::Up => 4,
-        }
-    }
-}
-
-impl fmt::Display for ReconcileHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (status, count) in STATUSES_BY_NAME.iter().zip(self.counts) {
-            if count > 0 {
-                write!(f, "{}_{}_", status.name(), count)?;
-            }
-        }
-        Ok(())
     }
 }
 
@@ -322,118 +234,6 @@ pub fn delta_changes(local: &[Option<InstanceStatus>], delta: &DeltaContent) -> 
         };
         local.get(p).is_some_and(|slot| *slot != new)
     })
-}
-
-impl<O: Observer> World<'_, O> {
-    /// `DiscoveryClient#fetchRegistry` for the periodic task (FACTS.md §4 "Client rule"): a full
-    /// fetch when `eureka.client.disable-delta` is set or the local registry is empty
-    /// (`getRegisteredApplications().size() == 0`, which also covers a never-fetched client's
-    /// version -1), else a delta.
-    pub(super) fn fetch_registry(&mut self, p: ProcessId) {
-        let client = &self.processes[p].client;
-        let empty = client
-            .cache
-            .as_ref()
-            .is_none_or(|local| local.statuses.iter().all(Option::is_none));
-        let call = if client.config.disable_delta || empty {
-            Call::FetchAll {
-                why: FetchWhy::Periodic,
-            }
-        } else {
-            Call::FetchDelta
-        };
-        self.send(p, call);
-    }
-
-    /// `DiscoveryClient#getAndUpdateDelta` with a non-200 answer: the delta is null, so the same
-    /// run does a full fetch (`getAndStoreFullRegistry`) instead.
-    pub(super) fn on_delta_forbidden(&mut self, p: ProcessId) {
-        if !self.processes[p].client.tasks_running {
-            return;
-        }
-        self.observe(Observation::DeltaForbidden { observer: p });
-        self.send(
-            p,
-            Call::FetchAll {
-                why: FetchWhy::Periodic,
-            },
-        );
-    }
-
-    /// `DiscoveryClient#getAndUpdateDelta` with a 200: `updateDelta` (apply, then shuffle), then
-    /// compare the local reconcile hash with the payload's `appsHashCode`; on a mismatch
-    /// `reconcileAndLogDifference` fetches the full registry once more in the same run, else the
-    /// run is over and the task re-arms.
-    pub(super) fn on_delta_fetched(&mut self, p: ProcessId, payload: &DeltaPayload) {
-        if !self.processes[p].client.tasks_running {
-            return;
-        }
-        let changes = self.update_delta(p, &payload.content);
-        self.shuffle_up_lists(p);
-        self.observe(Observation::Fetched {
-            observer: p,
-            changed: !changes.is_empty(),
-            delta: true,
-        });
-        for (q, up) in changes {
-            self.observe(Observation::ClientCache {
-                observer: p,
-                process: q,
-                up,
-            });
-        }
-        let local = self.processes[p]
-            .client
-            .cache
-            .as_ref()
-            .map_or_else(ReconcileHash::default, |l| l.reconcile_hash());
-        let server = payload.content.apps_hash;
-        if local == server {
-            self.schedule_fetch(p);
-            return;
-        }
-        self.observe(Observation::ReconcileMismatch {
-            observer: p,
-            hashes: Box::new(HashPair {
-                local: local.to_string(),
-                server: server.to_string(),
-            }),
-        });
-        self.send(
-            p,
-            Call::FetchAll {
-                why: FetchWhy::Reconcile,
-            },
-        );
-    }
-
-    /// Applies a delta to `p`'s local registry, copying it first only if it is shared and the
-    /// delta changes something. Returns the instances whose UP-ness changed.
-    fn update_delta(&mut self, p: ProcessId, delta: &DeltaContent) -> Vec<(ProcessId, bool)> {
-        let client = &mut self.processes[p].client;
-        let local = client.cache.get_or_insert_with(|| {
-            Rc::new(Payload {
-                version: LOCAL_VERSION,
-                generated_at: SimTime(0),
-                statuses: Vec::new(),
-                hash: Default::default(),
-            })
-        });
-        if !delta_changes(&local.statuses, delta) {
-            return Vec::new();
-        }
-        let local = Rc::make_mut(local);
-        local.version = LOCAL_VERSION;
-        local.hash.set(None);
-        let mut changes = Vec::new();
-        apply_delta(&mut local.statuses, delta, |q, old, new| {
-            let up = Some(InstanceStatus::Up);
-            if (old == up) != (new == up) {
-                changes.push((q, new == up));
-            }
-        });
-        changes
-    }
 }
 
 #[cfg(test)]

@@ -10,14 +10,10 @@
 //! current batch is UP in the server's registry (what a pipeline that checks Eureka waits for).
 //! A replacement that never becomes UP stalls the deploy, as it would stall such a pipeline.
 
-use crate::engine::SimTime;
-use crate::scenario::{DeployConfig, Scenario, ShutdownConfig};
+use crate::scenario::{DeployConfig, Scenario};
 
-use super::ProcessId;
-use super::observe::{Observation, Observer};
-use super::restart::NEW_ID_SUFFIX;
-use super::shutdown::{ShutdownRun, Step};
-use super::world::{Event, Layout, ProcessKind, ProcessSlot, World};
+use super::ids::ProcessId;
+use super::layout::Layout;
 
 #[derive(Debug)]
 pub struct DeployRun {
@@ -30,114 +26,82 @@ pub struct DeployRun {
     waiting: Vec<ProcessId>,
 }
 
-/// Appends a replacement slot for every instance of every deployed app; returns the (old, new)
-/// pairs per deploy.
-pub(super) fn add_deploy_slots(
-    scenario: &Scenario,
-    processes: &mut Vec<ProcessSlot>,
-) -> Vec<Vec<(ProcessId, ProcessId)>> {
-    scenario
-        .deploys
-        .iter()
-        .map(|d| {
-            let olds: Vec<ProcessId> = (0..processes.len())
-                .filter(|&p| {
-                    matches!(processes[p].kind, ProcessKind::AppInstance { app, .. } if app == d.app)
-                })
-                .collect();
-            olds.into_iter()
-                .map(|old| {
-                    let slot = ProcessSlot {
-                        name: format!("{}{NEW_ID_SUFFIX}", processes[old].name),
-                        kind: processes[old].kind,
-                        application: processes[old].application,
-                    };
-                    processes.push(slot);
-                    (old, processes.len() - 1)
-                })
-                .collect()
-        })
-        .collect()
-}
-
 impl DeployRun {
+    /// A deploy of `config` over the (old, new) `pairs`, no batch started.
+    pub fn new(config: DeployConfig, pairs: Vec<(ProcessId, ProcessId)>) -> DeployRun {
+        DeployRun {
+            config,
+            pairs,
+            next: 0,
+            waiting: Vec::new(),
+        }
+    }
+
+    /// Starts the next batch: its (old, new) pairs, whose replacements the deploy now waits
+    /// for; `None` when every batch has started.
+    pub fn next_batch(&mut self) -> Option<&[(ProcessId, ProcessId)]> {
+        let start = self.next;
+        let end = (start + self.config.batch_size as usize).min(self.pairs.len());
+        if start >= end {
+            return None;
+        }
+        self.next = end;
+        self.waiting = self.pairs[start..end].iter().map(|&(_, new)| new).collect();
+        Some(&self.pairs[start..end])
+    }
+
+    /// Whether no batch has started yet.
+    pub fn not_started(&self) -> bool {
+        self.next == 0
+    }
+
+    /// Process `p` became UP in the registry: if it was the last replacement the current batch
+    /// waited for and a batch is left, the delay until that batch starts (`interval-s`).
+    pub fn saw_up(&mut self, p: ProcessId) -> Option<u64> {
+        let i = self.waiting.iter().position(|&w| w == p)?;
+        self.waiting.swap_remove(i);
+        (self.waiting.is_empty() && self.next < self.pairs.len()).then_some(self.config.interval_ms)
+    }
+
     pub fn build_all(scenario: &Scenario, layout: &Layout) -> Vec<DeployRun> {
         scenario
             .deploys
             .iter()
             .zip(&layout.deploys)
-            .map(|(config, pairs)| DeployRun {
-                config: config.clone(),
-                pairs: pairs.clone(),
-                next: 0,
-                waiting: Vec::new(),
-            })
+            .map(|(config, pairs)| DeployRun::new(config.clone(), pairs.clone()))
             .collect()
     }
 }
 
-impl<O: Observer> World<'_, O> {
-    pub(super) fn schedule_deploys(&mut self) {
-        for deploy in 0..self.deploys.len() {
-            let at = SimTime(self.deploys[deploy].config.at_ms);
-            self.queue.schedule(at, Event::DeployBatch { deploy });
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_str;
+
+    fn deploy(instances: u32, batch_size: u32) -> DeployRun {
+        let text = format!(
+            "[[app]]\nname = \"svc\"\ninstances = {instances}\n[[deploy]]\napp = \"svc\"\n\
+             at-s = 300\nstrategy = \"kill-15\"\nbatch-size = {batch_size}\ninterval-s = 10\n"
+        );
+        let scenario = parse_str(&text, "t.toml", "t", &[]).expect("valid scenario");
+        let layout = Layout::new(&scenario);
+        DeployRun::build_all(&scenario, &layout).remove(0)
     }
 
-    /// Starts the next batch: old instances begin departing, replacements start.
-    pub(super) fn on_deploy_batch(&mut self, deploy: usize) {
-        let run = &self.deploys[deploy];
-        let start = run.next;
-        let end = (start + run.config.batch_size as usize).min(run.pairs.len());
-        if start >= end {
-            return;
-        }
-        let batch: Vec<(ProcessId, ProcessId)> = run.pairs[start..end].to_vec();
-        let config = run.config.clone();
-        self.deploys[deploy].next = end;
-        self.deploys[deploy].waiting = batch.iter().map(|&(_, new)| new).collect();
-        if start == 0 {
-            // Batched mode: the requests before the deploy are counted before it begins.
-            let now = self.now();
-            self.flush_all_routes(now);
-        }
-        self.observe(Observation::DeployBatch {
-            deploy,
-            size: batch.len(),
-        });
-        let now = self.now();
-        for (old, new) in batch {
-            if let ProcessKind::AppInstance { app, index } = self.processes[old].kind {
-                let shutdown = ShutdownConfig::with_defaults(
-                    self.processes[old].name.clone(),
-                    (app, index),
-                    now.ms(),
-                    config.strategy,
-                    (config.wait_ms, config.then),
-                );
-                self.shutdowns.push(ShutdownRun::new(shutdown, old));
-                let run = self.shutdowns.len() - 1;
-                self.on_shutdown_step(run, Step::Begin);
-            }
-            self.processes[new].startup_ms = config.startup_ms;
-            self.on_client_create(new);
-        }
-    }
-
-    /// A process became UP in the registry: if it was the last replacement of its batch the
-    /// deploy waits, the next batch starts `interval-s` later.
-    pub(super) fn deploy_saw_up(&mut self, p: ProcessId) {
-        for deploy in 0..self.deploys.len() {
-            let run = &mut self.deploys[deploy];
-            let Some(i) = run.waiting.iter().position(|&w| w == p) else {
-                continue;
-            };
-            run.waiting.swap_remove(i);
-            if run.waiting.is_empty() && run.next < run.pairs.len() {
-                let interval = run.config.interval_ms;
-                self.queue
-                    .schedule_in(interval, Event::DeployBatch { deploy });
-            }
-        }
+    /// The deploy alone: batches of `batch-size`, the next one `interval-s` after the last
+    /// replacement of the current one is UP, none after the last.
+    #[test]
+    fn next_batch_waits_for_every_replacement_of_the_current_one() {
+        let mut run = deploy(3, 2);
+        assert!(run.not_started());
+        let first: Vec<ProcessId> = run.next_batch().unwrap().iter().map(|p| p.1).collect();
+        assert_eq!(first.len(), 2);
+        assert_eq!(run.saw_up(first[0]), None);
+        assert_eq!(run.saw_up(first[0]), None, "an UP seen twice counts once");
+        assert_eq!(run.saw_up(first[1]), Some(10_000));
+        let last: Vec<ProcessId> = run.next_batch().unwrap().iter().map(|p| p.1).collect();
+        assert_eq!(last.len(), 1);
+        assert_eq!(run.saw_up(last[0]), None, "no batch is left");
+        assert!(run.next_batch().is_none());
     }
 }

@@ -3,20 +3,34 @@
 //!
 //! Every modelled rule cites its source (FACTS.md section and the Eureka/Ribbon/Spring class and
 //! method) in a doc comment and is pinned by a test beside it.
+//!
+//! Layers, bottom up (imports point down only; `src/import_graph.rs` keeps it so):
+//!
+//! - identity and wire: [`ids`] (process, route and server ids), [`layout`] (who is who),
+//!   [`protocol`] (REST calls, replies and their payloads), [`status`], `observe`;
+//! - rules, each a type with its state and transitions, unit-tested alone: [`lease`],
+//!   [`registry`] (eviction, self-preservation, overrides), [`response_cache`], [`delta`],
+//!   `server` (the Eureka server: told the time and the calls, it answers and reports through
+//!   `ServerOutput`), `client` (`DiscoveryClient`), `route` (a caller's route and its `Balancer`:
+//!   Ribbon in `route/ribbon*`, Spring Cloud LoadBalancer in `route/spring.rs`), `shutdown`,
+//!   `restart`, `deploy`;
+//! - `world/`: the dispatcher. It owns the clock, the queue, the network and the collections
+//!   addressed by id (servers, processes, routes), and its handlers (`world/<rule>.rs`) turn
+//!   events into rule calls. What callers see changes only through `world/routing.rs`.
 
-pub mod circuit_breaker;
 mod client;
 pub mod delta;
 mod deploy;
-mod healthcheck;
+pub mod ids;
+pub mod layout;
 pub mod lease;
 pub mod measured_rate;
 mod observe;
+pub mod protocol;
 pub mod rate_limiter;
 pub mod registry;
 pub mod response_cache;
 mod restart;
-pub mod round_robin;
 mod route;
 mod server;
 mod shutdown;
@@ -26,13 +40,13 @@ mod world;
 #[cfg(test)]
 mod tests;
 
-/// Index of a process (an app instance, a caller, or the server) in the world.
-pub type ProcessId = usize;
-
 pub use client::{DiscoveryClient, REPLICATOR_STOP_WAIT_MS};
-pub use observe::{Observation, Observer, RouteId};
+pub use ids::{ProcessId, RouteId, ServerId};
+pub use layout::{Layout, ProcessKind, ProcessSlot, RouteSlot};
+pub use observe::{Observation, Observer};
+pub use route::ribbon::{circuit_breaker, round_robin};
 pub use route::{RIBBON_FIRST_REFRESH_MS, RequestMode};
 pub use server::{EurekaServer, RENEWS_WINDOW_MS};
 pub use shutdown::{DALSTON_DEREGISTER_HOP_MS, WEB_SERVER_STOP_MS};
 pub use status::InstanceStatus;
-pub use world::{Layout, Process, ProcessKind, ProcessSlot, RouteSlot, World};
+pub use world::{Process, World};

@@ -6,11 +6,8 @@
 
 use crate::engine::SimTime;
 
-use super::ProcessId;
+use super::ids::{ProcessId, RouteId};
 use super::status::InstanceStatus;
-
-/// Index of a caller's route to one app (a caller has one Ribbon load balancer per called app).
-pub type RouteId = usize;
 
 /// The two reconcile hashes of a [`Observation::ReconcileMismatch`], as Eureka renders them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

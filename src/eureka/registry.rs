@@ -8,20 +8,11 @@
 use crate::engine::{RngStream, SimTime};
 use crate::scenario::{Release, ServerConfig};
 
-use super::ProcessId;
+use super::ids::ProcessId;
 use super::lease::Lease;
 use super::measured_rate::MeasuredRate;
+pub use super::protocol::Registrant;
 use super::status::InstanceStatus;
-
-/// The `InstanceInfo` a client sends with a register (`POST /apps/{app}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Registrant {
-    pub status: InstanceStatus,
-    /// The client's `overriddenStatus` field (UNKNOWN unless a replica carries one).
-    pub overridden_status: InstanceStatus,
-    pub last_dirty: u64,
-    pub lease_duration_ms: u64,
-}
 
 /// The server-held `InstanceInfo` of a lease.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

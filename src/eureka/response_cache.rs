@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::engine::SimTime;
 
-use super::delta::ReconcileHash;
+pub use super::protocol::Payload;
 use super::status::InstanceStatus;
 
 /// What the cache stores for one key: a generated payload that knows its generation number.
@@ -23,21 +23,6 @@ pub trait Generated {
     /// Generation number; a different number means a different object (Eureka compares the
     /// read-only and read-write values by reference).
     fn version(&self) -> u64;
-}
-
-/// A generated `GET /apps` payload: every lease of the registry at generation time, any status,
-/// expired-but-not-evicted included, indexed by process id.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Payload {
-    /// Generation number; a different number means a different object (Eureka compares the
-    /// read-only and read-write values by reference).
-    pub version: u64,
-    pub generated_at: SimTime,
-    pub statuses: Vec<Option<InstanceStatus>>,
-    /// The reconcile hash of `statuses`, computed at its first use: a full payload is shared by
-    /// every client that fetched it, and a local registry that a delta did not change keeps it.
-    /// Whoever changes `statuses` must clear it.
-    pub hash: Cell<Option<ReconcileHash>>,
 }
 
 impl Generated for Payload {
@@ -54,22 +39,6 @@ impl Generated for Payload {
 
     fn version(&self) -> u64 {
         self.version
-    }
-}
-
-impl Payload {
-    /// `Applications#getReconcileHashCode` of these statuses.
-    pub fn reconcile_hash(&self) -> ReconcileHash {
-        if let Some(hash) = self.hash.get() {
-            return hash;
-        }
-        let hash = ReconcileHash::of(&self.statuses);
-        self.hash.set(Some(hash));
-        hash
-    }
-
-    pub fn is_up(&self, p: usize) -> bool {
-        self.statuses.get(p).copied().flatten() == Some(InstanceStatus::Up)
     }
 }
 

@@ -21,13 +21,8 @@
 use crate::engine::{RngStream, StreamFactory};
 use crate::scenario::{RestartConfig, RestartWhen, Scenario};
 
-use super::ProcessId;
-use super::client::DiscoveryClient;
-use super::observe::{Observation, Observer};
-use super::world::{Event, Layout, ProcessSlot, World};
-
-/// The suffix of the instance id of a process's next incarnation when it takes a new id.
-pub const NEW_ID_SUFFIX: &str = "@1";
+use super::ids::ProcessId;
+use super::layout::Layout;
 
 #[derive(Debug)]
 pub struct RestartRun {
@@ -42,35 +37,39 @@ pub struct RestartRun {
     done: bool,
 }
 
-/// Appends a process slot for each restart that takes a new instance id; returns (old, new) per
-/// restart.
-pub(super) fn add_restart_slots(
-    scenario: &Scenario,
-    processes: &mut Vec<ProcessSlot>,
-) -> Vec<(ProcessId, ProcessId)> {
-    scenario
-        .restarts
-        .iter()
-        .map(|r| {
-            let old = processes
-                .iter()
-                .position(|p| p.name == r.instance)
-                .unwrap_or(usize::MAX);
-            if !r.new_instance_id || old == usize::MAX {
-                return (old, old);
-            }
-            let slot = ProcessSlot {
-                name: format!("{}{NEW_ID_SUFFIX}", r.instance),
-                kind: processes[old].kind,
-                application: processes[old].application,
-            };
-            processes.push(slot);
-            (old, processes.len() - 1)
-        })
-        .collect()
-}
-
 impl RestartRun {
+    /// With a fixed `at-s`: when the restart is due (it is then scheduled).
+    pub fn schedule_fixed(&mut self) -> Option<u64> {
+        let RestartWhen::At(at) = self.config.when else {
+            return None;
+        };
+        self.scheduled = true;
+        Some(at)
+    }
+
+    /// Process `p` exited: with `down-s` and `p` the process this restart waits for, the delay
+    /// until the restart (it is then scheduled; a later exit does not schedule it again).
+    pub fn on_exit(&mut self, p: ProcessId) -> Option<u64> {
+        if self.old != p || self.scheduled || self.done {
+            return None;
+        }
+        let RestartWhen::AfterExit(down) = self.config.when else {
+            return None;
+        };
+        self.scheduled = true;
+        Some(down)
+    }
+
+    /// The restart is due: false if it already ran.
+    pub fn begin(&mut self) -> bool {
+        !std::mem::replace(&mut self.done, true)
+    }
+
+    /// The client stream of a same-id restart's new incarnation (taken once).
+    pub fn take_client_stream(&mut self) -> Option<RngStream> {
+        self.rng.take()
+    }
+
     pub fn build_all(
         scenario: &Scenario,
         layout: &Layout,
@@ -92,62 +91,35 @@ impl RestartRun {
     }
 }
 
-impl<O: Observer> World<'_, O> {
-    /// Schedules every restart with a fixed `at-s`.
-    pub(super) fn schedule_restarts(&mut self) {
-        for run in 0..self.restarts.len() {
-            if let RestartWhen::At(at) = self.restarts[run].config.when {
-                self.restarts[run].scheduled = true;
-                self.queue
-                    .schedule(crate::engine::SimTime(at), Event::Restart { run });
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn restart(when: &str) -> RestartRun {
+        let text = format!(
+            "[[app]]\nname = \"svc\"\ninstances = 2\n[[shutdown]]\ninstance = \"svc-0\"\n\
+             at-s = 300\nstrategy = \"kill-9\"\n[[restart]]\ninstance = \"svc-0\"\n{when}\n"
+        );
+        let scenario = crate::scenario::parse_str(&text, "t.toml", "t", &[]).expect("valid");
+        let layout = Layout::new(&scenario);
+        RestartRun::build_all(&scenario, &layout, &StreamFactory::new(1)).remove(0)
     }
 
-    /// A process exited (kill -9, or the end of a graceful exit): start the `down-s` clock of a
-    /// restart waiting for it.
-    pub(super) fn on_process_exit(&mut self, p: ProcessId) {
-        for run in 0..self.restarts.len() {
-            let r = &mut self.restarts[run];
-            if r.old != p || r.scheduled || r.done {
-                continue;
-            }
-            if let RestartWhen::AfterExit(down) = r.config.when {
-                r.scheduled = true;
-                self.queue.schedule_in(down, Event::Restart { run });
-            }
-        }
-    }
-
-    /// Starts the new incarnation: a still-running previous one is killed first (an orchestrator
-    /// replacing a process does not wait for it), the metrics of the old one freeze, and the new
-    /// process goes through the boot lifecycle.
-    pub(super) fn on_restart(&mut self, run: usize) {
-        let (old, new) = (self.restarts[run].old, self.restarts[run].new);
-        if self.restarts[run].done || old >= self.processes.len() {
-            return;
-        }
-        self.restarts[run].done = true;
-        if self.processes[old].alive {
-            self.kill_process(old);
-        }
-        self.observe(Observation::Restarted { process: old });
-        if new == old {
-            let Some(rng) = self.restarts[run].rng.take() else {
-                return;
-            };
-            let previous = &self.processes[old].client;
-            let mut client = DiscoveryClient::new(previous.config.clone(), rng);
-            // Timer events of the previous incarnation still in the queue carry its generations;
-            // starting above them keeps them stale for the new client.
-            client.incarnation = previous.incarnation + 1;
-            client.heartbeat_generation = previous.heartbeat_generation + 1;
-            client.fetch_generation = previous.fetch_generation + 1;
-            client.replicator.generation = previous.replicator.generation + 1;
-            let process = &mut self.processes[old];
-            process.client = client;
-            process.serving = false;
-        }
-        self.on_client_create(new);
+    /// The restart alone: with `down-s` it is scheduled by its process's first exit only, and
+    /// it runs once.
+    #[test]
+    fn down_s_counts_from_the_first_exit_and_runs_once() {
+        let mut run = restart("down-s = 30");
+        assert_eq!(run.schedule_fixed(), None);
+        assert_eq!(run.on_exit(run.old + 1), None, "another process's exit");
+        assert_eq!(run.on_exit(run.old), Some(30_000));
+        assert_eq!(run.on_exit(run.old), None, "already scheduled");
+        assert!(run.begin());
+        assert!(!run.begin());
+        assert!(
+            run.take_client_stream().is_some(),
+            "same id: a new client stream"
+        );
+        assert!(run.take_client_stream().is_none());
     }
 }

@@ -8,18 +8,18 @@
 //! millisecond the roll runs first (the queue is FIFO on ties) and eviction sees the window that
 //! just closed.
 
-use std::rc::Rc;
-
 use crate::engine::{RngStream, SimTime};
 use crate::scenario::{Scenario, ServerConfig};
 
-use super::ProcessId;
-use super::delta::{DeltaPayload, RecentlyChangedQueue};
-use super::observe::{Observation, Observer};
+use std::rc::Rc;
+
+use super::delta::RecentlyChangedQueue;
+use super::ids::ProcessId;
+use super::observe::Observation;
+use super::protocol::{Call, DeltaPayload, Payload, Reply};
 use super::registry::{Registry, RenewOutcome};
-use super::response_cache::{Payload, ResponseCache, first_fill_delay};
+use super::response_cache::{ResponseCache, first_fill_delay};
 use super::status::InstanceStatus;
-use super::world::{Call, Event, ProcessKind, Reply, World};
 
 /// `MeasuredRate(60 * 1000)`: the renews-last-minute window is fixed at one minute.
 pub const RENEWS_WINDOW_MS: u64 = 60_000;
@@ -34,6 +34,38 @@ pub enum ServerTimer {
     DeltaRetention,
 }
 
+/// Where a server transition puts what it asks of the world, in the order it asks: the world
+/// (which reports and schedules at once, without a buffer: the server's calls are the
+/// simulation's hottest path) or a `Vec<ServerEffect>` (tests).
+pub trait ServerOutput {
+    /// Report this observation now.
+    fn observe(&mut self, observation: Observation);
+    /// Arm this timer to fire `delay_ms` from now.
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer);
+}
+
+/// A server's request of the world, as data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerEffect {
+    /// Report this observation now.
+    Observe(Observation),
+    /// Arm this timer to fire `delay_ms` from now.
+    Arm { delay_ms: u64, timer: ServerTimer },
+}
+
+impl ServerOutput for Vec<ServerEffect> {
+    fn observe(&mut self, observation: Observation) {
+        self.push(ServerEffect::Observe(observation));
+    }
+
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
+        self.push(ServerEffect::Arm { delay_ms, timer });
+    }
+}
+
+/// One Eureka server: its registry, response cache and delta queue, and its timers' rules. It
+/// never sees the world: it is told the time and the calls, and returns its reply and
+/// effects ([`ServerOutput`]).
 pub struct EurekaServer {
     pub registry: Registry,
     pub cache: ResponseCache,
@@ -87,86 +119,75 @@ impl EurekaServer {
     }
 }
 
-/// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous run
-/// this run started, never negative; 0 on the first run (FACTS.md §2.1). It is added to every
-/// lease's expiry, so a late eviction run does not evict leases a GC pause kept from renewing.
-pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) -> u64 {
-    match previous {
-        Some(prev) => now.saturating_since(prev).saturating_sub(period_ms),
-        None => 0,
-    }
-}
-
-impl<O: Observer> World<'_, O> {
+impl EurekaServer {
     /// Server bootstrap (see the module doc for the order).
-    pub(super) fn start_server(&mut self) {
-        self.observe(Observation::ServerStarted);
+    pub fn start(&mut self, wall_now_ms: u64, out: &mut impl ServerOutput) {
+        out.observe(Observation::ServerStarted);
         // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
-        let retention = self.server.config.delta_retention_timer_interval_ms;
-        let delay = self.server.timer_delay(retention);
-        self.queue
-            .schedule_in(delay, Event::ServerTimer(ServerTimer::DeltaRetention));
-        let fill_interval = self.server.config.response_cache_update_interval_ms;
-        if self.server.cache.uses_read_only() {
-            let first = first_fill_delay(self.wall_now(), fill_interval);
-            let lateness = self.server.timer_delay(0);
-            self.queue
-                .schedule_in(first + lateness, Event::ServerTimer(ServerTimer::CacheFill));
+        let retention = self.config.delta_retention_timer_interval_ms;
+        let delay = self.timer_delay(retention);
+        out.arm(delay, ServerTimer::DeltaRetention);
+        let fill_interval = self.config.response_cache_update_interval_ms;
+        if self.cache.uses_read_only() {
+            let first = first_fill_delay(wall_now_ms, fill_interval);
+            let lateness = self.timer_delay(0);
+            out.arm(first + lateness, ServerTimer::CacheFill);
         }
-        let update = self.server.config.renewal_threshold_update_interval_ms;
-        let delay = self.server.timer_delay(update);
-        self.queue
-            .schedule_in(delay, Event::ServerTimer(ServerTimer::ThresholdUpdate));
+        let update = self.config.renewal_threshold_update_interval_ms;
+        let delay = self.timer_delay(update);
+        out.arm(delay, ServerTimer::ThresholdUpdate);
         // registry-sync-retries = 0: syncUp finds nothing, openForTraffic(0 -> default count).
-        let count = i64::from(self.server.config.default_open_for_traffic_count);
-        self.server.registry.open_for_traffic(count);
-        let delay = self.server.timer_delay(RENEWS_WINDOW_MS);
-        self.queue
-            .schedule_in(delay, Event::ServerTimer(ServerTimer::RenewsRoll));
-        let eviction = self.server.config.eviction_interval_ms;
-        let delay = self.server.timer_delay(eviction);
-        self.queue
-            .schedule_in(delay, Event::ServerTimer(ServerTimer::Eviction));
+        let count = i64::from(self.config.default_open_for_traffic_count);
+        self.registry.open_for_traffic(count);
+        let delay = self.timer_delay(RENEWS_WINDOW_MS);
+        out.arm(delay, ServerTimer::RenewsRoll);
+        let eviction = self.config.eviction_interval_ms;
+        let delay = self.timer_delay(eviction);
+        out.arm(delay, ServerTimer::Eviction);
     }
 
-    pub(super) fn on_server_timer(&mut self, timer: ServerTimer) {
+    pub fn on_timer(
+        &mut self,
+        now: SimTime,
+        timer: ServerTimer,
+        embedded_client_up_count: impl FnOnce() -> i64,
+        out: &mut impl ServerOutput,
+    ) {
         let period = match timer {
             ServerTimer::Eviction => {
-                self.run_eviction();
-                self.server.config.eviction_interval_ms
+                self.run_eviction(now, out);
+                self.config.eviction_interval_ms
             }
             ServerTimer::RenewsRoll => {
-                self.server.registry.renews_last_min.roll();
+                self.registry.renews_last_min.roll();
                 RENEWS_WINDOW_MS
             }
             ServerTimer::CacheFill => {
-                self.fill_read_only_cache();
-                self.server.config.response_cache_update_interval_ms
+                self.fill_read_only_cache(now, out);
+                self.config.response_cache_update_interval_ms
             }
             ServerTimer::ThresholdUpdate => {
-                let count = self.embedded_client_up_count();
-                self.server.registry.update_renewal_threshold(count);
-                self.server.config.renewal_threshold_update_interval_ms
+                let count = embedded_client_up_count();
+                self.registry.update_renewal_threshold(count);
+                self.config.renewal_threshold_update_interval_ms
             }
             ServerTimer::DeltaRetention => {
-                let now = self.now();
-                self.server.recently_changed.purge(now);
-                self.server.config.delta_retention_timer_interval_ms
+                self.recently_changed.purge(now);
+                self.config.delta_retention_timer_interval_ms
             }
         };
-        let delay = self.server.timer_delay(period);
-        self.queue.schedule_in(delay, Event::ServerTimer(timer));
+        let delay = self.timer_delay(period);
+        out.arm(delay, timer);
     }
 
     /// `EvictionTask#run` -> `evict(compensationTimeMs)`.
-    fn run_eviction(&mut self) {
-        let now = self.now();
-        let compensation = self.server.compensation_ms(now);
-        let renews = self.server.registry.renews_last_min.count();
-        let threshold = self.server.registry.threshold();
-        let server = &mut self.server;
+    fn run_eviction(&mut self, now: SimTime, out: &mut impl ServerOutput) {
+        let compensation = self.compensation_ms(now);
+        let renews = self.registry.renews_last_min.count();
+        let threshold = self.registry.threshold();
+        let server = &mut *self;
         let run = server.registry.evict(now, compensation, &mut server.rng);
-        self.observe(Observation::EvictionRun {
+        out.observe(Observation::EvictionRun {
             gated: run.gated,
             renews_last_min: renews,
             threshold,
@@ -177,18 +198,17 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         for &p in &run.evicted {
-            self.server.recently_changed.cancelled(now, p);
-            self.observe(Observation::Evicted { process: p });
-            self.note_registry(p);
+            self.recently_changed.cancelled(now, p);
+            out.observe(Observation::Evicted { process: p });
+            self.note_registry(p, out);
         }
-        self.invalidate_cache();
+        self.invalidate_cache(now, out);
     }
 
     /// The cache-fill timer's task, for every key in the read-only level (`ALL_APPS`, then
     /// `ALL_APPS_DELTA`).
-    fn fill_read_only_cache(&mut self) {
-        let now = self.now();
-        let server = &mut self.server;
+    fn fill_read_only_cache(&mut self, now: SimTime, out: &mut impl ServerOutput) {
+        let server = &mut *self;
         let registry = &server.registry;
         let full = server.cache.tick(now, || registry.statuses());
         let changed = &server.recently_changed;
@@ -196,155 +216,124 @@ impl<O: Observer> World<'_, O> {
             .delta_cache
             .tick(now, || changed.delta_content(&registry.statuses()));
         if let Some(payload) = full {
-            self.observe(Observation::ReadOnlyRefreshed);
-            self.note_served(&payload);
-        }
-    }
-
-    /// UP instances in the server's embedded client's cache (0 without `fetch-registry`), the
-    /// `count` of the 15-minute threshold update (FACTS.md §2.4).
-    fn embedded_client_up_count(&self) -> i64 {
-        let Some(server_process) = self
-            .processes
-            .iter()
-            .find(|p| p.kind == ProcessKind::Server)
-        else {
-            return 0;
-        };
-        let client = &server_process.client;
-        match &client.cache {
-            Some(payload) => payload
-                .statuses
-                .iter()
-                .filter(|s| match s {
-                    Some(status) => {
-                        !client.config.filter_only_up_instances || *status == InstanceStatus::Up
-                    }
-                    None => false,
-                })
-                .count() as i64,
-            None => 0,
+            out.observe(Observation::ReadOnlyRefreshed);
+            self.note_served(&payload, out);
         }
     }
 
     /// `invalidateCache`: with the read-only level off, a GET regenerates at once, so the served
     /// view is refreshed here (nothing can change the registry between now and that GET without
     /// invalidating again).
-    fn invalidate_cache(&mut self) {
-        self.server.cache.invalidate();
-        self.server.delta_cache.invalidate();
-        if !self.server.cache.uses_read_only() {
-            let now = self.now();
-            let server = &mut self.server;
+    fn invalidate_cache(&mut self, now: SimTime, out: &mut impl ServerOutput) {
+        self.cache.invalidate();
+        self.delta_cache.invalidate();
+        if !self.cache.uses_read_only() {
+            let server = &mut *self;
             let registry = &server.registry;
             let (payload, _) = server.cache.get(now, || registry.statuses());
-            self.note_served(&payload);
+            self.note_served(&payload, out);
         }
     }
 
     /// Emits a registry observation if `p`'s UP-ness there changed.
-    fn note_registry(&mut self, p: ProcessId) {
-        let up = self.server.registry.is_up(p);
-        if self.server.registry_up[p] != up {
-            self.server.registry_up[p] = up;
-            self.observe(Observation::Registry { process: p, up });
+    fn note_registry(&mut self, p: ProcessId, out: &mut impl ServerOutput) {
+        let up = self.registry.is_up(p);
+        if self.registry_up[p] != up {
+            self.registry_up[p] = up;
+            out.observe(Observation::Registry { process: p, up });
         }
     }
 
     /// Emits served-view observations for every process whose UP-ness differs in `payload`.
-    fn note_served(&mut self, payload: &Rc<Payload>) {
-        for p in 0..self.server.served_up.len() {
+    fn note_served(&mut self, payload: &Rc<Payload>, out: &mut impl ServerOutput) {
+        for p in 0..self.served_up.len() {
             let up = payload.is_up(p);
-            if self.server.served_up[p] != up {
-                self.server.served_up[p] = up;
-                self.observe(Observation::Served { process: p, up });
+            if self.served_up[p] != up {
+                self.served_up[p] = up;
+                out.observe(Observation::Served { process: p, up });
             }
         }
     }
 
     /// A REST call arrives: the resource handles it at once and replies.
-    pub(super) fn on_server_call(&mut self, from: ProcessId, call: Call) {
-        let now = self.now();
-        let reply = match call {
+    pub fn on_call(
+        &mut self,
+        now: SimTime,
+        from: ProcessId,
+        call: Call,
+        out: &mut impl ServerOutput,
+    ) -> Reply {
+        match call {
             Call::Register { info, why } => {
-                let kept_holder = self.server.registry.register(now, from, info);
+                let kept_holder = self.registry.register(now, from, info);
                 let status = self
-                    .server
                     .registry
                     .entry(from)
                     .map_or(info.status, |e| e.info.status);
-                self.server
-                    .recently_changed
+                self.recently_changed
                     .registered(now, from, status, kept_holder);
-                self.observe(Observation::Registered {
+                out.observe(Observation::Registered {
                     process: from,
                     status,
                 });
-                self.note_registry(from);
-                self.invalidate_cache();
+                self.note_registry(from, out);
+                self.invalidate_cache(now, out);
                 Reply::Registered { why }
             }
             Call::Renew { last_dirty } => Reply::Renewed {
-                found: self.handle_renew(from, last_dirty),
+                found: self.handle_renew(now, from, last_dirty, out),
             },
             Call::FetchAll { why } => {
-                let server = &mut self.server;
+                let server = &mut *self;
                 let registry = &server.registry;
                 let (payload, filled) = server.cache.get(now, || registry.statuses());
                 if filled {
-                    self.note_served(&payload);
+                    self.note_served(&payload, out);
                 }
                 Reply::Fetched { why, payload }
             }
-            Call::FetchDelta => self.serve_delta(),
+            Call::FetchDelta => self.serve_delta(now),
             Call::Cancel => {
-                if self.server.registry.cancel(now, from, true) {
-                    self.server.recently_changed.cancelled(now, from);
-                    self.observe(Observation::Cancelled { process: from });
-                    self.note_registry(from);
-                    self.invalidate_cache();
+                if self.registry.cancel(now, from, true) {
+                    self.recently_changed.cancelled(now, from);
+                    out.observe(Observation::Cancelled { process: from });
+                    self.note_registry(from, out);
+                    self.invalidate_cache(now, out);
                 }
                 Reply::Cancelled
             }
             Call::PutStatus { status, last_dirty } => {
-                let changed = self
-                    .server
-                    .registry
-                    .status_update(now, from, status, last_dirty);
+                let changed = self.registry.status_update(now, from, status, last_dirty);
                 if changed == Some(true) {
-                    self.server.recently_changed.modified(now, from, status);
-                    self.note_registry(from);
-                    self.invalidate_cache();
+                    self.recently_changed.modified(now, from, status);
+                    self.note_registry(from, out);
+                    self.invalidate_cache(now, out);
                 }
                 Reply::StatusPut
             }
             Call::DeleteStatus => {
                 let existed =
-                    self.server
-                        .registry
+                    self.registry
                         .delete_status_override(now, from, InstanceStatus::Unknown);
                 if existed == Some(true) {
-                    self.server
-                        .recently_changed
+                    self.recently_changed
                         .modified(now, from, InstanceStatus::Unknown);
-                    self.note_registry(from);
-                    self.invalidate_cache();
+                    self.note_registry(from, out);
+                    self.invalidate_cache(now, out);
                 }
                 Reply::StatusDeleted
             }
-        };
-        self.reply(from, reply);
+        }
     }
 
     /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
     /// server, else the `ALL_APPS_DELTA` key through the response cache (FACTS.md §4). (The
     /// `shouldAllowAccess` 403 window never applies to a Spring Cloud server, FACTS.md §2.5.)
-    fn serve_delta(&mut self) -> Reply {
-        if self.server.config.disable_delta {
+    fn serve_delta(&mut self, now: SimTime) -> Reply {
+        if self.config.disable_delta {
             return Reply::DeltaForbidden;
         }
-        let now = self.now();
-        let server = &mut self.server;
+        let server = &mut *self;
         let registry = &server.registry;
         let changed = &server.recently_changed;
         let (payload, _) = server
@@ -355,32 +344,34 @@ impl<O: Observer> World<'_, O> {
 
     /// `InstanceResource#renewLease`: renew first (counted even if the reply becomes 404), then
     /// the dirty-timestamp check (FACTS.md §5.3). Returns false for a 404.
-    fn handle_renew(&mut self, from: ProcessId, client_dirty: u64) -> bool {
-        let now = self.now();
-        match self.server.registry.renew(now, from) {
+    fn handle_renew(
+        &mut self,
+        now: SimTime,
+        from: ProcessId,
+        client_dirty: u64,
+        out: &mut impl ServerOutput,
+    ) -> bool {
+        match self.registry.renew(now, from) {
             RenewOutcome::NotFound => false,
             RenewOutcome::Renewed {
                 silent_status_change,
             } => {
                 if silent_status_change {
-                    if let Some(e) = self.server.registry.entry(from) {
+                    if let Some(e) = self.registry.entry(from) {
                         let status = e.info.status;
-                        self.server
-                            .recently_changed
-                            .status_set_silently(from, status);
+                        self.recently_changed.status_set_silently(from, status);
                     }
-                    self.note_registry(from);
+                    self.note_registry(from, out);
                 }
-                if let Some(e) = self.server.registry.entry(from) {
+                if let Some(e) = self.registry.entry(from) {
                     let expirable_from = e.lease.expirable_from();
-                    self.observe(Observation::Renewed {
+                    out.observe(Observation::Renewed {
                         process: from,
                         expirable_from,
                     });
                 }
-                !(self.server.config.sync_when_timestamp_differs
+                !(self.config.sync_when_timestamp_differs
                     && self
-                        .server
                         .registry
                         .heartbeat_needs_reregister(now, from, client_dirty))
             }
@@ -388,9 +379,97 @@ impl<O: Observer> World<'_, O> {
     }
 }
 
+/// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous run
+/// this run started, never negative; 0 on the first run (FACTS.md §2.1). It is added to every
+/// lease's expiry, so a late eviction run does not evict leases a GC pause kept from renewing.
+pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) -> u64 {
+    match previous {
+        Some(prev) => now.saturating_since(prev).saturating_sub(period_ms),
+        None => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::StreamFactory;
+    use crate::eureka::protocol::{RegisterWhy, Registrant};
+    use crate::scenario::parse_str;
+
+    fn server() -> EurekaServer {
+        let text = "[[app]]\nname = \"svc\"\ninstances = 2\n";
+        let scenario = parse_str(text, "t.toml", "t", &[]).expect("valid scenario");
+        EurekaServer::new(&scenario, 3, StreamFactory::new(1).stream("server"))
+    }
+
+    /// The server alone, without a world: bootstrap arms its timers in the order of FACTS.md
+    /// §2.7 (delta retention, cache fill, threshold update, renews roll, eviction).
+    #[test]
+    fn start_arms_the_timers_in_bootstrap_order() {
+        let mut server = server();
+        let mut out = Vec::new();
+        server.start(1_700_000_000_000, &mut out);
+        let timers: Vec<ServerTimer> = out
+            .into_iter()
+            .filter_map(|e| match e {
+                ServerEffect::Arm { timer, .. } => Some(timer),
+                ServerEffect::Observe(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            timers,
+            vec![
+                ServerTimer::DeltaRetention,
+                ServerTimer::CacheFill,
+                ServerTimer::ThresholdUpdate,
+                ServerTimer::RenewsRoll,
+                ServerTimer::Eviction,
+            ]
+        );
+    }
+
+    /// A register is answered and observed (registered, then UP in the registry); a cancel
+    /// takes it out again.
+    #[test]
+    fn register_then_cancel_replies_and_observes() {
+        let mut server = server();
+        server.start(1_700_000_000_000, &mut Vec::new());
+        let info = Registrant {
+            status: InstanceStatus::Up,
+            overridden_status: InstanceStatus::Unknown,
+            last_dirty: 1,
+            lease_duration_ms: 90_000,
+        };
+        let why = RegisterWhy::Init;
+        let mut out = Vec::new();
+        let reply = server.on_call(SimTime(10), 0, Call::Register { info, why }, &mut out);
+        assert_eq!(reply, Reply::Registered { why });
+        assert_eq!(
+            std::mem::take(&mut out),
+            vec![
+                ServerEffect::Observe(Observation::Registered {
+                    process: 0,
+                    status: InstanceStatus::Up
+                }),
+                ServerEffect::Observe(Observation::Registry {
+                    process: 0,
+                    up: true
+                }),
+            ]
+        );
+        let reply = server.on_call(SimTime(20), 0, Call::Cancel, &mut out);
+        assert_eq!(reply, Reply::Cancelled);
+        assert_eq!(
+            out,
+            vec![
+                ServerEffect::Observe(Observation::Cancelled { process: 0 }),
+                ServerEffect::Observe(Observation::Registry {
+                    process: 0,
+                    up: false
+                }),
+            ]
+        );
+    }
 
     /// InstanceRegistryTest#testEvictionTaskCompensationTime: runs at 1, 1+P, 1+2P+10 ms and
     /// 1+3P-1 (ns in the original; ms here) give 0, 0, 10, 0.

@@ -4,9 +4,10 @@
 use crate::engine::SimTime;
 use crate::scenario::{Scenario, parse_str};
 
+use super::layout::{Layout, ProcessKind};
 use super::observe::Observation;
 use super::route::RequestMode;
-use super::world::{Layout, ProcessKind, World};
+use super::world::World;
 
 /// One-way latency of every REST call in these tests (no jitter), so request times are exact.
 const LAT: u64 = 5;

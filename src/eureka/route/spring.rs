@@ -14,31 +14,27 @@
 
 use std::collections::HashMap;
 
-use crate::engine::SimTime;
-use crate::scenario::{LoadBalancerConfig, SupplierKind};
+use crate::scenario::LoadBalancerConfig;
 
-use super::super::ProcessId;
-use super::super::observe::{Observation, Observer, RouteId};
-use super::super::world::{Event, World};
+use super::super::ids::ProcessId;
 use super::attempt::{Answer, AttemptCosts};
-use super::{RequestMode, RequestOutcome};
 
 /// `RoundRobinLoadBalancer` and its instance-list supplier for one called service.
 #[derive(Debug)]
 pub struct SpringLoadBalancer {
     /// `RoundRobinLoadBalancer#position`, seeded `new Random().nextInt(1000)`.
-    position: u64,
+    pub(in crate::eureka) position: u64,
     /// The list the round robin chooses from (the cached list, the health-checked list, or the
     /// Eureka client's list when caching is off).
     pub servers: Vec<ProcessId>,
     /// Caching supplier: when the cached list was written (`None`: nothing valid is cached).
-    written_ms: Option<u64>,
+    pub(in crate::eureka) written_ms: Option<u64>,
     /// Health-check supplier: the instances it checks (the first list, or the last refetched).
-    checked: Vec<ProcessId>,
+    pub(in crate::eureka) checked: Vec<ProcessId>,
     /// Guards this balancer's timers.
-    generation: u32,
+    pub(in crate::eureka) generation: u32,
     /// Batched mode: the instant (µs) of the request that will find the cache expired.
-    pending_miss_us: Option<f64>,
+    pub(in crate::eureka) pending_miss_us: Option<f64>,
 }
 
 impl SpringLoadBalancer {
@@ -63,15 +59,15 @@ pub enum SpringTimer {
 
 /// What one request did to the round robin and the instances.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct Walked {
-    first: Option<ProcessId>,
-    failed: bool,
+pub(in crate::eureka) struct Walked {
+    pub(in crate::eureka) first: Option<ProcessId>,
+    pub(in crate::eureka) failed: bool,
     /// The instance that accepted the request.
-    accepted: Option<ProcessId>,
+    pub(in crate::eureka) accepted: Option<ProcessId>,
     /// Refused or timed-out attempts, in order.
-    refused: Vec<ProcessId>,
+    pub(in crate::eureka) refused: Vec<ProcessId>,
     /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
-    delays: Vec<(ProcessId, u64)>,
+    pub(in crate::eureka) delays: Vec<(ProcessId, u64)>,
 }
 
 /// Adds `count` to `key`'s entry of a small association list.
@@ -87,14 +83,14 @@ fn add_to(list: &mut Vec<(ProcessId, u64)>, key: ProcessId, count: u64) {
 /// max-retries-on-next-service-instance`, `#canRetrySameServer` `sameServerCount <
 /// max-retries-on-same-service-instance`), both only for GET unless `retry-on-all-operations`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Retries {
+pub(in crate::eureka) struct Retries {
     servers: u32,
     same: u32,
     avoid_previous: bool,
 }
 
 impl Retries {
-    fn of(config: &LoadBalancerConfig, get: bool) -> Retries {
+    pub(in crate::eureka) fn of(config: &LoadBalancerConfig, get: bool) -> Retries {
         if config.retry_enabled && (get || config.retry_on_all_operations) {
             Retries {
                 servers: config.max_retries_on_next_service_instance + 1,
@@ -112,7 +108,7 @@ impl Retries {
 
     /// The round-robin state that decides a request: the position modulo every list size a
     /// request may choose from (the list, and the list without the instance just tried).
-    fn period(self, n: usize) -> u64 {
+    pub(in crate::eureka) fn period(self, n: usize) -> u64 {
         let n = n as u64;
         if self.avoid_previous && self.servers > 1 && n > 2 {
             n * (n - 1)
@@ -150,7 +146,7 @@ fn choose(position: &mut u64, servers: &[ProcessId], skip: Option<usize>) -> Opt
 /// instances other than the one just tried, unless none would be left. Each attempt costs what
 /// [`AttemptCosts::attempt`] says (a connect timeout on a vanished host; a Hystrix timeout ends
 /// the request).
-fn walk_one(
+pub(in crate::eureka) fn walk_one(
     position: &mut u64,
     servers: &[ProcessId],
     answer: &dyn Fn(ProcessId) -> Answer,
@@ -195,20 +191,20 @@ fn walk_one(
 
 /// Totals of many requests over a constant list (see [`walk_many`]).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct ManyWalked {
+pub(in crate::eureka) struct ManyWalked {
     /// Per refused instance: attempts refused, 1-based index of the last request with one.
-    refused: Vec<(ProcessId, u64, u64)>,
+    pub(in crate::eureka) refused: Vec<(ProcessId, u64, u64)>,
     /// Per first-chosen instance: requests that failed after their retries.
-    failed: Vec<(ProcessId, u64)>,
+    pub(in crate::eureka) failed: Vec<(ProcessId, u64)>,
     /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
-    delays: Vec<(ProcessId, u64)>,
+    pub(in crate::eureka) delays: Vec<(ProcessId, u64)>,
 }
 
 /// `requests` requests over a constant list from `position`: one request's course depends only
 /// on the position modulo [`Retries::period`], so the walk of positions is eventually periodic
 /// and is summed over its cycle instead of request by request once it repeats. (The position is
 /// taken as it is, without `choose`'s 31-bit mask: exact until a route has made 2^31 choices.)
-fn walk_many(
+pub(in crate::eureka) fn walk_many(
     position: &mut u64,
     servers: &[ProcessId],
     answer: &dyn Fn(ProcessId) -> Answer,
@@ -285,390 +281,6 @@ fn walk_many(
     }
     *position += moved;
     out
-}
-
-impl<O: Observer> World<'_, O> {
-    /// The balancer's creation at the first request (`LoadBalancerClientFactory` creates the
-    /// child context lazily): the position is seeded, the supplier reads its first list, and the
-    /// health-check supplier starts its rounds.
-    pub(super) fn create_spring_balancer(&mut self, r: RouteId, request_us: f64) {
-        let now = self.now().ms();
-        let route = &mut self.routes[r];
-        let position = route.rng.below(1000);
-        route.spring = Some(SpringLoadBalancer {
-            position,
-            servers: Vec::new(),
-            written_ms: None,
-            checked: Vec::new(),
-            generation: 0,
-            pending_miss_us: None,
-        });
-        let config = route.load_balancer.clone();
-        match config.configurations {
-            SupplierKind::Default => {
-                self.set_spring_list(r, self.client_list(r));
-                if config.cache_enabled {
-                    self.spring_cache_written(r, now, request_us);
-                }
-            }
-            SupplierKind::HealthCheck => {
-                let list = self.client_list(r);
-                if let Some(lb) = self.routes[r].spring.as_mut() {
-                    lb.checked = list.clone();
-                }
-                if config.health_check_initial_delay_ms == 0 {
-                    self.health_check_round(r);
-                    self.schedule_spring(
-                        r,
-                        config.health_check_interval_ms,
-                        SpringTimer::HealthCheck,
-                    );
-                } else {
-                    // Nothing is checked yet: the first list is used as it is.
-                    self.set_spring_list(r, list);
-                    self.schedule_spring(
-                        r,
-                        config.health_check_initial_delay_ms,
-                        SpringTimer::HealthCheck,
-                    );
-                }
-                if config.refetch_instances {
-                    self.schedule_spring(
-                        r,
-                        config.refetch_instances_interval_ms,
-                        SpringTimer::Refetch,
-                    );
-                }
-            }
-        }
-    }
-
-    /// The Eureka client's UP list of the route's app (`EurekaDiscoveryClient#getInstances`).
-    fn client_list(&self, r: RouteId) -> Vec<ProcessId> {
-        let route = &self.routes[r];
-        self.processes[route.process]
-            .client
-            .up_list(route.application)
-            .to_vec()
-    }
-
-    fn set_spring_list(&mut self, r: RouteId, fresh: Vec<ProcessId>) {
-        let Some(lb) = self.routes[r].spring.as_mut() else {
-            return;
-        };
-        let old = std::mem::replace(&mut lb.servers, fresh.clone());
-        self.observe(Observation::RibbonRefreshed { route: r });
-        self.observe_list_change(r, &old, &fresh);
-    }
-
-    fn schedule_spring(&mut self, r: RouteId, delay_ms: u64, timer: SpringTimer) {
-        let Some(lb) = self.routes[r].spring.as_ref() else {
-            return;
-        };
-        let generation = lb.generation;
-        self.queue.schedule_in(
-            delay_ms,
-            Event::SpringLoadBalancer {
-                route: r,
-                generation,
-                timer,
-            },
-        );
-    }
-
-    /// `CachingServiceInstanceListSupplier` wrote the list at `now_ms`; an empty list is not
-    /// kept (it counts as a miss), so the next request reads again. Batched mode arms the
-    /// expiry (per-request mode checks at each request); `request_us` is the instant of the
-    /// request that read the list.
-    fn spring_cache_written(&mut self, r: RouteId, now_ms: u64, request_us: f64) {
-        let ttl = self.routes[r].load_balancer.cache_ttl_ms;
-        let Some(lb) = self.routes[r].spring.as_mut() else {
-            return;
-        };
-        lb.written_ms = (!lb.servers.is_empty()).then_some(now_ms);
-        if self.request_mode != RequestMode::Batched {
-            return;
-        }
-        if lb.written_ms.is_some() {
-            self.schedule_spring(r, ttl, SpringTimer::CacheExpired);
-        } else {
-            self.pend_cache_miss(r, request_us);
-        }
-    }
-
-    /// Batched mode: nothing valid is cached from `from_us` on, so the next request re-reads
-    /// the list. Draws that request and schedules the miss at it; no request is counted before
-    /// it (none arrives in between, by construction).
-    fn pend_cache_miss(&mut self, r: RouteId, from_us: f64) {
-        let route = &mut self.routes[r];
-        route.batch_from_us = None;
-        let Some(arrivals) = route.arrivals.as_mut() else {
-            return;
-        };
-        let Some(at) = arrivals.next_within(&mut route.rng, from_us, f64::INFINITY) else {
-            return;
-        };
-        if let Some(lb) = route.spring.as_mut() {
-            lb.pending_miss_us = Some(at);
-            lb.written_ms = None;
-        }
-        let now = self.now().ms();
-        let at_ms = ((at / 1000.0) as u64).max(now);
-        self.schedule_spring(r, at_ms - now, SpringTimer::CacheMiss);
-    }
-
-    /// A Spring Cloud LoadBalancer timer fired.
-    pub(in crate::eureka) fn on_spring_timer(
-        &mut self,
-        r: RouteId,
-        generation: u32,
-        timer: SpringTimer,
-    ) {
-        let route = &self.routes[r];
-        let Some(lb) = route.spring.as_ref() else {
-            return;
-        };
-        if lb.generation != generation || !self.processes[route.process].alive {
-            return;
-        }
-        let now = self.now().ms();
-        let now_us = now as f64 * 1000.0;
-        let config = route.load_balancer.clone();
-        match timer {
-            SpringTimer::CacheExpired => {
-                self.flush_route(r, now_us);
-                self.pend_cache_miss(r, now_us);
-            }
-            SpringTimer::CacheMiss => {
-                let Some(at) = self.routes[r]
-                    .spring
-                    .as_mut()
-                    .and_then(|lb| lb.pending_miss_us.take())
-                else {
-                    return;
-                };
-                self.set_spring_list(r, self.client_list(r));
-                let outcome = self.spring_request(r, now, true);
-                self.note_served_one(r, at, outcome.accepted);
-                self.report_failed(r, outcome, true);
-                self.routes[r].batch_from_us = Some(at);
-                self.spring_cache_written(r, now, at);
-            }
-            SpringTimer::HealthCheck => {
-                self.flush_route(r, now_us);
-                self.health_check_round(r);
-                self.schedule_spring(r, config.health_check_interval_ms, SpringTimer::HealthCheck);
-            }
-            SpringTimer::Refetch => {
-                self.flush_route(r, now_us);
-                let list = self.client_list(r);
-                if let Some(lb) = self.routes[r].spring.as_mut() {
-                    lb.checked = list;
-                }
-                // A new list starts a new health-check flux on it at once.
-                self.health_check_round(r);
-                self.schedule_spring(
-                    r,
-                    config.refetch_instances_interval_ms,
-                    SpringTimer::Refetch,
-                );
-            }
-        }
-    }
-
-    /// `HealthCheckServiceInstanceListSupplier#healthCheckFlux`: every checked instance whose
-    /// `/actuator/health` answers is kept. A process that does not accept connections fails
-    /// its check; one that was taken out of Eureka but still serves passes it (the health
-    /// endpoint knows nothing of Eureka's status).
-    fn health_check_round(&mut self, r: RouteId) {
-        let Some(lb) = self.routes[r].spring.as_ref() else {
-            return;
-        };
-        let healthy: Vec<ProcessId> = lb
-            .checked
-            .iter()
-            .copied()
-            .filter(|&p| self.processes[p].serving)
-            .collect();
-        self.set_spring_list(r, healthy);
-    }
-
-    /// The Eureka client of `p` has new lists: balancers that read it at every request
-    /// (`cache.enabled = false`) follow at once.
-    pub(in crate::eureka) fn after_client_lists_changed(&mut self, p: ProcessId) {
-        self.notify_ribbon_updaters(p);
-        for r in 0..self.routes.len() {
-            let route = &self.routes[r];
-            if route.process != p
-                || route.spring.is_none()
-                || route.load_balancer.cache_enabled
-                || route.load_balancer.configurations != SupplierKind::Default
-            {
-                continue;
-            }
-            let now_us = self.now().ms() as f64 * 1000.0;
-            self.flush_route(r, now_us);
-            self.set_spring_list(r, self.client_list(r));
-        }
-    }
-
-    /// Per-request mode: the caching supplier re-reads an expired or empty entry (Caffeine's
-    /// `expireAfterWrite`: expired from `written + ttl` on); without the cache every request
-    /// reads the Eureka client's list.
-    fn spring_refresh_if_stale(&mut self, r: RouteId, now_ms: u64) {
-        let route = &self.routes[r];
-        let config = &route.load_balancer;
-        if config.configurations != SupplierKind::Default {
-            return;
-        }
-        let Some(lb) = route.spring.as_ref() else {
-            return;
-        };
-        let stale = !config.cache_enabled
-            || lb.servers.is_empty()
-            || lb
-                .written_ms
-                .is_none_or(|w| now_ms >= w + config.cache_ttl_ms);
-        if stale {
-            let cache_enabled = config.cache_enabled;
-            self.set_spring_list(r, self.client_list(r));
-            if cache_enabled {
-                self.spring_cache_written(r, now_ms, now_ms as f64 * 1000.0);
-            }
-        }
-    }
-
-    /// One request at `now_ms` through the Spring Cloud LoadBalancer of route `r`.
-    pub(super) fn spring_request(
-        &mut self,
-        r: RouteId,
-        now_ms: u64,
-        per_attempt: bool,
-    ) -> RequestOutcome {
-        if self.request_mode == RequestMode::PerRequest {
-            self.spring_refresh_if_stale(r, now_ms);
-        }
-        let route = &mut self.routes[r];
-        let retries = Retries::of(&route.load_balancer, route.get);
-        let costs = route.costs;
-        let Some(lb) = route.spring.as_mut() else {
-            return RequestOutcome::default();
-        };
-        let processes = &self.processes;
-        let answer = |p: ProcessId| processes[p].answer();
-        let walked = walk_one(&mut lb.position, &lb.servers, &answer, retries, costs);
-        if walked.first.is_none() {
-            let o = if per_attempt {
-                Observation::NoServer { route: r }
-            } else {
-                Observation::NoServers { route: r, count: 1 }
-            };
-            self.observe(o);
-            return RequestOutcome::default();
-        }
-        if per_attempt {
-            // Every attempt, the accepted last one included.
-            for &p in &walked.refused {
-                self.observe(Observation::Attempt {
-                    route: r,
-                    process: p,
-                    dead: true,
-                });
-            }
-        } else {
-            for &p in &walked.refused {
-                self.observe(Observation::DeadHits {
-                    route: r,
-                    process: p,
-                    count: 1,
-                    last: SimTime(now_ms),
-                });
-            }
-        }
-        for &(process, delay_ms) in &walked.delays {
-            self.observe(Observation::ConnectTimeouts {
-                route: r,
-                process,
-                delay_ms,
-            });
-        }
-        RequestOutcome {
-            first: walked.first,
-            failed: walked.failed,
-            accepted: walked.accepted,
-        }
-    }
-
-    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list.
-    pub(super) fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
-        let route = &mut self.routes[r];
-        let retries = Retries::of(&route.load_balancer, route.get);
-        let costs = route.costs;
-        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.spring.as_mut()) else {
-            return;
-        };
-        let span = arrivals.count(&mut route.rng, from, until);
-        let requests = span.requests;
-        if requests == 0 {
-            return;
-        }
-        if lb.servers.is_empty() {
-            self.observe(Observation::NoServers {
-                route: r,
-                count: requests,
-            });
-            return;
-        }
-        let processes = &self.processes;
-        let mut served = None;
-        if route.service_us > 0.0 {
-            let answer = |p: ProcessId| processes[p].answer();
-            let servers = &lb.servers;
-            let accepted = super::inflight::Accepted::walk(
-                lb.position,
-                retries.period(servers.len()),
-                |pos| walk_one(pos, servers, &answer, retries, costs).accepted,
-            );
-            served = Some((arrivals.span_times(&span), accepted));
-        }
-        if lb.servers.iter().all(|&p| processes[p].serving) {
-            if lb.servers.len() > 1 {
-                lb.position += requests;
-            }
-            if let Some((times, accepted)) = served {
-                route.note_served_span(until, requests, times, accepted);
-            }
-            return;
-        }
-        let answer = |p: ProcessId| processes[p].answer();
-        let walked = walk_many(
-            &mut lb.position,
-            &lb.servers,
-            &answer,
-            retries,
-            costs,
-            requests,
-        );
-        let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
-        // One sample of the span's instants serves the last dead hits and the in-flight count.
-        let times = match served.as_mut() {
-            Some((kept, _)) => lasts
-                .iter()
-                .map(|&i| kept.time_of(&mut route.rng, i))
-                .collect(),
-            None => arrivals.times_of(&mut route.rng, &span, &lasts),
-        };
-        if let Some((times, accepted)) = served {
-            route.note_served_span(until, requests, times, accepted);
-        }
-        let dead: Vec<(ProcessId, u64, u64)> = walked
-            .refused
-            .iter()
-            .zip(times)
-            .map(|(&(process, count, _), at_us)| (process, count, (at_us / 1000.0) as u64))
-            .collect();
-        self.observe_span(r, &dead, &walked.delays, &walked.failed);
-    }
 }
 
 #[cfg(test)]

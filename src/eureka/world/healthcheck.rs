@@ -16,11 +16,12 @@
 //! during the two-phase stop is not flipped); the process's own health never fails otherwise.
 //! Whether a later SCN release stops the handler during shutdown is not verified here.
 
-use super::ProcessId;
-use super::client::ShutdownPhase;
-use super::observe::Observer;
-use super::status::InstanceStatus;
-use super::world::World;
+use crate::eureka::client::ShutdownPhase;
+use crate::eureka::ids::ProcessId;
+use crate::eureka::observe::Observer;
+use crate::eureka::status::InstanceStatus;
+
+use super::World;
 
 impl<O: Observer> World<'_, O> {
     /// `DiscoveryClient#refreshInstanceInfo` with SCN's `EurekaHealthCheckHandler`.
@@ -28,7 +29,7 @@ impl<O: Observer> World<'_, O> {
         let process = &self.processes[p];
         let client = &process.client;
         if !client.config.healthcheck_enabled
-            || !process.alive
+            || !process.alive()
             || client.shutdown != ShutdownPhase::Running
             || client.info.status == InstanceStatus::Starting
         {

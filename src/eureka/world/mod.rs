@@ -2,42 +2,42 @@
 //!
 //! `run()` is a loop over `step()`; `step()` pops the next event, advances the clock and hands
 //! the event to the actor that owns it. Actors keep their own state (`EurekaServer`,
-//! `DiscoveryClient`, `Route`, `ShutdownRun`); their event handlers live beside them as
-//! `impl World` blocks in their own modules.
+//! `DiscoveryClient`, `Route`, `ShutdownRun`) in their own modules, which never see the world;
+//! the event handlers that connect them are the `impl World` blocks of this folder, one file per
+//! rule (`world/client.rs` for `client.rs`, ...). This folder is the only place that knows
+//! everyone (`src/import_graph.rs` keeps it so).
 
-use std::rc::Rc;
+mod client;
+mod delta;
+mod deploy;
+mod healthcheck;
+mod inflight;
+mod restart;
+mod route;
+mod routing;
+mod server;
+mod shutdown;
+mod spring;
 
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
 use crate::scenario::{ClientConfig, Scenario};
 
-use super::ProcessId;
 use super::client::DiscoveryClient;
-use super::delta::DeltaPayload;
 use super::deploy::DeployRun;
-use super::observe::{Observation, Observer, RouteId};
-use super::registry::Registrant;
-use super::response_cache::Payload;
+use super::ids::{ProcessId, RouteId, ServerId};
+use super::layout::{Layout, ProcessKind};
+use super::observe::{Observation, Observer};
+use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
 use super::route::{Answer, RequestMode, Route, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
-use super::status::InstanceStatus;
+use routing::{Liveness, Routes};
 
 /// Wall-clock epoch of simulated time 0 (ms since 1970), before the per-trial random offset.
 /// Only differences and alignment matter; a realistic size keeps `RateLimiter` arithmetic as in
 /// production (its first refill tests against a zero stamp).
 const WALL_EPOCH_BASE_MS: u64 = 1_700_000_000_000;
-
-/// What a process is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProcessKind {
-    /// Instance `index` of `Scenario::apps[app]`.
-    AppInstance { app: usize, index: u32 },
-    /// `Scenario::callers[caller]`.
-    Caller { caller: usize },
-    /// The Eureka server's own process (its embedded client).
-    Server,
-}
 
 /// One JVM: its Eureka client and whether it is up and serving.
 #[derive(Debug)]
@@ -46,12 +46,9 @@ pub struct Process {
     pub kind: ProcessKind,
     /// Application index: apps first, then callers, then the server.
     pub application: usize,
-    /// The JVM is running (its threads act and receive replies).
-    pub alive: bool,
-    /// The web server accepts requests.
-    pub serving: bool,
-    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
-    pub host_vanishes: bool,
+    /// Alive, serving, host gone: written only through `World::set_alive` / `set_serving`
+    /// (`routing.rs`), which settle the batched request counts first.
+    liveness: Liveness,
     pub client: DiscoveryClient,
     /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
     pub startup_ms: Option<u64>,
@@ -70,91 +67,39 @@ pub struct GracefulPhase {
 }
 
 impl Process {
-    /// How the process answers a connection attempt (FACTS.md §7): its web server accepts;
-    /// a stopped web server on a live host refuses; a process that is gone from a vanished
-    /// host leaves the attempt to time out.
-    pub fn answer(&self) -> Answer {
-        if self.serving {
-            Answer::Accepts
-        } else if !self.alive && self.host_vanishes {
-            Answer::TimesOut
-        } else {
-            Answer::Refuses
-        }
+    /// The JVM is running (its threads act and receive replies).
+    pub fn alive(&self) -> bool {
+        self.liveness.alive()
     }
-}
 
-/// A REST call from a client to the Eureka server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Call {
-    /// `POST /apps/{app}` with the client's InstanceInfo.
-    Register { info: Registrant, why: RegisterWhy },
-    /// `PUT /apps/{app}/{id}?lastDirtyTimestamp=` (heartbeat).
-    Renew { last_dirty: u64 },
-    /// `GET /apps` (full fetch).
-    FetchAll { why: FetchWhy },
-    /// `GET /apps/delta`.
-    FetchDelta,
-    /// `DELETE /apps/{app}/{id}` (unregister).
-    Cancel,
-    /// `PUT /apps/{app}/{id}/status?value=`.
-    PutStatus {
-        status: InstanceStatus,
-        last_dirty: u64,
-    },
-    /// `DELETE /apps/{app}/{id}/status` (no value: the status becomes UNKNOWN).
-    DeleteStatus,
-}
+    /// The web server accepts requests.
+    pub fn serving(&self) -> bool {
+        self.liveness.serving()
+    }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RegisterWhy {
-    /// The constructor's `shouldEnforceRegistrationAtInit` register.
-    Init,
-    /// `InstanceInfoReplicator#run` (periodic or on demand).
-    Replicator,
-    /// A heartbeat answered 404.
-    HeartbeatReRegister,
-}
+    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
+    pub fn host_vanishes(&self) -> bool {
+        self.liveness.host_vanishes()
+    }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FetchWhy {
-    Init,
-    Periodic,
-    /// `DiscoveryClient#reconcileAndLogDifference`: the delta left a different reconcile hash.
-    Reconcile,
-}
-
-/// The server's answer to a [`Call`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    Registered {
-        why: RegisterWhy,
-    },
-    Renewed {
-        found: bool,
-    },
-    Fetched {
-        why: FetchWhy,
-        payload: Rc<Payload>,
-    },
-    Delta {
-        payload: Rc<DeltaPayload>,
-    },
-    /// `GET /apps/delta` answered 403 (`eureka.server.disable-delta`).
-    DeltaForbidden,
-    Cancelled,
-    StatusPut,
-    StatusDeleted,
+    /// How the process answers a connection attempt ([`Liveness::answer`]).
+    pub fn answer(&self) -> Answer {
+        self.liveness.answer()
+    }
 }
 
 /// Everything that can happen. Timer events carry the generation they were armed with; a
 /// cancelled or re-armed timer bumps its generation, so stale events are dropped on arrival.
 #[derive(Debug, Clone)]
 pub enum Event {
-    ServerStart,
-    ServerTimer(ServerTimer),
+    ServerStart(ServerId),
+    ServerTimer {
+        server: ServerId,
+        timer: ServerTimer,
+    },
     /// A REST call reaches the server.
     AtServer {
+        server: ServerId,
         from: ProcessId,
         call: Call,
     },
@@ -215,9 +160,10 @@ pub enum Event {
 pub struct World<'s, O: Observer> {
     pub(super) scenario: &'s Scenario,
     pub(super) queue: EventQueue<Event>,
-    pub(super) server: EurekaServer,
+    /// The Eureka servers, by [`ServerId`] (one for now).
+    pub(super) servers: Vec<EurekaServer>,
     pub(super) processes: Vec<Process>,
-    pub(super) routes: Vec<Route>,
+    routes: Routes,
     pub(super) shutdowns: Vec<ShutdownRun>,
     pub(super) restarts: Vec<RestartRun>,
     pub(super) deploys: Vec<DeployRun>,
@@ -257,19 +203,25 @@ impl<'s, O: Observer> World<'s, O> {
             .iter()
             .map(|p| streams.stream(&format!("net/{}", p.name)))
             .collect();
-        let routes = Route::build_all(scenario, &layout, &streams);
+        let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
         let shutdowns = ShutdownRun::build_all(scenario, &layout);
         let mut processes = processes;
         for run in &shutdowns {
-            processes[run.process].host_vanishes |= run.config.host_vanishes;
+            if run.config.host_vanishes {
+                processes[run.process].liveness = Liveness::new(true);
+            }
         }
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
         let deploys = DeployRun::build_all(scenario, &layout);
-        let server = EurekaServer::new(scenario, processes.len(), streams.stream("server"));
+        let servers = vec![EurekaServer::new(
+            scenario,
+            processes.len(),
+            streams.stream("server"),
+        )];
         let mut world = World {
             scenario,
             queue: EventQueue::new(),
-            server,
+            servers,
             processes,
             routes,
             shutdowns,
@@ -286,7 +238,7 @@ impl<'s, O: Observer> World<'s, O> {
         let server_start = setup.below(phase);
         world
             .queue
-            .schedule(SimTime(server_start), Event::ServerStart);
+            .schedule(SimTime(server_start), Event::ServerStart(ServerId::FIRST));
         // Replacement processes (restarts under a new id, deploys) start when their owner says.
         for p in 0..layout.first_replacement {
             let at = match world.processes[p].kind {
@@ -316,7 +268,7 @@ impl<'s, O: Observer> World<'s, O> {
         while self.step() {
             handled += 1;
         }
-        self.flush_all_routes(self.end);
+        self.settle_routes_until(self.end);
         (self.observer, handled)
     }
 
@@ -326,16 +278,16 @@ impl<'s, O: Observer> World<'s, O> {
             return false;
         };
         match event {
-            Event::ServerStart => self.start_server(),
-            Event::ServerTimer(timer) => self.on_server_timer(timer),
-            Event::AtServer { from, call } => self.on_server_call(from, call),
+            Event::ServerStart(s) => self.start_server(s),
+            Event::ServerTimer { server, timer } => self.on_server_timer(server, timer),
+            Event::AtServer { server, from, call } => self.on_server_call(server, from, call),
             Event::AtClient {
                 to,
                 incarnation,
                 reply,
             } => {
                 let process = &self.processes[to];
-                if process.alive && process.client.incarnation == incarnation {
+                if process.alive() && process.client.incarnation == incarnation {
                     self.on_client_reply(to, reply);
                 }
             }
@@ -382,14 +334,12 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     pub(super) fn observe(&mut self, observation: Observation) {
-        if let Observation::Registry { process, up: true } = observation
-            && !self.deploys.is_empty()
-        {
-            // A rolling deploy waits for its new instances to be UP in the registry.
-            self.deploy_saw_up(process);
-        }
-        let now = self.queue.now();
-        self.observer.observe(now, observation);
+        report(
+            &mut self.queue,
+            &mut self.deploys,
+            &mut self.observer,
+            observation,
+        );
     }
 
     /// One network traversal for `p`'s calls: `latency-ms + U[0, jitter]`.
@@ -401,8 +351,9 @@ impl<'s, O: Observer> World<'s, O> {
     /// Sends a REST call from `p` to the server; it arrives after one latency.
     pub(super) fn send(&mut self, from: ProcessId, call: Call) {
         let delay = self.latency(from);
+        let server = self.processes[from].client.server;
         self.queue
-            .schedule_in(delay, Event::AtServer { from, call });
+            .schedule_in(delay, Event::AtServer { server, from, call });
     }
 
     /// Sends the server's reply back to `to`.
@@ -429,8 +380,13 @@ impl<'s, O: Observer> World<'s, O> {
         self.wall_epoch_ms
     }
 
+    /// The first (for now the only) Eureka server.
     pub fn server(&self) -> &EurekaServer {
-        &self.server
+        &self.servers[ServerId::FIRST.index()]
+    }
+
+    pub fn servers(&self) -> &[EurekaServer] {
+        &self.servers
     }
 
     pub fn processes(&self) -> &[Process] {
@@ -438,105 +394,22 @@ impl<'s, O: Observer> World<'s, O> {
     }
 }
 
-/// Who is who in a scenario's world: a pure function of the scenario, shared by the world and
-/// by observers that need to know which process or route is which.
-#[derive(Debug, Clone)]
-pub struct Layout {
-    /// Processes in a fixed order: app instances (app by app), then callers, then the server.
-    pub processes: Vec<ProcessSlot>,
-    /// Caller routes in order: callers, then each caller's called apps in order.
-    pub routes: Vec<RouteSlot>,
-    /// The process of each `[[shutdown]]`, in order.
-    pub targets: Vec<ProcessId>,
-    /// Processes from this index on are not started at boot: they are the new processes of
-    /// `[[restart]]`s with `new-instance-id` and of `[[deploy]]`s, after the server.
-    pub first_replacement: ProcessId,
-    /// Per `[[restart]]`: (the process that exits, the process that starts; the same unless the
-    /// restart takes a new instance id).
-    pub restarts: Vec<(ProcessId, ProcessId)>,
-    /// Per `[[deploy]]`: (old process, new process) of each instance, in index order.
-    pub deploys: Vec<Vec<(ProcessId, ProcessId)>>,
-}
-
-#[derive(Debug, Clone)]
-pub struct ProcessSlot {
-    pub name: String,
-    pub kind: ProcessKind,
-    pub application: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct RouteSlot {
-    pub caller: usize,
-    pub process: ProcessId,
-    pub application: usize,
-    /// Index into the caller's `calls`.
-    pub target: usize,
-}
-
-impl Layout {
-    pub fn new(scenario: &Scenario) -> Layout {
-        let mut processes = Vec::new();
-        for (a, app) in scenario.apps.iter().enumerate() {
-            for index in 0..app.instances {
-                processes.push(ProcessSlot {
-                    name: scenario.instance_id(a, index),
-                    kind: ProcessKind::AppInstance { app: a, index },
-                    application: a,
-                });
+/// Reports an observation now. A rolling deploy waits for its new instances to be UP in the
+/// registry, so a registry UP may start its next batch.
+fn report<O: Observer>(
+    queue: &mut EventQueue<Event>,
+    deploys: &mut [DeployRun],
+    observer: &mut O,
+    observation: Observation,
+) {
+    if let Observation::Registry { process, up: true } = observation {
+        for (deploy, run) in deploys.iter_mut().enumerate() {
+            if let Some(interval) = run.saw_up(process) {
+                queue.schedule_in(interval, Event::DeployBatch { deploy });
             }
-        }
-        let first_caller_app = scenario.apps.len();
-        let mut routes = Vec::new();
-        for (c, caller) in scenario.callers.iter().enumerate() {
-            let process = processes.len();
-            processes.push(ProcessSlot {
-                name: caller.name.clone(),
-                kind: ProcessKind::Caller { caller: c },
-                application: first_caller_app + c,
-            });
-            for (target, call) in caller.calls.iter().enumerate() {
-                routes.push(RouteSlot {
-                    caller: c,
-                    process,
-                    application: call.app,
-                    target,
-                });
-            }
-        }
-        processes.push(ProcessSlot {
-            name: scenario.server.application_name.clone(),
-            kind: ProcessKind::Server,
-            application: first_caller_app + scenario.callers.len(),
-        });
-        let targets = scenario
-            .shutdowns
-            .iter()
-            .map(|s| {
-                processes
-                    .iter()
-                    .position(|p| {
-                        p.kind
-                            == ProcessKind::AppInstance {
-                                app: s.app,
-                                index: s.index,
-                            }
-                    })
-                    .unwrap_or(usize::MAX)
-            })
-            .collect();
-        let first_replacement = processes.len();
-        let restarts = super::restart::add_restart_slots(scenario, &mut processes);
-        let deploys = super::deploy::add_deploy_slots(scenario, &mut processes);
-        Layout {
-            processes,
-            routes,
-            targets,
-            first_replacement,
-            restarts,
-            deploys,
         }
     }
+    observer.observe(queue.now(), observation);
 }
 
 fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory) -> Vec<Process> {
@@ -554,9 +427,7 @@ fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory
                 name: slot.name.clone(),
                 kind: slot.kind,
                 application: slot.application,
-                alive: false,
-                serving: false,
-                host_vanishes: false,
+                liveness: Liveness::new(false),
                 client: DiscoveryClient::new(config.clone(), stream),
                 startup_ms: None,
                 graceful_phase: None,

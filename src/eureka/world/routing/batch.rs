@@ -15,14 +15,15 @@
 //!   most about `threshold × list length` requests per blackout, whatever the request rate.
 
 use crate::engine::SimTime;
+use crate::eureka::ids::{ProcessId, RouteId};
+use crate::eureka::observe::{Observation, Observer};
+use crate::eureka::route::Answer;
+use crate::eureka::route::inflight::Accepted;
+use crate::eureka::route::ribbon::circuit_breaker::eligible_servers;
+use crate::eureka::route::ribbon::round_robin::{first_pick, run_batch, step};
+use crate::eureka::route::spring::{Retries, walk_many, walk_one};
 
-use super::super::ProcessId;
-use super::super::circuit_breaker::eligible_servers;
-use super::super::observe::{Observation, Observer, RouteId};
-use super::super::round_robin::{first_pick, run_batch, step};
-use super::super::world::World;
-use super::attempt::Answer;
-use super::inflight::Accepted;
+use super::World;
 
 /// What the routing state of a route allows at one instant (with the circuit breaker).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,24 +42,24 @@ impl<O: Observer> World<'_, O> {
     /// Counts the requests of route `r` that arrived since the last count, up to `until_us`
     /// (the routing state is constant over that interval by construction, apart from the
     /// circuit breaker, which is followed phase by phase).
-    pub(in crate::eureka) fn flush_route(&mut self, r: RouteId, until_us: f64) {
-        let route = &mut self.routes[r];
+    pub(super) fn flush_route(&mut self, r: RouteId, until_us: f64) {
+        let route = &mut self.routes.list[r];
         let Some(from) = route.batch_from_us else {
             return;
         };
         if route.arrivals.is_none() || until_us <= from {
             return;
         }
-        if !route.uses_ribbon {
+        if !route.balancer.uses_ribbon() {
             route.batch_from_us = Some(until_us);
             self.flush_spring(r, from, until_us);
             return;
         }
-        if route.balancer.is_none() {
+        if route.balancer.ribbon().is_none() {
             return;
         }
         route.batch_from_us = Some(until_us);
-        if route.breaker.enabled {
+        if route.balancer.breaker().enabled {
             self.flush_with_breaker(r, from, until_us);
         } else {
             self.count_walk(r, from, until_us, false);
@@ -86,7 +87,7 @@ impl<O: Observer> World<'_, O> {
                 }
                 Phase::Stepping { change_us } => {
                     let end = until.min(change_us);
-                    let route = &mut self.routes[r];
+                    let route = &mut self.routes.list[r];
                     let Some(arrivals) = route.arrivals.as_mut() else {
                         return;
                     };
@@ -106,14 +107,14 @@ impl<O: Observer> World<'_, O> {
 
     /// Reads the routing state of route `r` at `now_ms` (see [`Phase`]).
     fn routing_phase(&self, r: RouteId, now_ms: u64) -> Phase {
-        let route = &self.routes[r];
-        let Some(balancer) = route.balancer.as_ref() else {
+        let route = &self.routes.list[r];
+        let Some(balancer) = route.balancer.ribbon() else {
             return Phase::Empty;
         };
         if balancer.servers.is_empty() {
             return Phase::Empty;
         }
-        let serving = |p: usize| self.processes[p].serving;
+        let serving = |p: usize| self.processes[p].serving();
         if !balancer.stats.any_failures() {
             let change_us = f64::INFINITY;
             return if balancer.servers.iter().all(|&p| serving(p)) {
@@ -127,7 +128,11 @@ impl<O: Observer> World<'_, O> {
         let mut kept_all_serving = true;
         let mut all_refusing = true;
         for &p in &balancer.servers {
-            match route.breaker.tripped_until_ms(balancer.stats.get(p)) {
+            match route
+                .balancer
+                .breaker()
+                .tripped_until_ms(balancer.stats.get(p))
+            {
                 Some(until) if until > now_ms => change_ms = change_ms.min(until),
                 _ => {
                     any_kept = true;
@@ -152,8 +157,10 @@ impl<O: Observer> World<'_, O> {
     /// moves over the kept servers, and each server picked gets a response, which clears its
     /// failure count.
     fn count_serving(&mut self, r: RouteId, from: f64, until: f64, now_ms: u64) {
-        let route = &mut self.routes[r];
-        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        let route = &mut self.routes.list[r];
+        let breaker = route.balancer.breaker();
+        let (Some(arrivals), Some(balancer)) =
+            (route.arrivals.as_mut(), route.balancer.ribbon_mut())
         else {
             return;
         };
@@ -166,7 +173,7 @@ impl<O: Observer> World<'_, O> {
         let mut kept = std::mem::take(&mut balancer.eligible);
         if balancer.stats.any_failures() {
             eligible_servers(
-                &route.breaker,
+                &breaker,
                 &balancer.stats,
                 &balancer.servers,
                 now_ms,
@@ -196,9 +203,10 @@ impl<O: Observer> World<'_, O> {
     /// or the all-tripped fallback); `note_failures` records the refused attempts in the
     /// circuit-breaker stats, each server's last one at its instant.
     fn count_walk(&mut self, r: RouteId, from: f64, until: f64, note_failures: bool) {
-        let route = &mut self.routes[r];
+        let route = &mut self.routes.list[r];
         let (next_servers, same_server) = route.servers_to_try();
-        let (Some(arrivals), Some(balancer)) = (route.arrivals.as_mut(), route.balancer.as_mut())
+        let (Some(arrivals), Some(balancer)) =
+            (route.arrivals.as_mut(), route.balancer.ribbon_mut())
         else {
             return;
         };
@@ -214,7 +222,11 @@ impl<O: Observer> World<'_, O> {
             });
             return;
         }
-        if balancer.servers.iter().all(|&p| self.processes[p].serving) {
+        if balancer
+            .servers
+            .iter()
+            .all(|&p| self.processes[p].serving())
+        {
             // Nobody refuses: only the cursor moves (the common case).
             let n = balancer.servers.len();
             let start = first_pick(balancer.cursor(), n);
@@ -312,5 +324,75 @@ impl<O: Observer> World<'_, O> {
                 count,
             });
         }
+    }
+
+    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list.
+    fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
+        let route = &mut self.routes.list[r];
+        let retries = Retries::of(&route.load_balancer, route.get);
+        let costs = route.costs;
+        let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.balancer.spring_mut())
+        else {
+            return;
+        };
+        let span = arrivals.count(&mut route.rng, from, until);
+        let requests = span.requests;
+        if requests == 0 {
+            return;
+        }
+        if lb.servers.is_empty() {
+            self.observe(Observation::NoServers {
+                route: r,
+                count: requests,
+            });
+            return;
+        }
+        let processes = &self.processes;
+        let mut served = None;
+        if route.service_us > 0.0 {
+            let answer = |p: ProcessId| processes[p].answer();
+            let servers = &lb.servers;
+            let accepted = Accepted::walk(lb.position, retries.period(servers.len()), |pos| {
+                walk_one(pos, servers, &answer, retries, costs).accepted
+            });
+            served = Some((arrivals.span_times(&span), accepted));
+        }
+        if lb.servers.iter().all(|&p| processes[p].serving()) {
+            if lb.servers.len() > 1 {
+                lb.position += requests;
+            }
+            if let Some((times, accepted)) = served {
+                route.note_served_span(until, requests, times, accepted);
+            }
+            return;
+        }
+        let answer = |p: ProcessId| processes[p].answer();
+        let walked = walk_many(
+            &mut lb.position,
+            &lb.servers,
+            &answer,
+            retries,
+            costs,
+            requests,
+        );
+        let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
+        // One sample of the span's instants serves the last dead hits and the in-flight count.
+        let times = match served.as_mut() {
+            Some((kept, _)) => lasts
+                .iter()
+                .map(|&i| kept.time_of(&mut route.rng, i))
+                .collect(),
+            None => arrivals.times_of(&mut route.rng, &span, &lasts),
+        };
+        if let Some((times, accepted)) = served {
+            route.note_served_span(until, requests, times, accepted);
+        }
+        let dead: Vec<(ProcessId, u64, u64)> = walked
+            .refused
+            .iter()
+            .zip(times)
+            .map(|(&(process, count, _), at_us)| (process, count, (at_us / 1000.0) as u64))
+            .collect();
+        self.observe_span(r, &dead, &walked.delays, &walked.failed);
     }
 }

@@ -9,8 +9,8 @@
 //! a period of at most the list length, and [`run_batch`] sums it in O(list length) instead of
 //! one step per request.
 
-use super::ProcessId;
-use super::route::{Answer, AttemptCosts};
+use crate::eureka::ids::ProcessId;
+use crate::eureka::route::attempt::{Answer, AttemptCosts};
 
 /// What one request does, starting with the cursor at `start`.
 #[derive(Debug, Clone, Default)]

@@ -9,7 +9,7 @@
 
 use crate::scenario::RibbonConfig;
 
-use super::ProcessId;
+use crate::eureka::ids::ProcessId;
 
 /// The breaker's settings, from `niws.loadbalancer.*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,20 @@
+//! Identities: every process, route and server of a world is addressed by a dense index.
+
+/// Index of a process (an app instance, a caller, or the server) in the world.
+pub type ProcessId = usize;
+
+/// Index of a caller route (one caller calling one app) in the world.
+pub type RouteId = usize;
+
+/// Index of a Eureka server in the world (`u32` keeps the events that carry one small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ServerId(pub u32);
+
+impl ServerId {
+    /// The server every client talks to while a world has one server.
+    pub const FIRST: ServerId = ServerId(0);
+
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}

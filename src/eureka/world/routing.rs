@@ -1,0 +1,171 @@
+//! The one way in to what a caller sees: the routes (balancer lists, round-robin cursors,
+//! circuit breakers, Spring Cloud LoadBalancer suppliers) and how each process answers a
+//! connection (alive, serving, its host gone).
+//!
+//! Batched mode counts a route's requests lazily, between two changes of that state
+//! ([`batch`]); a change made before the requests up to now are counted would be seen by
+//! requests that arrived before it. So the state is only reachable through this module:
+//!
+//! - [`Routes`] hands out `&Route` to anyone, and `&mut Route` only through
+//!   [`World::route_mut`], which first counts route `r`'s requests up to now;
+//! - [`Liveness`] (a process's alive / serving / host-vanishes) is read by anyone and written
+//!   only through [`World::set_alive`] and [`World::set_serving`], which first count every
+//!   route's requests up to now if the process's [`Answer`] changes;
+//! - [`World::settle_routes`] counts every route up to now for a reader that needs the counts
+//!   themselves (requests in flight on a stopping process, a deploy's start, the trial's end).
+//!
+//! Counting twice at the same instant is a no-op, so these calls may be made freely.
+
+mod batch;
+
+use std::ops::Index;
+
+use crate::engine::SimTime;
+use crate::eureka::ids::{ProcessId, RouteId};
+use crate::eureka::observe::Observer;
+use crate::eureka::route::{Answer, RequestMode, Route};
+
+use super::{Process, World};
+
+/// Every route of the world, by [`RouteId`]; mutable only through [`World::route_mut`].
+#[derive(Debug)]
+pub(super) struct Routes {
+    list: Vec<Route>,
+}
+
+impl Routes {
+    pub(super) fn new(list: Vec<Route>) -> Routes {
+        Routes { list }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.list.len()
+    }
+}
+
+impl Index<RouteId> for Routes {
+    type Output = Route;
+
+    fn index(&self, r: RouteId) -> &Route {
+        &self.list[r]
+    }
+}
+
+/// Whether a process's JVM runs, whether its web server accepts, and whether its host's IP is
+/// gone with it: what decides its [`Answer`]. Written only through [`World::set_alive`] and
+/// [`World::set_serving`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Liveness {
+    alive: bool,
+    serving: bool,
+    host_vanishes: bool,
+}
+
+impl Liveness {
+    /// A process not started yet; `host_vanishes` is `[[shutdown]] host = "vanishes"`.
+    pub(super) fn new(host_vanishes: bool) -> Liveness {
+        Liveness {
+            alive: false,
+            serving: false,
+            host_vanishes,
+        }
+    }
+
+    /// The JVM is running (its threads act and receive replies).
+    pub fn alive(self) -> bool {
+        self.alive
+    }
+
+    /// The web server accepts requests.
+    pub fn serving(self) -> bool {
+        self.serving
+    }
+
+    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
+    pub fn host_vanishes(self) -> bool {
+        self.host_vanishes
+    }
+
+    /// How the process answers a connection attempt (FACTS.md §7): its web server accepts;
+    /// a stopped web server on a live host refuses; a process that is gone from a vanished
+    /// host leaves the attempt to time out.
+    pub fn answer(self) -> Answer {
+        if self.serving {
+            Answer::Accepts
+        } else if !self.alive && self.host_vanishes {
+            Answer::TimesOut
+        } else {
+            Answer::Refuses
+        }
+    }
+}
+
+impl<O: Observer> World<'_, O> {
+    /// Route `r`, to change it: its requests up to now are counted first.
+    pub(super) fn route_mut(&mut self, r: RouteId) -> &mut Route {
+        if self.request_mode == RequestMode::Batched {
+            let now_us = self.now().ms() as f64 * 1000.0;
+            self.flush_route(r, now_us);
+        }
+        &mut self.routes.list[r]
+    }
+
+    /// [`World::route_mut`], with the processes to read while the route changes.
+    pub(super) fn route_mut_and_processes(&mut self, r: RouteId) -> (&mut Route, &[Process]) {
+        self.route_mut(r);
+        (&mut self.routes.list[r], &self.processes)
+    }
+
+    /// Counts every route's requests up to now.
+    pub(super) fn settle_routes(&mut self) {
+        let now = self.now();
+        self.settle_routes_until(now);
+    }
+
+    /// Counts every route's requests up to `until` (the trial's end).
+    pub(super) fn settle_routes_until(&mut self, until: SimTime) {
+        if self.request_mode != RequestMode::Batched {
+            return;
+        }
+        let until_us = until.ms() as f64 * 1000.0;
+        for r in 0..self.routes.len() {
+            self.flush_route(r, until_us);
+        }
+    }
+
+    /// The JVM of `p` starts or dies.
+    pub(super) fn set_alive(&mut self, p: ProcessId, alive: bool) {
+        self.change_liveness(p, |l| l.alive = alive);
+    }
+
+    /// The web server of `p` starts or stops accepting requests.
+    pub(super) fn set_serving(&mut self, p: ProcessId, serving: bool) {
+        self.change_liveness(p, |l| l.serving = serving);
+    }
+
+    fn change_liveness(&mut self, p: ProcessId, change: impl FnOnce(&mut Liveness)) {
+        let mut next = self.processes[p].liveness;
+        change(&mut next);
+        if next.answer() != self.processes[p].liveness.answer() {
+            self.settle_routes();
+        }
+        self.processes[p].liveness = next;
+    }
+
+    /// Records a request handled one by one (per-request mode, and the requests batched mode
+    /// handles singly) for the in-flight count. Bookkeeping only: no caller sees it.
+    pub(super) fn note_served_one(&mut self, r: RouteId, at_us: f64, by: Option<ProcessId>) {
+        self.routes.list[r].note_served_one(at_us, by);
+    }
+
+    /// Requests of route `r` accepted by `p` with an arrival after `cut_us` (see
+    /// `Route::accepted_after`). Bookkeeping only: no caller sees it.
+    pub(super) fn accepted_after(
+        &mut self,
+        r: RouteId,
+        p: ProcessId,
+        cut_us: f64,
+    ) -> (u64, Option<f64>) {
+        self.routes.list[r].accepted_after(p, cut_us)
+    }
+}

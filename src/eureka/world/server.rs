@@ -1,0 +1,101 @@
+//! The world's handlers for `server` (the rules and their state live in `eureka::server`).
+
+use crate::engine::EventQueue;
+use crate::eureka::deploy::DeployRun;
+use crate::eureka::ids::{ProcessId, ServerId};
+use crate::eureka::layout::ProcessKind;
+use crate::eureka::observe::Observation;
+use crate::eureka::observe::Observer;
+use crate::eureka::protocol::Call;
+use crate::eureka::server::{ServerOutput, ServerTimer};
+use crate::eureka::status::InstanceStatus;
+
+use super::{Event, Process, World, report};
+
+impl<O: Observer> World<'_, O> {
+    /// Server bootstrap ([`EurekaServer::start`]).
+    pub(super) fn start_server(&mut self, s: ServerId) {
+        let wall = self.wall_now();
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        self.servers[s.index()].start(wall, &mut out);
+    }
+
+    /// One of the server's timers fired ([`EurekaServer::on_timer`]).
+    pub(super) fn on_server_timer(&mut self, s: ServerId, timer: ServerTimer) {
+        let now = self.now();
+        let processes = &self.processes;
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        self.servers[s.index()].on_timer(
+            now,
+            timer,
+            || embedded_client_up_count(processes),
+            &mut out,
+        );
+    }
+
+    /// A REST call arrives: the resource handles it at once and replies.
+    pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, call: Call) {
+        let now = self.now();
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        let reply = self.servers[s.index()].on_call(now, from, call, &mut out);
+        self.reply(from, reply);
+    }
+}
+
+/// The world as a server sees it: observations are reported and timers armed at once, in the
+/// server's order (the parts of the world it needs, borrowed beside the server).
+struct ServerSink<'w, O: Observer> {
+    server: ServerId,
+    queue: &'w mut EventQueue<Event>,
+    deploys: &'w mut [DeployRun],
+    observer: &'w mut O,
+}
+
+impl<O: Observer> ServerOutput for ServerSink<'_, O> {
+    fn observe(&mut self, observation: Observation) {
+        report(self.queue, self.deploys, self.observer, observation);
+    }
+
+    fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
+        let server = self.server;
+        self.queue
+            .schedule_in(delay_ms, Event::ServerTimer { server, timer });
+    }
+}
+
+/// UP instances in the server's embedded client's cache (0 without `fetch-registry`), the
+/// `count` of the 15-minute threshold update (FACTS.md §2.4).
+fn embedded_client_up_count(processes: &[Process]) -> i64 {
+    let Some(server_process) = processes.iter().find(|p| p.kind == ProcessKind::Server) else {
+        return 0;
+    };
+    let client = &server_process.client;
+    match &client.cache {
+        Some(payload) => payload
+            .statuses
+            .iter()
+            .filter(|s| match s {
+                Some(status) => {
+                    !client.config.filter_only_up_instances || *status == InstanceStatus::Up
+                }
+                None => false,
+            })
+            .count() as i64,
+        None => 0,
+    }
+}
