@@ -29,32 +29,16 @@ use super::layout::{Layout, ProcessKind};
 use super::observe::{Observation, Observer};
 use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
-use super::route::{Answer, RequestMode, Route, SpringTimer};
+use super::route::{RequestMode, Route, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
-use routing::{Liveness, Routes};
+pub use routing::Process;
+use routing::Routes;
 
 /// Wall-clock epoch of simulated time 0 (ms since 1970), before the per-trial random offset.
 /// Only differences and alignment matter; a realistic size keeps `RateLimiter` arithmetic as in
 /// production (its first refill tests against a zero stamp).
 const WALL_EPOCH_BASE_MS: u64 = 1_700_000_000_000;
-
-/// One JVM: its Eureka client and whether it is up and serving.
-#[derive(Debug)]
-pub struct Process {
-    pub name: String,
-    pub kind: ProcessKind,
-    /// Application index: apps first, then callers, then the server.
-    pub application: usize,
-    /// Alive, serving, host gone: written only through `World::set_alive` / `set_serving`
-    /// (`routing.rs`), which settle the batched request counts first.
-    liveness: Liveness,
-    pub client: DiscoveryClient,
-    /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
-    pub startup_ms: Option<u64>,
-    /// `server.shutdown = graceful`: the graceful phase under way, if any.
-    pub graceful_phase: Option<GracefulPhase>,
-}
 
 /// A graceful phase that has not ended yet (it may be cut short by a SIGKILL).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,28 +48,6 @@ pub struct GracefulPhase {
     /// If the phase times out: requests that arrived after this instant (µs) were already
     /// counted as failed when the phase began.
     pub timeout_cut_us: Option<f64>,
-}
-
-impl Process {
-    /// The JVM is running (its threads act and receive replies).
-    pub fn alive(&self) -> bool {
-        self.liveness.alive()
-    }
-
-    /// The web server accepts requests.
-    pub fn serving(&self) -> bool {
-        self.liveness.serving()
-    }
-
-    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
-    pub fn host_vanishes(&self) -> bool {
-        self.liveness.host_vanishes()
-    }
-
-    /// How the process answers a connection attempt ([`Liveness::answer`]).
-    pub fn answer(&self) -> Answer {
-        self.liveness.answer()
-    }
 }
 
 /// Everything that can happen. Timer events carry the generation they were armed with; a
@@ -198,19 +160,17 @@ impl<'s, O: Observer> World<'s, O> {
         let mut setup = streams.stream("setup");
         let wall_epoch_ms = WALL_EPOCH_BASE_MS + setup.below(86_400_000);
         let layout = Layout::new(scenario);
-        let processes = build_processes(scenario, &layout, &streams);
+        let shutdowns = ShutdownRun::build_all(scenario, &layout);
+        let mut vanishes = vec![false; layout.processes.len()];
+        for run in &shutdowns {
+            vanishes[run.process] |= run.config.host_vanishes;
+        }
+        let processes = build_processes(scenario, &layout, &streams, &vanishes);
         let net = processes
             .iter()
             .map(|p| streams.stream(&format!("net/{}", p.name)))
             .collect();
         let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
-        let shutdowns = ShutdownRun::build_all(scenario, &layout);
-        let mut processes = processes;
-        for run in &shutdowns {
-            if run.config.host_vanishes {
-                processes[run.process].liveness = Liveness::new(true);
-            }
-        }
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
         let deploys = DeployRun::build_all(scenario, &layout);
         let servers = vec![EurekaServer::new(
@@ -412,26 +372,29 @@ fn report<O: Observer>(
     observer.observe(queue.now(), observation);
 }
 
-fn build_processes(scenario: &Scenario, layout: &Layout, streams: &StreamFactory) -> Vec<Process> {
+/// Every process, not started; `vanishes[p]`: `[[shutdown]] host = "vanishes"` for `p`.
+fn build_processes(
+    scenario: &Scenario,
+    layout: &Layout,
+    streams: &StreamFactory,
+    vanishes: &[bool],
+) -> Vec<Process> {
     layout
         .processes
         .iter()
-        .map(|slot| {
+        .zip(vanishes)
+        .map(|(slot, &host_vanishes)| {
             let config: &ClientConfig = match slot.kind {
                 ProcessKind::AppInstance { app, .. } => &scenario.apps[app].client,
                 ProcessKind::Caller { caller } => &scenario.callers[caller].client,
                 ProcessKind::Server => &scenario.server.client,
             };
             let stream = streams.stream(&format!("client/{}", slot.name));
-            Process {
-                name: slot.name.clone(),
-                kind: slot.kind,
-                application: slot.application,
-                liveness: Liveness::new(false),
-                client: DiscoveryClient::new(config.clone(), stream),
-                startup_ms: None,
-                graceful_phase: None,
-            }
+            Process::new(
+                slot,
+                DiscoveryClient::new(config.clone(), stream),
+                host_vanishes,
+            )
         })
         .collect()
 }

@@ -8,8 +8,8 @@
 //!
 //! - [`Routes`] hands out `&Route` to anyone, and `&mut Route` only through
 //!   [`World::route_mut`], which first counts route `r`'s requests up to now;
-//! - [`Liveness`] (a process's alive / serving / host-vanishes) is read by anyone and written
-//!   only through [`World::set_alive`] and [`World::set_serving`], which first count every
+//! - [`Liveness`] (a process's alive / serving / host-vanishes, a private field of [`Process`],
+//!   which is defined here for that reason) is read by anyone and written only through [`World::set_alive`] and [`World::set_serving`], which first count every
 //!   route's requests up to now if the process's [`Answer`] changes;
 //! - [`World::settle_routes`] counts every route up to now for a reader that needs the counts
 //!   themselves (requests in flight on a stopping process, a deploy's start, the trial's end).
@@ -25,7 +25,10 @@ use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::Observer;
 use crate::eureka::route::{Answer, RequestMode, Route};
 
-use super::{Process, World};
+use crate::eureka::client::DiscoveryClient;
+use crate::eureka::layout::{ProcessKind, ProcessSlot};
+
+use super::{GracefulPhase, World};
 
 /// Every route of the world, by [`RouteId`]; mutable only through [`World::route_mut`].
 #[derive(Debug)]
@@ -51,10 +54,62 @@ impl Index<RouteId> for Routes {
     }
 }
 
+/// One JVM: its Eureka client and whether it is up and serving.
+#[derive(Debug)]
+pub struct Process {
+    pub name: String,
+    pub kind: ProcessKind,
+    /// Application index: apps first, then callers, then the server.
+    pub application: usize,
+    /// Alive, serving, host gone: private to this module, written only through
+    /// [`World::set_alive`] / [`World::set_serving`], which settle the batched counts first.
+    liveness: Liveness,
+    pub client: DiscoveryClient,
+    /// A `[[deploy]]`'s `startup-s` for this process, replacing the context-start model.
+    pub startup_ms: Option<u64>,
+    /// `server.shutdown = graceful`: the graceful phase under way, if any.
+    pub graceful_phase: Option<GracefulPhase>,
+}
+
+impl Process {
+    /// A process of `slot`, not started.
+    pub(super) fn new(slot: &ProcessSlot, client: DiscoveryClient, host_vanishes: bool) -> Process {
+        Process {
+            name: slot.name.clone(),
+            kind: slot.kind,
+            application: slot.application,
+            liveness: Liveness::new(host_vanishes),
+            client,
+            startup_ms: None,
+            graceful_phase: None,
+        }
+    }
+
+    /// The JVM is running (its threads act and receive replies).
+    pub fn alive(&self) -> bool {
+        self.liveness.alive()
+    }
+
+    /// The web server accepts requests.
+    pub fn serving(&self) -> bool {
+        self.liveness.serving()
+    }
+
+    /// `[[shutdown]] host = "vanishes"`: once the process is gone, so is its host's IP.
+    pub fn host_vanishes(&self) -> bool {
+        self.liveness.host_vanishes()
+    }
+
+    /// How the process answers a connection attempt ([`Liveness::answer`]).
+    pub fn answer(&self) -> Answer {
+        self.liveness.answer()
+    }
+}
+
 /// Whether a process's JVM runs, whether its web server accepts, and whether its host's IP is
 /// gone with it: what decides its [`Answer`]. Written only through [`World::set_alive`] and
 /// [`World::set_serving`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Liveness {
     alive: bool,
     serving: bool,
@@ -63,7 +118,7 @@ pub struct Liveness {
 
 impl Liveness {
     /// A process not started yet; `host_vanishes` is `[[shutdown]] host = "vanishes"`.
-    pub(super) fn new(host_vanishes: bool) -> Liveness {
+    fn new(host_vanishes: bool) -> Liveness {
         Liveness {
             alive: false,
             serving: false,
