@@ -52,14 +52,20 @@ fn outputs(relative: &Path) -> (Vec<u8>, Vec<u8>) {
 
 /// `scenarios/incidents/x.toml` -> `tests/golden/incidents/x`.
 fn golden_dir(relative: &Path) -> PathBuf {
-    let inner = relative.strip_prefix("scenarios").unwrap().with_extension("");
+    let inner = relative
+        .strip_prefix("scenarios")
+        .unwrap()
+        .with_extension("");
     root().join("tests/golden").join(inner)
 }
 
 #[test]
 fn outputs_of_every_scenario_file_match_the_golden_files() {
     let files = scenario_files();
-    assert!(files.len() >= 30, "expected the bundled, claim and incident files");
+    assert!(
+        files.len() >= 30,
+        "expected the bundled, claim and incident files"
+    );
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut differ = Vec::new();
     for relative in &files {
