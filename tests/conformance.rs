@@ -145,3 +145,56 @@ fn conform_rejects_a_bad_real_file_with_exit_2() {
     );
     assert!(!dir.path().join("conform.csv").exists());
 }
+
+/// The committed real trials of the rig run with a fresh Eureka server per trial
+/// (`conformance/results/2025.1.4-fresh/`, `rig.py run --fresh-server`) agree with the model:
+/// for kill -9 and kill -15, the two-sample Kolmogorov-Smirnov test at alpha = 0.01 rejects
+/// neither the exposure (last failed request to the stopped instance) nor the dead hits. The
+/// real side is evidence from Spring Cloud 2025.1.4 on this machine, not a simulator output: a
+/// model change that moves these laws away from the real stack fails here.
+#[test]
+fn real_stack_trials_with_a_fresh_server_agree_with_the_model() {
+    use eureka_sim::experiment::conform::{compare_group, group_overrides, read_real_trials};
+    let dir = root().join("conformance/results/2025.1.4-fresh");
+    for strategy in ["kill-9", "kill-15"] {
+        let path = dir.join(format!("real-{strategy}.csv"));
+        let real = read_real_trials(&path).unwrap();
+        assert!(real.len() >= 30, "{strategy}: {} real trials", real.len());
+        let (s, wait) = (real[0].strategy, real[0].wait_ms);
+        let mut sets = group_overrides(s, wait).unwrap();
+        sets.push("simulation.trials=1000".to_string());
+        let scenario = load(&scenario_path(), &sets).unwrap();
+        let group = compare_group(s, wait, path.display().to_string(), &real, scenario, 0.01);
+        for m in &group.metrics {
+            assert!(
+                !m.rejected,
+                "{strategy} {}: KS D = {:.3}, p = {:.4} < 0.01: the real stack and the model differ",
+                m.metric.name(),
+                m.ks_d,
+                m.p_value
+            );
+        }
+    }
+}
+
+/// The one-server run (`results/2025.1.4/`, every trial against the same Eureka server process)
+/// is the known difference README.md describes: the server's eviction and read-only-cache timers
+/// keep one relative phase for the life of the process, so its kill -9 trials are not independent
+/// draws of the simulator's law. Pinned so the explanation stays true: the one-server kill -9
+/// exposures sit below the fresh-server ones by more than half a second at the median.
+#[test]
+fn one_server_process_keeps_its_timer_phases_and_shortens_kill9_exposure() {
+    use eureka_sim::experiment::conform::{ConformMetric, read_real_trials};
+    let median = |dir: &str| {
+        let path = root().join(format!("conformance/results/{dir}/real-kill-9.csv"));
+        let mut v: Vec<i64> = read_real_trials(&path)
+            .unwrap()
+            .iter()
+            .filter_map(|t| ConformMetric::Exposure.real(t))
+            .collect();
+        v.sort_unstable();
+        v[(v.len() - 1) / 2]
+    };
+    let (one, fresh) = (median("2025.1.4"), median("2025.1.4-fresh"));
+    assert!(fresh - one > 500, "one server {one} ms, fresh {fresh} ms");
+}
