@@ -198,3 +198,38 @@ fn one_server_process_keeps_its_timer_phases_and_shortens_kill9_exposure() {
     let (one, fresh) = (median("2025.1.4"), median("2025.1.4-fresh"));
     assert!(fresh - one > 500, "one server {one} ms, fresh {fresh} ms");
 }
+
+/// A file whose rows spread over more (strategy, wait) groups than one call compares is refused
+/// before any trial runs (each group runs the scenario's trials): exit 2 at the first row past
+/// the limit.
+#[test]
+fn conform_refuses_more_groups_than_it_compares() {
+    use eureka_sim::experiment::conform::MAX_GROUPS;
+    let dir = temp();
+    let real = dir.path().join("real-service-registry.csv");
+    let mut text = String::from("trial,strategy,wait_ms,dead_hits,last_dead_hit_ms,unresolved\n");
+    for i in 0..=MAX_GROUPS {
+        text.push_str(&format!("{i},service-registry,{},0,,0\n", (i + 1) * 1000));
+    }
+    std::fs::write(&real, text).unwrap();
+    let scenario = scenario_path();
+    let args: [&OsStr; 6] = [
+        "conform".as_ref(),
+        scenario.as_os_str(),
+        "--real".as_ref(),
+        real.as_os_str(),
+        "--trials".as_ref(),
+        "1".as_ref(),
+    ];
+    let out = eureka_sim(root(), 0, &args);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = MAX_GROUPS + 2; // the header is line 1
+    assert!(
+        stderr.contains(&format!(
+            "real-service-registry.csv:{line}: more than {MAX_GROUPS}"
+        )),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("conform.csv").exists());
+}

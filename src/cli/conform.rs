@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::experiment::conform::{
-    RealTrialsError, group_overrides, group_real_trials, read_real_trials,
+    MAX_GROUPS, RealTrialsError, group_overrides, group_real_trials, read_real_trials,
 };
 use crate::report::conform_report::{PlannedGroup, conform as conform_groups};
 use crate::scenario::load;
@@ -25,7 +25,7 @@ pub(crate) struct ConformArgs {
     #[command(flatten)]
     pub(crate) common: super::Common,
     /// Significance level of the Kolmogorov-Smirnov tests.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, value_parser = parse_alpha)]
     alpha: f64,
     /// Exit with status 1 when a test rejects (the real stack and the model differ).
     #[arg(long)]
@@ -35,6 +35,13 @@ pub(crate) struct ConformArgs {
 /// A bad file of real trials is bad input (exit 2), as a bad scenario is.
 pub(super) fn is_bad_input(err: &anyhow::Error) -> bool {
     err.downcast_ref::<RealTrialsError>().is_some()
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err("allowed: a level strictly between 0 and 1, such as 0.01".to_string()),
+    }
 }
 
 /// With `--check`: a test rejected, exit status 1 (the table above says which).
@@ -47,12 +54,6 @@ struct ConformanceDiffers {
 }
 
 pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
-    if !(args.alpha > 0.0 && args.alpha < 1.0) {
-        anyhow::bail!(
-            "--alpha {}: allowed: a level strictly between 0 and 1",
-            args.alpha
-        );
-    }
     let overrides = args.common.overrides.list();
     let base = load(&args.scenario, &overrides)?;
     for warning in &base.warnings {
@@ -64,6 +65,17 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
     }
     let mut plan = Vec::new();
     for ((strategy, wait_ms), source, real) in group_real_trials(&files) {
+        if plan.len() == MAX_GROUPS {
+            return Err(RealTrialsError::Row {
+                file: source,
+                line: real[0].line,
+                message: format!(
+                    "more than {MAX_GROUPS} (strategy, wait_ms) groups; each runs the scenario's \
+                     trials, so at most {MAX_GROUPS} are compared in one call"
+                ),
+            }
+            .into());
+        }
         let extra = group_overrides(strategy, wait_ms).map_err(|message| RealTrialsError::Row {
             file: source.clone(),
             line: real[0].line,

@@ -63,6 +63,12 @@ pub const REAL_COLUMNS: [&str; 6] = [
     "unresolved",
 ];
 
+/// Most (strategy, wait) groups compared in one call: each runs the scenario's trials.
+pub const MAX_GROUPS: usize = 32;
+
+/// Longest `run-<strategy>.json` read beside a file of real trials.
+const MAX_RUN_INFO_BYTES: u64 = 1 << 20;
+
 /// Longest file of real trials read (the rig writes about 100 bytes a trial).
 const MAX_REAL_BYTES: u64 = 64 << 20;
 
@@ -195,6 +201,9 @@ pub fn read_run_info(real_csv: &Path) -> Option<RunInfo> {
     let name = real_csv.file_name()?.to_str()?;
     let strategy = name.strip_prefix("real-")?.strip_suffix(".csv")?;
     let json_path = real_csv.with_file_name(format!("run-{strategy}.json"));
+    if std::fs::metadata(&json_path).ok()?.len() > MAX_RUN_INFO_BYTES {
+        return None;
+    }
     let text = std::fs::read_to_string(json_path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let versions = value
