@@ -17,7 +17,7 @@ pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 use super::metric::{Metric, Statistic};
 use super::model::{
     ClientConfig, Comparison, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
-    SimulationConfig, Strategy,
+    ShutdownConfig, SimulationConfig, Strategy,
 };
 
 /// A table of the scenario file.
@@ -144,6 +144,37 @@ pub(super) struct ShutdownDraft {
     pub cancel_override: bool,
     pub prestop_ms: u64,
     pub host_vanishes: bool,
+}
+
+/// Here rather than in `model.rs`, beside the defaults it reads, so that `model` does not import
+/// `keys` (which imports `model`).
+impl ShutdownConfig {
+    /// A shutdown of instance `index` of app `app` with every optional `[[shutdown]]` key at its
+    /// default, as a `[[deploy]]` batch stops its old instances.
+    pub fn with_defaults(
+        instance: String,
+        (app, index): (usize, u32),
+        at_ms: u64,
+        strategy: Strategy,
+        (wait_ms, then): (u64, FinalStop),
+    ) -> ShutdownConfig {
+        let d = ShutdownDraft::default();
+        ShutdownConfig {
+            instance,
+            app,
+            index,
+            at_ms,
+            strategy,
+            wait_ms,
+            then,
+            sigterm_reaches_jvm: d.sigterm_reaches_jvm,
+            termination_grace_ms: d.termination_grace_ms,
+            resume_ms: d.resume_ms,
+            cancel_override: d.cancel_override,
+            prestop_ms: d.prestop_ms,
+            host_vanishes: d.host_vanishes,
+        }
+    }
 }
 
 /// The `[[restart]]` keys before the required ones are checked and `instance` is resolved.

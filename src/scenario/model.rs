@@ -640,35 +640,6 @@ impl RibbonConfig {
     }
 }
 
-impl ShutdownConfig {
-    /// A shutdown of instance `index` of app `app` with every optional `[[shutdown]]` key at its
-    /// default, as a `[[deploy]]` batch stops its old instances.
-    pub fn with_defaults(
-        instance: String,
-        (app, index): (usize, u32),
-        at_ms: u64,
-        strategy: Strategy,
-        (wait_ms, then): (u64, FinalStop),
-    ) -> ShutdownConfig {
-        let d = super::keys::ShutdownDraft::default();
-        ShutdownConfig {
-            instance,
-            app,
-            index,
-            at_ms,
-            strategy,
-            wait_ms,
-            then,
-            sigterm_reaches_jvm: d.sigterm_reaches_jvm,
-            termination_grace_ms: d.termination_grace_ms,
-            resume_ms: d.resume_ms,
-            cancel_override: d.cancel_override,
-            prestop_ms: d.prestop_ms,
-            host_vanishes: d.host_vanishes,
-        }
-    }
-}
-
 impl CallerConfig {
     /// Whether the caller routes through Ribbon (else Spring Cloud LoadBalancer):
     /// `spring.cloud.loadbalancer.ribbon.enabled`, by default Ribbon up to Hoxton (FACTS.md §9).
