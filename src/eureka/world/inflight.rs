@@ -85,7 +85,7 @@ impl<O: Observer> World<'_, O> {
         let service_us = self.service_us(p);
         let timeout_ms = self.processes[p]
             .client
-            .config
+            .config()
             .timeout_per_shutdown_phase_ms;
         let (in_flight, latest) = if service_us > 0.0 {
             self.accepted_by_after(p, now_us - service_us)

@@ -19,7 +19,7 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         // Steps of a run that began on an earlier incarnation (before a [[restart]]) are void.
-        let incarnation = self.processes[p].client.incarnation;
+        let incarnation = self.processes[p].client.incarnation();
         if *self.shutdowns[run].incarnation.get_or_insert(incarnation) != incarnation {
             return;
         }
@@ -42,7 +42,7 @@ impl<O: Observer> World<'_, O> {
                 }
                 Strategy::ServiceRegistry => {
                     // CloudEurekaClient#setStatus: a direct PUT; the local status stays UP.
-                    let last_dirty = self.processes[p].client.info.last_dirty;
+                    let last_dirty = self.processes[p].client.last_dirty();
                     self.shutdowns[run].awaiting_status_reply = Some(Step::Begin);
                     self.send(
                         p,
@@ -138,7 +138,7 @@ impl<O: Observer> World<'_, O> {
             self.set_instance_status(p, InstanceStatus::Down);
             // The graceful phase (if any), then the web server's stop (FACTS.md §7).
             let release = self.scenario.simulation.release;
-            let phase = if self.processes[p].client.config.graceful_shutdown(release) {
+            let phase = if self.processes[p].client.config().graceful_shutdown(release) {
                 self.stop_serving_gracefully(p)
             } else {
                 self.stop_serving_abruptly(p);
