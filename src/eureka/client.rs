@@ -44,9 +44,14 @@ pub enum Task {
 /// it stale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientTimer {
-    Task { task: Task, generation: u32 },
+    Task {
+        task: Task,
+        generation: u32,
+    },
     /// The replicator's periodic run.
-    Replicator { generation: u32 },
+    Replicator {
+        generation: u32,
+    },
     /// An on-demand update submitted to the replicator's thread.
     ReplicatorOnDemand,
     /// `InstanceInfoReplicator#stop`'s `awaitTermination` gives up.
@@ -241,7 +246,8 @@ impl DiscoveryClient {
         called: Vec<usize>,
         rng: RngStream,
     ) -> DiscoveryClient {
-        let heartbeat = SupervisedTask::new(Task::Heartbeat, config.lease_renewal_interval_s * 1000);
+        let heartbeat =
+            SupervisedTask::new(Task::Heartbeat, config.lease_renewal_interval_s * 1000);
         let cache_refresh =
             SupervisedTask::new(Task::CacheRefresh, config.registry_fetch_interval_s * 1000);
         DiscoveryClient {
@@ -428,9 +434,10 @@ impl DiscoveryClient {
         }
         let context_start = match self.context_start {
             ContextStart::Fixed(ms) => ms,
-            ContextStart::Drawn { least_ms, spread_ms } => {
-                least_ms + self.rng.between(0, spread_ms)
-            }
+            ContextStart::Drawn {
+                least_ms,
+                spread_ms,
+            } => least_ms + self.rng.between(0, spread_ms),
         };
         out.start_web_server(context_start);
     }
@@ -924,5 +931,193 @@ fn shuffle(list: &mut [ProcessId], rng: &mut RngStream) {
     for i in (1..list.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         list.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::StreamFactory;
+    use crate::scenario::Train;
+
+    const WALL: u64 = 1_700_000_000_000;
+
+    fn client(config: ClientConfig, train: Train) -> DiscoveryClient {
+        let rng = StreamFactory::new(1).stream("client/svc-0");
+        DiscoveryClient::new(0, config, Release::of_train(train), Vec::new(), rng)
+    }
+
+    /// A client created at 0 without the constructor's fetch, so its tasks start at once.
+    fn started(train: Train) -> (DiscoveryClient, Vec<ClientEffect>) {
+        let config = ClientConfig {
+            fetch_registry: false,
+            ..ClientConfig::default()
+        };
+        let mut c = client(config, train);
+        let mut out = Vec::new();
+        c.create(SimTime(0), WALL, ContextStart::Fixed(5_000), &mut out);
+        (c, out)
+    }
+
+    /// The one timer armed for `task` among `effects`: (delay, timer).
+    fn armed(effects: &[ClientEffect], task: Task) -> Option<(u64, ClientTimer)> {
+        effects.iter().find_map(|e| match *e {
+            ClientEffect::Arm { delay_ms, timer } => match timer {
+                ClientTimer::Task { task: t, .. } if t == task => Some((delay_ms, timer)),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// `DiscoveryClient#initScheduledTasks` (FACTS.md §5.1): heartbeat one renewal interval
+    /// (`lease-renewal-interval-in-seconds`, 30) after the start, replicator after
+    /// `initial-instance-info-replication-interval-seconds` (40), then the web server.
+    #[test]
+    fn scheduled_tasks_start_one_interval_and_the_initial_delay_after_creation() {
+        let (c, out) = started(Train::Hoxton);
+        let config = c.config();
+        let (delay, _) = armed(&out, Task::Heartbeat).expect("heartbeat armed");
+        assert_eq!(delay, config.lease_renewal_interval_s * 1000);
+        assert!(out.contains(&ClientEffect::Arm {
+            delay_ms: config.initial_instance_info_replication_interval_s * 1000,
+            timer: ClientTimer::Replicator { generation: 0 },
+        }));
+        assert_eq!(
+            out.last(),
+            Some(&ClientEffect::StartWebServer { delay_ms: 5_000 })
+        );
+    }
+
+    /// `DiscoveryClient#renew` (FACTS.md §5.3): a 404 makes the client mark its InstanceInfo
+    /// dirty now and register; the heartbeat task re-arms only when that run (the register)
+    /// has ended, one interval later (`TimedSupervisorTask`, FACTS.md §5.2), and the timer
+    /// armed before is stale.
+    #[test]
+    fn renew_404_registers_again_and_the_heartbeat_rearms_after_the_register() {
+        let (mut c, out) = started(Train::Hoxton);
+        let (_, first) = armed(&out, Task::Heartbeat).unwrap();
+        let interval = c.config().lease_renewal_interval_s * 1000;
+        let mut out = Vec::new();
+        c.on_timer(SimTime(interval), WALL + interval, first, &mut out);
+        assert_eq!(out, [ClientEffect::Send(Call::Renew { last_dirty: WALL })]);
+
+        let wall_404 = WALL + interval + 3;
+        let mut out = Vec::new();
+        let renewed = Reply::Renewed { found: false };
+        c.on_reply(SimTime(interval + 3), wall_404, renewed, &[], &mut out);
+        let ClientEffect::Send(Call::Register { info, why }) = out[0] else {
+            panic!("expected a register, got {out:?}");
+        };
+        assert_eq!(why, RegisterWhy::HeartbeatReRegister);
+        assert_eq!(info.last_dirty, wall_404);
+        assert_eq!(armed(&out, Task::Heartbeat), None);
+
+        let mut out = Vec::new();
+        let registered = Reply::Registered { why };
+        c.on_reply(
+            SimTime(interval + 6),
+            wall_404 + 3,
+            registered,
+            &[],
+            &mut out,
+        );
+        let (delay, next) = armed(&out, Task::Heartbeat).unwrap();
+        assert_eq!(delay, interval);
+        assert_ne!(next, first);
+        let mut out = Vec::new();
+        c.on_timer(SimTime(2 * interval), WALL + 2 * interval, first, &mut out);
+        assert!(out.is_empty(), "a stale heartbeat sends nothing: {out:?}");
+    }
+
+    /// The cache refresh runs on the same `TimedSupervisorTask` rule as the heartbeat: a full
+    /// fetch while the local registry is empty, re-armed one `registry-fetch-interval-seconds`
+    /// after its reply.
+    #[test]
+    fn cache_refresh_rearms_one_fetch_interval_after_its_reply() {
+        let mut c = client(ClientConfig::default(), Train::Hoxton);
+        let fetch_ms = c.config().registry_fetch_interval_s * 1000;
+        let mut out = Vec::new();
+        c.create(SimTime(0), WALL, ContextStart::Fixed(0), &mut out);
+        let init = FetchWhy::Init;
+        assert_eq!(out[1], ClientEffect::Send(Call::FetchAll { why: init }));
+        let payload = Rc::new(Payload {
+            version: 1,
+            generated_at: SimTime(0),
+            statuses: Vec::new(),
+            hash: Default::default(),
+        });
+        let mut out = Vec::new();
+        let fetched = Reply::Fetched {
+            why: init,
+            payload: Rc::clone(&payload),
+        };
+        c.on_reply(SimTime(10), WALL + 10, fetched, &[], &mut out);
+        let (delay, timer) = armed(&out, Task::CacheRefresh).unwrap();
+        assert_eq!(delay, fetch_ms);
+        let mut out = Vec::new();
+        c.on_timer(SimTime(fetch_ms + 10), WALL, timer, &mut out);
+        let periodic = FetchWhy::Periodic;
+        assert_eq!(out, [ClientEffect::Send(Call::FetchAll { why: periodic })]);
+        let mut out = Vec::new();
+        let fetched = Reply::Fetched {
+            why: periodic,
+            payload,
+        };
+        c.on_reply(SimTime(fetch_ms + 20), WALL, fetched, &[], &mut out);
+        assert_eq!(armed(&out, Task::CacheRefresh).map(|a| a.0), Some(fetch_ms));
+    }
+
+    /// `InstanceInfoReplicator#onDemandUpdate` (FACTS.md §5.4): burst 2 and
+    /// `60 * 2 / 30` = 4 tokens a minute, so two quick status changes go out on demand, a third
+    /// is dropped, and one token is back 15 s after the first.
+    #[test]
+    fn on_demand_updates_are_limited_to_a_burst_of_two_and_a_token_per_15_s() {
+        use InstanceStatus::{Down, Up};
+        let (mut c, _) = started(Train::Hoxton);
+        let on_demand = |c: &mut DiscoveryClient, wall: u64, status| {
+            let mut out = Vec::new();
+            c.set_instance_status(wall, status, &mut out);
+            out.contains(&ClientEffect::Arm {
+                delay_ms: 0,
+                timer: ClientTimer::ReplicatorOnDemand,
+            })
+        };
+        let t = WALL + 60_000;
+        assert!(on_demand(&mut c, t, Up));
+        assert!(on_demand(&mut c, t + 1, Down));
+        assert!(!on_demand(&mut c, t + 2, Up));
+        let token_ms = 60_000 * c.config().instance_info_replication_interval_s / 60 / 2;
+        assert!(!on_demand(&mut c, t + token_ms - 1, Down));
+        assert!(on_demand(&mut c, t + token_ms, Up));
+    }
+
+    /// `InstanceInfoReplicator#stop` from Eureka 1.8.7 (FACTS.md §0.2): `awaitTermination(3 s)`
+    /// for a periodic run due later gives up after 3 s, then the client unregisters; before
+    /// 1.8.7 (Dalston, Eureka 1.6.2) `shutdownNow()` and the DELETE at once.
+    #[test]
+    fn two_phase_replicator_stop_delays_the_delete_by_three_seconds() {
+        let (mut hoxton, _) = started(Train::Hoxton);
+        let mut out = Vec::new();
+        hoxton.shutdown(SimTime(1_000), &mut out);
+        assert_eq!(
+            out,
+            [ClientEffect::Arm {
+                delay_ms: REPLICATOR_STOP_WAIT_MS,
+                timer: ClientTimer::ReplicatorStopDeadline,
+            }]
+        );
+        let mut out = Vec::new();
+        let deadline = ClientTimer::ReplicatorStopDeadline;
+        hoxton.on_timer(SimTime(4_000), WALL + 4_000, deadline, &mut out);
+        assert_eq!(out, [ClientEffect::Send(Call::Cancel)]);
+        let mut out = Vec::new();
+        hoxton.on_reply(SimTime(4_010), WALL, Reply::Cancelled, &[], &mut out);
+        assert_eq!(out, [ClientEffect::ShutdownDone]);
+
+        let (mut dalston, _) = started(Train::Dalston);
+        let mut out = Vec::new();
+        dalston.shutdown(SimTime(1_000), &mut out);
+        assert_eq!(out, [ClientEffect::Send(Call::Cancel)]);
     }
 }

@@ -20,7 +20,11 @@ impl<O: Observer> World<'_, O> {
         rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut Vec<ClientEffect>),
     ) {
         let mut effects = std::mem::take(&mut self.client_effects);
-        rule(&mut self.processes[p].client, &self.applications, &mut effects);
+        rule(
+            &mut self.processes[p].client,
+            &self.applications,
+            &mut effects,
+        );
         for effect in effects.drain(..) {
             match effect {
                 ClientEffect::Observe(observation) => self.observe(observation),

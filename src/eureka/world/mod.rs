@@ -367,9 +367,11 @@ fn build_processes(
             };
             // The applications it routes to.
             let called = match slot.kind {
-                ProcessKind::Caller { caller } => {
-                    scenario.callers[caller].calls.iter().map(|t| t.app).collect()
-                }
+                ProcessKind::Caller { caller } => scenario.callers[caller]
+                    .calls
+                    .iter()
+                    .map(|t| t.app)
+                    .collect(),
                 _ => Vec::new(),
             };
             let stream = streams.stream(&format!("client/{}", slot.name));
