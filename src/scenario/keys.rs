@@ -458,6 +458,19 @@ pub(super) static DEFS: &[KeyDef] = &[
         }),
     ),
     relaxed(
+        "spring-boot",
+        Kind::Version,
+        "the train's",
+        "Pins the Spring Boot version of the applications instead of the one the release is \
+         built with (e.g. 2.2.13 on Hoxton.SR9): decides when the web server stops on SIGTERM \
+         and /pause, and whether graceful shutdown exists and is the default (FACTS.md §14).",
+        Apply::Simulation(|c, v| {
+            if let Val::Version(b) = v {
+                c.release.boot = *b;
+            }
+        }),
+    ),
+    relaxed(
         "start-spread-s",
         Kind::seconds(0, 86_400),
         "60",

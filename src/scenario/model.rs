@@ -155,12 +155,15 @@ pub enum ServerShutdown {
 }
 
 impl ClientConfig {
-    /// Whether the web server shuts down gracefully on `release` when `server.shutdown` is unset.
+    /// Whether the web server shuts down gracefully on `release`: `server.shutdown` if set, else
+    /// the Boot version's default; never before Boot 2.3, which has no graceful shutdown
+    /// (`Release::graceful_shutdown_available`).
     pub fn graceful_shutdown(&self, release: super::Release) -> bool {
-        match self.server_shutdown {
-            Some(mode) => mode == ServerShutdown::Graceful,
-            None => release.graceful_shutdown_default(),
-        }
+        release.graceful_shutdown_available()
+            && match self.server_shutdown {
+                Some(mode) => mode == ServerShutdown::Graceful,
+                None => release.graceful_shutdown_default(),
+            }
     }
 }
 

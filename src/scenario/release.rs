@@ -140,138 +140,147 @@ pub struct ServiceRelease {
     pub name: &'static str,
     pub eureka: EurekaVersion,
     pub commons: CommonsVersion,
+    /// The Spring Boot version the service release is built and tested with: the
+    /// `spring-boot.version` property of the `spring-cloud-build` release that is the parent of
+    /// its `spring-cloud-dependencies` pom (Maven Central `spring-cloud-dependencies/<release>`
+    /// → `<parent>` `spring-cloud-dependencies-parent` version → spring-cloud/spring-cloud-build
+    /// tag `v<version>` `pom.xml`). It agrees with the Boot lines of the Spring Cloud
+    /// compatibility table (Hoxton: 2.2.x, 2.3.x from SR5; 2020.0: 2.4.x; 2021.0: 2.6.x; …).
+    pub boot: BootVersion,
 }
 
 const fn sr(
     name: &'static str,
     eureka: (u16, u16, u16),
     commons: (u16, u16, u16),
+    boot: (u16, u16, u16),
 ) -> ServiceRelease {
     ServiceRelease {
         name,
         eureka: EurekaVersion::new(eureka.0, eureka.1, eureka.2),
         commons: EurekaVersion::new(commons.0, commons.1, commons.2),
+        boot: EurekaVersion::new(boot.0, boot.1, boot.2),
     }
 }
 
 // Dalston = SCN 1.3.0 … 1.3.6: Eureka 1.6.2 throughout (FACTS.md §0.1).
 const DALSTON: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 6, 2), (1, 2, 0)), // SCN 1.3.0
-    sr("SR1", (1, 6, 2), (1, 2, 2)),     // SCN 1.3.1
-    sr("SR2", (1, 6, 2), (1, 2, 3)),     // SCN 1.3.2
-    sr("SR3", (1, 6, 2), (1, 2, 3)),     // SCN 1.3.4
-    sr("SR4", (1, 6, 2), (1, 2, 4)),     // SCN 1.3.5
-    sr("SR5", (1, 6, 2), (1, 2, 5)),     // SCN 1.3.6
+    sr("RELEASE", (1, 6, 2), (1, 2, 0), (1, 5, 2)), // SCN 1.3.0
+    sr("SR1", (1, 6, 2), (1, 2, 2), (1, 5, 3)),     // SCN 1.3.1
+    sr("SR2", (1, 6, 2), (1, 2, 3), (1, 5, 4)),     // SCN 1.3.2
+    sr("SR3", (1, 6, 2), (1, 2, 3), (1, 5, 4)),     // SCN 1.3.4
+    sr("SR4", (1, 6, 2), (1, 2, 4), (1, 5, 7)),     // SCN 1.3.5
+    sr("SR5", (1, 6, 2), (1, 2, 5), (1, 5, 9)),     // SCN 1.3.6
 ];
 // Edgware = SCN 1.4.x: Eureka 1.7.0 up to SR2 (SCN 1.4.0–1.4.3), 1.7.2 from SR3 (SCN 1.4.4;
 // FACTS.md §0.1 gives only the EOL 1.7.2). No rule switches between 1.7.0 and 1.7.2.
 const EDGWARE: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 7, 0), (1, 3, 0)), // SCN 1.4.0
-    sr("SR1", (1, 7, 0), (1, 3, 1)),     // SCN 1.4.2
-    sr("SR2", (1, 7, 0), (1, 3, 2)),     // SCN 1.4.3
-    sr("SR3", (1, 7, 2), (1, 3, 3)),     // SCN 1.4.4
-    sr("SR4", (1, 7, 2), (1, 3, 4)),     // SCN 1.4.5
-    sr("SR5", (1, 7, 2), (1, 3, 5)),     // SCN 1.4.6
-    sr("SR6", (1, 7, 2), (1, 3, 6)),     // SCN 1.4.7
+    sr("RELEASE", (1, 7, 0), (1, 3, 0), (1, 5, 8)), // SCN 1.4.0
+    sr("SR1", (1, 7, 0), (1, 3, 1), (1, 5, 9)),     // SCN 1.4.2
+    sr("SR2", (1, 7, 0), (1, 3, 2), (1, 5, 10)),    // SCN 1.4.3
+    sr("SR3", (1, 7, 2), (1, 3, 3), (1, 5, 10)),    // SCN 1.4.4
+    sr("SR4", (1, 7, 2), (1, 3, 4), (1, 5, 14)),    // SCN 1.4.5
+    sr("SR5", (1, 7, 2), (1, 3, 5), (1, 5, 16)),    // SCN 1.4.6
+    sr("SR6", (1, 7, 2), (1, 3, 6), (1, 5, 21)),    // SCN 1.4.7
 ];
 // Finchley = SCN 2.0.x: Eureka 1.9.2 at RELEASE, 1.9.3 (threshold-update fix a4dd6b22) from SR1
 // (FACTS.md §0.1, §0.2).
 const FINCHLEY: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 9, 2), (2, 0, 0)), // SCN 2.0.0
-    sr("SR1", (1, 9, 3), (2, 0, 1)),     // SCN 2.0.1
-    sr("SR2", (1, 9, 3), (2, 0, 2)),     // SCN 2.0.2
-    sr("SR3", (1, 9, 3), (2, 0, 3)),     // SCN 2.0.3
-    sr("SR4", (1, 9, 3), (2, 0, 4)),     // SCN 2.0.4
+    sr("RELEASE", (1, 9, 2), (2, 0, 0), (2, 0, 3)), // SCN 2.0.0
+    sr("SR1", (1, 9, 3), (2, 0, 1), (2, 0, 4)),     // SCN 2.0.1
+    sr("SR2", (1, 9, 3), (2, 0, 2), (2, 0, 6)),     // SCN 2.0.2
+    sr("SR3", (1, 9, 3), (2, 0, 3), (2, 0, 8)),     // SCN 2.0.3
+    sr("SR4", (1, 9, 3), (2, 0, 4), (2, 0, 9)),     // SCN 2.0.4
 ];
 // Greenwich = SCN 2.1.x: Eureka 1.9.8 → 1.9.12 (SR2) → 1.9.13 (SR3) (FACTS.md §0.1).
 const GREENWICH: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 9, 8), (2, 1, 0)), // SCN 2.1.0
-    sr("SR1", (1, 9, 8), (2, 1, 1)),     // SCN 2.1.1
-    sr("SR2", (1, 9, 12), (2, 1, 2)),    // SCN 2.1.2
-    sr("SR3", (1, 9, 13), (2, 1, 3)),    // SCN 2.1.3
-    sr("SR4", (1, 9, 13), (2, 1, 4)),    // SCN 2.1.4
-    sr("SR5", (1, 9, 13), (2, 1, 5)),    // SCN 2.1.5
-    sr("SR6", (1, 9, 13), (2, 1, 6)),    // SCN 2.1.5
+    sr("RELEASE", (1, 9, 8), (2, 1, 0), (2, 1, 2)), // SCN 2.1.0
+    sr("SR1", (1, 9, 8), (2, 1, 1), (2, 1, 3)),     // SCN 2.1.1
+    sr("SR2", (1, 9, 12), (2, 1, 2), (2, 1, 6)),    // SCN 2.1.2
+    sr("SR3", (1, 9, 13), (2, 1, 3), (2, 1, 7)),    // SCN 2.1.3
+    sr("SR4", (1, 9, 13), (2, 1, 4), (2, 1, 10)),   // SCN 2.1.4
+    sr("SR5", (1, 9, 13), (2, 1, 5), (2, 1, 10)),   // SCN 2.1.5
+    sr("SR6", (1, 9, 13), (2, 1, 6), (2, 1, 13)),   // SCN 2.1.5
 ];
 // Hoxton = SCN 2.2.x (FACTS.md §0.1; incidents-research.md part 2): Eureka 1.9.17 (evictions
 // lower expected clients) from SR3; commons 2.2.7 (/pause re-implemented) from SR10.
 const HOXTON: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 9, 13), (2, 2, 0)), // SCN 2.2.0
-    sr("SR1", (1, 9, 13), (2, 2, 1)),     // SCN 2.2.1
-    sr("SR2", (1, 9, 13), (2, 2, 1)),     // SCN 2.2.1
-    sr("SR3", (1, 9, 17), (2, 2, 2)),     // SCN 2.2.2
-    sr("SR4", (1, 9, 17), (2, 2, 2)),     // SCN 2.2.2
-    sr("SR5", (1, 9, 21), (2, 2, 3)),     // SCN 2.2.3
-    sr("SR6", (1, 9, 21), (2, 2, 3)),     // SCN 2.2.3
-    sr("SR7", (1, 9, 25), (2, 2, 4)),     // SCN 2.2.4
-    sr("SR8", (1, 9, 25), (2, 2, 5)),     // SCN 2.2.5
-    sr("SR9", (1, 10, 7), (2, 2, 6)),     // SCN 2.2.6
-    sr("SR10", (1, 10, 11), (2, 2, 7)),   // SCN 2.2.7
-    sr("SR11", (1, 10, 11), (2, 2, 8)),   // SCN 2.2.8
-    sr("SR12", (1, 10, 14), (2, 2, 9)),   // SCN 2.2.9
+    sr("RELEASE", (1, 9, 13), (2, 2, 0), (2, 2, 1)), // SCN 2.2.0
+    sr("SR1", (1, 9, 13), (2, 2, 1), (2, 2, 2)),     // SCN 2.2.1
+    sr("SR2", (1, 9, 13), (2, 2, 1), (2, 2, 4)),     // SCN 2.2.1
+    sr("SR3", (1, 9, 17), (2, 2, 2), (2, 2, 5)),     // SCN 2.2.2
+    sr("SR4", (1, 9, 17), (2, 2, 2), (2, 2, 5)),     // SCN 2.2.2
+    sr("SR5", (1, 9, 21), (2, 2, 3), (2, 3, 0)),     // SCN 2.2.3
+    sr("SR6", (1, 9, 21), (2, 2, 3), (2, 3, 0)),     // SCN 2.2.3
+    sr("SR7", (1, 9, 25), (2, 2, 4), (2, 3, 2)),     // SCN 2.2.4
+    sr("SR8", (1, 9, 25), (2, 2, 5), (2, 3, 2)),     // SCN 2.2.5
+    sr("SR9", (1, 10, 7), (2, 2, 6), (2, 3, 2)),     // SCN 2.2.6
+    sr("SR10", (1, 10, 11), (2, 2, 7), (2, 3, 8)),   // SCN 2.2.7
+    sr("SR11", (1, 10, 11), (2, 2, 8), (2, 3, 10)),  // SCN 2.2.8
+    sr("SR12", (1, 10, 14), (2, 2, 9), (2, 3, 12)),  // SCN 2.2.9
 ];
 // 2020.0 = SCN 3.0.x: Eureka 1.10.17 at EOL (FACTS.md §0.1).
 const Y2020: &[ServiceRelease] = &[
-    sr("0", (1, 10, 10), (3, 0, 0)), // SCN 3.0.0
-    sr("1", (1, 10, 11), (3, 0, 1)), // SCN 3.0.1
-    sr("2", (1, 10, 11), (3, 0, 2)), // SCN 3.0.2
-    sr("3", (1, 10, 14), (3, 0, 3)), // SCN 3.0.3
-    sr("4", (1, 10, 16), (3, 0, 4)), // SCN 3.0.4
-    sr("5", (1, 10, 17), (3, 0, 5)), // SCN 3.0.5
-    sr("6", (1, 10, 17), (3, 0, 6)), // SCN 3.0.6
+    sr("0", (1, 10, 10), (3, 0, 0), (2, 4, 1)),  // SCN 3.0.0
+    sr("1", (1, 10, 11), (3, 0, 1), (2, 4, 2)),  // SCN 3.0.1
+    sr("2", (1, 10, 11), (3, 0, 2), (2, 4, 3)),  // SCN 3.0.2
+    sr("3", (1, 10, 14), (3, 0, 3), (2, 4, 6)),  // SCN 3.0.3
+    sr("4", (1, 10, 16), (3, 0, 4), (2, 4, 10)), // SCN 3.0.4
+    sr("5", (1, 10, 17), (3, 0, 5), (2, 4, 13)), // SCN 3.0.5
+    sr("6", (1, 10, 17), (3, 0, 6), (2, 4, 13)), // SCN 3.0.6
 ];
 // 2021.0 = SCN 3.1.x: Eureka 1.10.17, 1.10.18 at EOL (FACTS.md §0.1).
 const Y2021: &[ServiceRelease] = &[
-    sr("0", (1, 10, 17), (3, 1, 0)), // SCN 3.1.0
-    sr("1", (1, 10, 17), (3, 1, 1)), // SCN 3.1.1
-    sr("2", (1, 10, 17), (3, 1, 2)), // SCN 3.1.2
-    sr("3", (1, 10, 17), (3, 1, 3)), // SCN 3.1.3
-    sr("4", (1, 10, 17), (3, 1, 4)), // SCN 3.1.4
-    sr("5", (1, 10, 17), (3, 1, 5)), // SCN 3.1.4
-    sr("6", (1, 10, 17), (3, 1, 6)), // SCN 3.1.5
-    sr("7", (1, 10, 17), (3, 1, 6)), // SCN 3.1.6
-    sr("8", (1, 10, 17), (3, 1, 7)), // SCN 3.1.7
-    sr("9", (1, 10, 18), (3, 1, 8)), // SCN 3.1.8
+    sr("0", (1, 10, 17), (3, 1, 0), (2, 6, 1)),  // SCN 3.1.0
+    sr("1", (1, 10, 17), (3, 1, 1), (2, 6, 3)),  // SCN 3.1.1
+    sr("2", (1, 10, 17), (3, 1, 2), (2, 6, 7)),  // SCN 3.1.2
+    sr("3", (1, 10, 17), (3, 1, 3), (2, 6, 8)),  // SCN 3.1.3
+    sr("4", (1, 10, 17), (3, 1, 4), (2, 6, 11)), // SCN 3.1.4
+    sr("5", (1, 10, 17), (3, 1, 5), (2, 6, 13)), // SCN 3.1.4
+    sr("6", (1, 10, 17), (3, 1, 6), (2, 6, 14)), // SCN 3.1.5
+    sr("7", (1, 10, 17), (3, 1, 6), (2, 6, 14)), // SCN 3.1.6
+    sr("8", (1, 10, 17), (3, 1, 7), (2, 6, 15)), // SCN 3.1.7
+    sr("9", (1, 10, 18), (3, 1, 8), (2, 6, 15)), // SCN 3.1.8
 ];
 // 2022.0 … 2025.0 = SCN 4.x: Eureka 2.0.x, timing-identical to 1.10.18 (FACTS.md §0, §0.1).
 const Y2022: &[ServiceRelease] = &[
-    sr("0", (2, 0, 0), (4, 0, 0)), // SCN 4.0.0
-    sr("1", (2, 0, 0), (4, 0, 1)), // SCN 4.0.0
-    sr("2", (2, 0, 0), (4, 0, 2)), // SCN 4.0.1
-    sr("3", (2, 0, 0), (4, 0, 3)), // SCN 4.0.2
-    sr("4", (2, 0, 1), (4, 0, 4)), // SCN 4.0.3
-    sr("5", (2, 0, 1), (4, 0, 5)), // SCN 4.0.4
+    sr("0", (2, 0, 0), (4, 0, 0), (3, 0, 0)),  // SCN 4.0.0
+    sr("1", (2, 0, 0), (4, 0, 1), (3, 0, 2)),  // SCN 4.0.0
+    sr("2", (2, 0, 0), (4, 0, 2), (3, 0, 5)),  // SCN 4.0.1
+    sr("3", (2, 0, 0), (4, 0, 3), (3, 0, 7)),  // SCN 4.0.2
+    sr("4", (2, 0, 1), (4, 0, 4), (3, 0, 9)),  // SCN 4.0.3
+    sr("5", (2, 0, 1), (4, 0, 5), (3, 0, 13)), // SCN 4.0.4
 ];
 const Y2023: &[ServiceRelease] = &[
-    sr("0", (2, 0, 1), (4, 1, 0)), // SCN 4.1.0
-    sr("1", (2, 0, 2), (4, 1, 2)), // SCN 4.1.1
-    sr("2", (2, 0, 2), (4, 1, 3)), // SCN 4.1.2
-    sr("3", (2, 0, 3), (4, 1, 4)), // SCN 4.1.3
-    sr("4", (2, 0, 4), (4, 1, 5)), // SCN 4.1.4
-    sr("5", (2, 0, 4), (4, 1, 5)), // SCN 4.1.5
-    sr("6", (2, 0, 5), (4, 1, 6)), // SCN 4.1.6
+    sr("0", (2, 0, 1), (4, 1, 0), (3, 2, 0)),  // SCN 4.1.0
+    sr("1", (2, 0, 2), (4, 1, 2), (3, 2, 4)),  // SCN 4.1.1
+    sr("2", (2, 0, 2), (4, 1, 3), (3, 2, 6)),  // SCN 4.1.2
+    sr("3", (2, 0, 3), (4, 1, 4), (3, 2, 7)),  // SCN 4.1.3
+    sr("4", (2, 0, 4), (4, 1, 5), (3, 2, 12)), // SCN 4.1.4
+    sr("5", (2, 0, 4), (4, 1, 5), (3, 2, 12)), // SCN 4.1.5
+    sr("6", (2, 0, 5), (4, 1, 6), (3, 3, 13)), // SCN 4.1.6
 ];
 const Y2024: &[ServiceRelease] = &[
-    sr("0", (2, 0, 4), (4, 2, 0)), // SCN 4.2.0
-    sr("1", (2, 0, 4), (4, 2, 1)), // SCN 4.2.1
-    sr("2", (2, 0, 5), (4, 2, 2)), // SCN 4.2.2
-    sr("3", (2, 0, 5), (4, 2, 4)), // SCN 4.2.3
+    sr("0", (2, 0, 4), (4, 2, 0), (3, 4, 0)),  // SCN 4.2.0
+    sr("1", (2, 0, 4), (4, 2, 1), (3, 4, 3)),  // SCN 4.2.1
+    sr("2", (2, 0, 5), (4, 2, 2), (3, 4, 7)),  // SCN 4.2.2
+    sr("3", (2, 0, 5), (4, 2, 4), (3, 4, 12)), // SCN 4.2.3
 ];
 const Y2025: &[ServiceRelease] = &[
-    sr("0", (2, 0, 4), (4, 3, 0)), // SCN 4.3.0
-    sr("1", (2, 0, 5), (4, 3, 1)), // SCN 4.3.1
-    sr("2", (2, 0, 6), (4, 3, 2)), // SCN 4.3.2
-    sr("3", (2, 0, 6), (4, 3, 3)), // SCN 4.3.3
+    sr("0", (2, 0, 4), (4, 3, 0), (3, 5, 0)),  // SCN 4.3.0
+    sr("1", (2, 0, 5), (4, 3, 1), (3, 5, 8)),  // SCN 4.3.1
+    sr("2", (2, 0, 6), (4, 3, 2), (3, 5, 13)), // SCN 4.3.2
+    sr("3", (2, 0, 6), (4, 3, 3), (3, 5, 15)), // SCN 4.3.3
 ];
 // 2025.1 (Oakwood) = SCN 5.0.x on Spring Boot 4.0, Eureka 2.0.x: read from the Maven Central poms
 // of spring-cloud-dependencies 2025.1.x and spring-cloud-netflix-dependencies 5.0.x (the
 // conformance rig in conformance/ runs 2025.1.4).
 const Y2025_1: &[ServiceRelease] = &[
-    sr("0", (2, 0, 5), (5, 0, 0)), // SCN 5.0.0
-    sr("1", (2, 0, 5), (5, 0, 1)), // SCN 5.0.1
-    sr("2", (2, 0, 6), (5, 0, 2)), // SCN 5.0.2
-    sr("3", (2, 0, 6), (5, 0, 3)), // SCN 5.0.2
-    sr("4", (2, 0, 6), (5, 0, 4)), // SCN 5.0.3
+    sr("0", (2, 0, 5), (5, 0, 0), (4, 0, 0)), // SCN 5.0.0
+    sr("1", (2, 0, 5), (5, 0, 1), (4, 0, 2)), // SCN 5.0.1
+    sr("2", (2, 0, 6), (5, 0, 2), (4, 0, 7)), // SCN 5.0.2
+    sr("3", (2, 0, 6), (5, 0, 3), (4, 0, 8)), // SCN 5.0.2
+    sr("4", (2, 0, 6), (5, 0, 4), (4, 0, 9)), // SCN 5.0.3
 ];
 
 impl fmt::Display for Train {
@@ -282,6 +291,9 @@ impl fmt::Display for Train {
 
 /// A spring-cloud-commons version (`2.2.7`): the same numeric triple as a Eureka version.
 pub type CommonsVersion = EurekaVersion;
+
+/// A Spring Boot version (`2.3.12`): the same numeric triple as a Eureka version.
+pub type BootVersion = EurekaVersion;
 
 /// A Netflix Eureka version, compared numerically.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -330,6 +342,9 @@ pub struct Release {
     pub service_release: Option<ServiceRelease>,
     pub eureka: EurekaVersion,
     pub commons: CommonsVersion,
+    /// The Spring Boot version of the applications: the release's own unless the scenario pins
+    /// `simulation.spring-boot`.
+    pub boot: BootVersion,
 }
 
 impl Default for Release {
@@ -356,6 +371,7 @@ impl Release {
             service_release: None,
             eureka: last.eureka,
             commons: last.commons,
+            boot: last.boot,
         }
     }
 
@@ -366,6 +382,7 @@ impl Release {
             service_release: Some(sr),
             eureka: sr.eureka,
             commons: sr.commons,
+            boot: sr.boot,
         }
     }
 
@@ -451,7 +468,36 @@ impl Release {
     /// first train on Boot 3.4 (2025.0 is on 3.5); earlier trains run Boot <= 3.3 (or Boot 1.5 /
     /// 2.0-2.2, which had no graceful shutdown at all).
     pub fn graceful_shutdown_default(self) -> bool {
-        self.train >= Train::Y2024
+        self.boot >= BootVersion::new(3, 4, 0)
+    }
+
+    /// `server.shutdown=graceful` exists from Spring Boot 2.3 (`GracefulShutdown`,
+    /// `WebServerGracefulShutdownLifecycle`); on Boot 1.5–2.2 the property is unknown and
+    /// ignored, the web server stops at once (FACTS.md §7, §14).
+    pub fn graceful_shutdown_available(self) -> bool {
+        self.boot >= BootVersion::new(2, 3, 0)
+    }
+
+    /// From Spring Boot 2.3 the embedded web server is a SmartLifecycle
+    /// (`WebServerStartStopLifecycle`, phase `Integer.MAX_VALUE - 1`), stopped by the lifecycle
+    /// processor before `EurekaAutoServiceRegistration` (phase 0): on SIGTERM it refuses new
+    /// connections right after the DOWN. Up to Boot 2.2 (and on Boot 1.5) it is stopped in
+    /// `ServletWebServerApplicationContext#onClose` (`EmbeddedWebApplicationContext#onClose` on
+    /// 1.5), which runs after `destroyBeans()`: the instance keeps serving through the
+    /// `DiscoveryClient#shutdown` (the replicator's wait and the DELETE) and only then refuses
+    /// (spring-boot 2.2.x ServletWebServerApplicationContext, AbstractApplicationContext#doClose;
+    /// spring-boot#22315; FACTS.md §14).
+    pub fn web_server_is_lifecycle(self) -> bool {
+        self.boot >= BootVersion::new(2, 3, 0)
+    }
+
+    /// `/actuator/pause` is `context.stop()` up to spring-cloud-commons 2.2.6; from Spring Boot
+    /// 2.3 that stops the web server's lifecycle too, so the paused instance refuses every
+    /// connection while the application keeps running (spring-cloud-commons#788 on Boot 2.3.1,
+    /// spring-cloud-netflix#3869 after Finchley.SR2 → Hoxton.SR7; fixed by the re-implemented
+    /// /pause of commons 2.2.7, Hoxton.SR10; FACTS.md §14). In Hoxton that is SR5–SR9.
+    pub fn pause_stops_web_server(self) -> bool {
+        self.pause_deregisters() && self.web_server_is_lifecycle()
     }
 
     /// Ribbon's default `ConnectTimeout` and `ReadTimeout` (ms) for the train. Dalston's
@@ -559,6 +605,65 @@ mod tests {
             .map(|sr| parse(&format!("Greenwich.{sr}")).eureka.to_string());
         assert_eq!(greenwich, ["1.9.8", "1.9.8", "1.9.12", "1.9.13", "1.9.13"]);
         assert_eq!(parse("2020.0.3").eureka, EurekaVersion::new(1, 10, 14));
+    }
+
+    /// The Boot versions read from each service release's `spring-cloud-build` parent (see
+    /// [`ServiceRelease::boot`]), checked against the Boot lines the Spring Cloud compatibility
+    /// table documents: Dalston/Edgware 1.5.x, Finchley 2.0.x, Greenwich 2.1.x, Hoxton 2.2.x and
+    /// 2.3.x from SR5, 2020.0 2.4.x, 2021.0 2.6.x, 2022.0 3.0.x, 2023.0 3.2.x (3.3.x at the
+    /// end), 2024.0 3.4.x, 2025.0 3.5.x, 2025.1 4.0.x.
+    #[test]
+    fn boot_lines_follow_the_compatibility_table() {
+        let line = |r: Release| (r.boot.major, r.boot.minor);
+        for train in Train::ALL {
+            for sr in train.service_releases() {
+                let r = Release::of_service_release(train, *sr);
+                let expected = match train {
+                    Train::Dalston | Train::Edgware => (1, 5),
+                    Train::Finchley => (2, 0),
+                    Train::Greenwich => (2, 1),
+                    Train::Hoxton if sr.name.len() <= 3 && sr.name < "SR5" => (2, 2),
+                    Train::Hoxton if sr.name == "RELEASE" => (2, 2),
+                    Train::Hoxton => (2, 3),
+                    Train::Y2020 => (2, 4),
+                    Train::Y2021 => (2, 6),
+                    Train::Y2022 => (3, 0),
+                    Train::Y2023 if sr.name == "6" => (3, 3),
+                    Train::Y2023 => (3, 2),
+                    Train::Y2024 => (3, 4),
+                    Train::Y2025 => (3, 5),
+                    Train::Y2025_1 => (4, 0),
+                };
+                assert_eq!(line(r), expected, "{}", r.name());
+            }
+        }
+        assert_eq!(parse("Hoxton.SR12").boot, BootVersion::new(2, 3, 12));
+        assert_eq!(parse("Hoxton.SR4").boot, BootVersion::new(2, 2, 5));
+    }
+
+    /// FACTS.md §14: the web server is a lifecycle from Boot 2.3; /pause stops it on Boot 2.3 as
+    /// long as commons still implements /pause as `context.stop()` (Hoxton.SR5–SR9); graceful
+    /// shutdown exists from 2.3 and is the default from 3.4.
+    #[test]
+    fn boot_rules_switch_at_2_3_and_3_4() {
+        let hoxton = |sr: &str| parse(&format!("Hoxton.{sr}"));
+        assert!(!hoxton("SR4").web_server_is_lifecycle());
+        assert!(hoxton("SR5").web_server_is_lifecycle());
+        let stops: Vec<bool> = ["SR4", "SR5", "SR9", "SR10", "SR12"]
+            .iter()
+            .map(|sr| hoxton(sr).pause_stops_web_server())
+            .collect();
+        assert_eq!(stops, [false, true, true, false, false]);
+        assert!(!Release::of_train(Train::Dalston).pause_stops_web_server());
+        assert!(!Release::of_train(Train::Greenwich).graceful_shutdown_available());
+        assert!(Release::of_train(Train::Y2023).graceful_shutdown_available());
+        assert!(!Release::of_train(Train::Y2023).graceful_shutdown_default());
+        assert!(Release::of_train(Train::Y2024).graceful_shutdown_default());
+        let pinned = Release {
+            boot: BootVersion::new(2, 2, 13),
+            ..hoxton("SR9")
+        };
+        assert!(!pinned.pause_stops_web_server());
     }
 
     #[test]

@@ -247,7 +247,7 @@ impl Kind {
                  Hoxton.RELEASE, Hoxton.SR9, 2020.0.3",
                 Train::ALL.map(Train::name).join(", ")
             ),
-            Kind::Version => "a Eureka version such as 1.9.16".to_string(),
+            Kind::Version => "a version number such as 1.9.16 or 2.3.12".to_string(),
             Kind::Strategy => Strategy::ALL.map(Strategy::name).join(", "),
             Kind::FinalStop => "kill-15, kill-9, keep-running".to_string(),
             Kind::Method => "GET, POST".to_string(),
