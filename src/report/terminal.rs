@@ -136,15 +136,15 @@ fn intervals<'a>(rows: impl Iterator<Item = &'a SummaryRow>) -> String {
     out
 }
 
-/// `exposure over 200 trial(s) with a value: mean 243.5s (95 % t-interval 240.1-247.0s); p90
-/// 276.2s (95 % CI 271.0-280.3s); p99 needs >= 299 trials, p99.9 >= 2995`.
+/// `exposure over 200 trial(s): mean 243.5s (95 % t-interval 240.1 .. 247.0s); p95 287.9s
+/// (95 % order-statistic CI 281.0 .. 293.1s); p99 needs at least 299 trials, p99.9 2995`.
 fn exposure_line(st: &Stats) -> Option<String> {
     let n = st.sorted.len();
     let s = |ms: f64| format!("{:.1}s", ms / 1000.0);
     let mean = st.mean?;
     let mean = match st.mean_ci95 {
         Some((lo, hi)) => format!(
-            "mean {} (95 % t-interval {:.1}-{})",
+            "mean {} (95 % t-interval {:.1} .. {})",
             s(mean),
             lo / 1000.0,
             s(hi)
@@ -152,13 +152,13 @@ fn exposure_line(st: &Stats) -> Option<String> {
         None => format!("mean {} (no interval: it needs at least 2 trials)", s(mean)),
     };
     let mut parts = vec![mean];
-    let levels = [50.0, 90.0, 99.0, 99.9];
+    let levels = [50.0, 90.0, 95.0, 99.0, 99.9];
     let supported = levels.iter().rev().find(|&&p| st.needs_trials(p).is_none());
     if let Some(&p) = supported
         && let (Some(v), Some((lo, hi))) = (st.percentile(p), st.percentile_ci95(p))
     {
         parts.push(format!(
-            "p{p} {} (95 % order-statistic CI {:.1}-{})",
+            "p{p} {} (95 % order-statistic CI {:.1} .. {})",
             s(v as f64),
             lo as f64 / 1000.0,
             s(hi as f64)
