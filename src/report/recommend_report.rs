@@ -75,11 +75,22 @@ pub fn recommend(
                 )?;
             }
             if let Some(p) = r.percentile
-                && let Some(best) = whatifs
-                    .iter()
-                    .min_by_key(|w| w.at_target_s.unwrap_or(u64::MAX))
+                && let Some(best) = whatifs.iter().filter_map(|w| w.at_target_s).min()
             {
-                writeln!(out, "    cutting {} shortens the p{p} wait most", best.key)?;
+                // Every key at the shortest wait: a tie is told as one, not as the first key.
+                let keys: Vec<&str> = whatifs
+                    .iter()
+                    .filter(|w| w.at_target_s == Some(best))
+                    .map(|w| w.key.as_str())
+                    .collect();
+                match keys.as_slice() {
+                    [one] => writeln!(out, "    cutting {one} shortens the p{p} wait most")?,
+                    many => writeln!(
+                        out,
+                        "    cutting {} shortens the p{p} wait alike (to {best} s)",
+                        many.join(" or ")
+                    )?,
+                }
             }
         }
     }
