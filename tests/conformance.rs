@@ -5,12 +5,17 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use eureka_sim::scenario::load;
+use eureka_sim::scenario::{ServerShutdown, load};
 
 use crate::harness::{eureka_sim, repo as root, temp};
 
 fn scenario_path() -> PathBuf {
     root().join("conformance/scenario.toml")
+}
+
+/// The scenario of the rig with the Ribbon caller (`rig.py run --caller ribbon`).
+fn ribbon_scenario_path() -> PathBuf {
+    root().join("conformance/scenario-ribbon.toml")
 }
 
 /// Properties the rig sets that have no counterpart in the simulator, with the reason.
@@ -56,40 +61,117 @@ fn spring_duration_ms(value: &str) -> Option<u64> {
     Some(n * factor)
 }
 
+/// The simulator's key for a rig property. Ribbon's `LoadBalancerStats` reads the breaker's
+/// settings as `niws.loadbalancer.<client>.*` (the rig's client is `svc`); the simulator names
+/// them `niws.loadbalancer.default.*` and applies them to every Ribbon client.
+fn simulator_key(key: &str) -> String {
+    match key.strip_prefix("niws.loadbalancer.svc.") {
+        Some(leaf) => format!("niws.loadbalancer.default.{leaf}"),
+        None => key.to_string(),
+    }
+}
+
+/// Sets every property of `files` onto `scenario` as a `--set` and checks that none changes it:
+/// the simulator already runs with the rig's values. Returns how many were checked.
+fn check_rig_properties(scenario: &Path, files: &[&str]) -> usize {
+    let base = load(scenario, &[]).unwrap();
+    let mut checked = 0;
+    for file in files {
+        let props = properties(&root().join("conformance").join(file));
+        for (key, value) in &props {
+            if RIG_ONLY.iter().any(|(k, _)| k == key) {
+                continue;
+            }
+            let value = if key == "spring.cloud.loadbalancer.cache.ttl" {
+                spring_duration_ms(value)
+                    .unwrap_or_else(|| panic!("{key}={value}: not a Spring duration"))
+                    .to_string()
+            } else {
+                value.clone()
+            };
+            let table = if key.starts_with("eureka.server.") {
+                "server"
+            } else {
+                "clients"
+            };
+            let set = format!("{table}.{}={value}", simulator_key(key));
+            let with = load(scenario, std::slice::from_ref(&set))
+                .unwrap_or_else(|e| panic!("the simulator does not take the rig's {key}: {e}"));
+            assert_eq!(
+                with,
+                base,
+                "{} disagrees with the rig's {file} {key}={value}",
+                scenario.display()
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
 /// Every property of conformance/compressed.properties, set onto the scenario as a `--set`,
 /// leaves the scenario unchanged: the simulator already runs with the rig's values.
 #[test]
 fn rig_properties_and_the_scenario_say_the_same() {
     let props = properties(&root().join("conformance/compressed.properties"));
     assert!(props.len() >= 8, "compressed.properties lost its settings");
-    let base = load(&scenario_path(), &[]).unwrap();
-    let mut checked = 0;
-    for (key, value) in &props {
-        if RIG_ONLY.iter().any(|(k, _)| k == key) {
-            continue;
-        }
-        let value = if key == "spring.cloud.loadbalancer.cache.ttl" {
-            spring_duration_ms(value)
-                .unwrap_or_else(|| panic!("{key}={value}: not a Spring duration"))
-                .to_string()
-        } else {
-            value.clone()
-        };
-        let table = if key.starts_with("eureka.server.") {
-            "server"
-        } else {
-            "clients"
-        };
-        let set = format!("{table}.{key}={value}");
-        let with = load(&scenario_path(), std::slice::from_ref(&set))
-            .unwrap_or_else(|e| panic!("the simulator does not take the rig's {key}: {e}"));
-        assert_eq!(
-            with, base,
-            "conformance/scenario.toml disagrees with the rig's {key}={value}"
-        );
-        checked += 1;
-    }
+    let checked = check_rig_properties(&scenario_path(), &["compressed.properties"]);
     assert!(checked >= 8, "only {checked} properties checked");
+}
+
+/// The Ribbon caller reads compressed.properties and compressed-ribbon.properties; every one of
+/// their properties leaves conformance/scenario-ribbon.toml unchanged.
+#[test]
+fn ribbon_rig_properties_and_the_ribbon_scenario_say_the_same() {
+    let ribbon = properties(&root().join("conformance/compressed-ribbon.properties"));
+    assert!(
+        ribbon.contains_key("ribbon.ServerListRefreshInterval"),
+        "compressed-ribbon.properties lost its refresh interval"
+    );
+    let checked = check_rig_properties(
+        &ribbon_scenario_path(),
+        &["compressed.properties", "compressed-ribbon.properties"],
+    );
+    assert!(checked >= 11, "only {checked} properties checked");
+}
+
+/// What the Ribbon scenario sets beyond the rig's properties, with the reason, checked one by
+/// one: `release` is the caller's train (the Ribbon caller's pom), the services' shutdown is
+/// Boot 4's default, and "one attempt" is said through the retry key; everything else, the
+/// server included, is scenario.toml's.
+#[test]
+fn the_ribbon_scenario_differs_from_the_loadbalancer_one_only_where_the_caller_does() {
+    let pom = std::fs::read_to_string(root().join("conformance/caller-ribbon/pom.xml")).unwrap();
+    assert!(
+        pom.contains("<spring-cloud.version>Hoxton.SR12</spring-cloud.version>"),
+        "the Ribbon caller's pom no longer builds Hoxton.SR12"
+    );
+    let ribbon = load(&ribbon_scenario_path(), &[]).unwrap();
+    assert_eq!(ribbon.simulation.release.name(), "Hoxton.SR12");
+    assert!(ribbon.callers[0].uses_ribbon(&ribbon.simulation.release));
+    let sets = [
+        "simulation.release=2025.1.4",
+        "clients.ribbon.ServerListRefreshInterval=30000",
+        "clients.niws.loadbalancer.default.circuitTripTimeoutFactorSeconds=10",
+        "clients.niws.loadbalancer.default.circuitTripMaxTimeoutSeconds=30",
+        "clients.ribbon.MaxAutoRetriesNextServer=1",
+    ]
+    .map(String::from);
+    let mut as_loadbalancer = load(&ribbon_scenario_path(), &sets).unwrap();
+    let plain = load(&scenario_path(), &[]).unwrap();
+    as_loadbalancer.name = plain.name.clone();
+    // `server.shutdown = "graceful"` is what 2025.1.4 (Boot 4) does unset.
+    for client in as_loadbalancer
+        .apps
+        .iter_mut()
+        .map(|a| &mut a.client)
+        .chain(as_loadbalancer.callers.iter_mut().map(|c| &mut c.client))
+    {
+        assert_eq!(client.server_shutdown, Some(ServerShutdown::Graceful));
+        assert!(client.graceful_shutdown(plain.simulation.release));
+        client.server_shutdown = None;
+    }
+    assert_eq!(as_loadbalancer, plain);
 }
 
 /// The rig's caller does not register with Eureka (it only fetches); the scenario's caller says
@@ -105,6 +187,26 @@ fn the_rig_caller_registers_as_the_scenario_caller_does() {
     assert_eq!(
         with, base,
         "the scenario's caller disagrees with the rig's {key}={value}"
+    );
+}
+
+/// The Ribbon caller does not register either.
+#[test]
+fn the_rig_ribbon_caller_registers_as_the_scenario_caller_does() {
+    let props = properties(
+        &root().join("conformance/caller-ribbon/src/main/resources/application.properties"),
+    );
+    let key = "eureka.client.register-with-eureka";
+    let value = props.get(key).map_or("true", String::as_str);
+    let base = load(&ribbon_scenario_path(), &[]).unwrap();
+    let with = load(
+        &ribbon_scenario_path(),
+        &[format!("caller[0].{key}={value}")],
+    )
+    .unwrap();
+    assert_eq!(
+        with, base,
+        "the Ribbon scenario's caller disagrees with the rig's {key}={value}"
     );
 }
 
