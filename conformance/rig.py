@@ -236,7 +236,10 @@ def first_match(lines, pattern, since_ms):
 
 # ----------------------------------------------------------------------------- versions
 
-def jar_versions(extra=None):
+def jar_versions(extra=None, mixed_as_text=False):
+    """Versions of the libraries in `want` found in the jars: one string when every jar has the same,
+    else {module: version}, or with mixed_as_text (--caller ribbon, whose caller is on another train)
+    one string "4.0.7 (server, service); 2.3.12.RELEASE (caller)", which eureka-sim conform prints."""
     want = dict(extra or {})
     want.update({
         "spring-boot": "spring-boot", "spring-core": "spring-framework",
@@ -262,7 +265,12 @@ def jar_versions(extra=None):
     flat = {}
     for k, v in out.items():
         vals = sorted(set(v.values()))
-        flat[k] = vals[0] if len(vals) == 1 else v
+        if len(vals) == 1:
+            flat[k] = vals[0]
+        elif mixed_as_text:
+            flat[k] = "; ".join("%s (%s)" % (val, ", ".join(m for m in v if v[m] == val)) for val in vals)
+        else:
+            flat[k] = v
     return flat
 
 
@@ -611,7 +619,7 @@ class Rig:
                 "max_wait_s": a.max_wait_s, "probe_ms": a.probe_ms, "jvm_opts": self.jvm,
                 "fresh_server": bool(a.fresh_server), "fresh_settle_s": a.fresh_settle_s if a.fresh_server else None,
                 "java_version": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip(),
-                "versions": jar_versions(RIBBON_VERSIONS if a.caller == "ribbon" else None),
+                "versions": jar_versions(RIBBON_VERSIONS, True) if a.caller == "ribbon" else jar_versions(),
                 "compressed_properties": read_props(COMPRESSED),
                 "run_dir": os.path.relpath(self.run_dir, self.out),
                 "start": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trials": []}
