@@ -8,6 +8,7 @@ log, how long callers keep choosing it.
 
   python3 conformance/rig.py run --strategy kill-9 --trials 30 --out conformance/results/<train>/
   python3 conformance/rig.py run --strategy service-registry --wait-s 5 --trials 10 --out ...
+  python3 conformance/rig.py run --caller ribbon --strategy kill-9 --fresh-server --out ...   (Hoxton.SR12 Ribbon caller)
   python3 conformance/rig.py summary conformance/results/<train>/real-*.csv
 
 Only 127.0.0.1 is used. Every process the rig starts is killed on exit.
@@ -34,6 +35,14 @@ import zipfile
 CONF = os.path.dirname(os.path.abspath(__file__))
 JARS = {m: os.path.join(CONF, m, "target", m + ".jar") for m in ("server", "service", "caller")}
 COMPRESSED = os.path.join(CONF, "compressed.properties")
+# --caller ribbon: the Hoxton.SR12 Ribbon caller (its own Maven project) replaces the "caller" jar and
+# also reads compressed-ribbon.properties.
+RIBBON_JAR = os.path.join(CONF, "caller-ribbon", "target", "caller-ribbon.jar")
+RIBBON_POM = os.path.join(CONF, "caller-ribbon", "pom.xml")
+COMPRESSED_RIBBON = os.path.join(CONF, "compressed-ribbon.properties")
+RIBBON_VERSIONS = {"spring-cloud-netflix-ribbon": "spring-cloud-netflix-ribbon", "ribbon-loadbalancer": "ribbon",
+                   "ribbon-eureka": "ribbon-eureka", "archaius-core": "archaius", "spring-retry": "spring-retry"}
+CALLER_CONFIG = {"caller": [COMPRESSED]}   # config files the caller module reads (--caller ribbon adds one)
 DEFAULT_JVM = ["-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
                "-Djava.net.preferIPv4Stack=true"]
 STRATEGIES = ("kill-9", "kill-15", "service-registry", "pause")
@@ -92,8 +101,9 @@ def port_in_use(port):
 
 def start_java(name, module, props, logdir, jvm_opts):
     """Start a jar directly (no shell), so Popen.pid is the JVM pid."""
+    files = CALLER_CONFIG["caller"] if module == "caller" else [COMPRESSED]
     args = ["java"] + jvm_opts + ["-jar", JARS[module],
-                                  "--spring.config.additional-location=file:" + COMPRESSED] + \
+                                  "--spring.config.additional-location=" + ",".join("file:" + f for f in files)] + \
            ["--%s=%s" % kv for kv in props]
     logf = open(os.path.join(logdir, name + ".log"), "ab")
     logf.write(("\n==== rig start %s epoch_ms=%d args=%s\n" % (name, now_ms(), args)).encode())
@@ -226,8 +236,12 @@ def first_match(lines, pattern, since_ms):
 
 # ----------------------------------------------------------------------------- versions
 
-def jar_versions():
-    want = {
+def jar_versions(extra=None, mixed_as_text=False):
+    """Versions of the libraries in `want` found in the jars: one string when every jar has the same,
+    else {module: version}, or with mixed_as_text (--caller ribbon, whose caller is on another train)
+    one string "4.0.7 (server, service); 2.3.12.RELEASE (caller)", which eureka-sim conform prints."""
+    want = dict(extra or {})
+    want.update({
         "spring-boot": "spring-boot", "spring-core": "spring-framework",
         "spring-cloud-netflix-eureka-client": "spring-cloud-netflix",
         "spring-cloud-netflix-eureka-server": "spring-cloud-netflix-eureka-server",
@@ -235,7 +249,7 @@ def jar_versions():
         "spring-cloud-commons": "spring-cloud-commons", "spring-cloud-context": "spring-cloud-context",
         "spring-cloud-loadbalancer": "spring-cloud-loadbalancer", "caffeine": "caffeine",
         "tomcat-embed-core": "tomcat",
-    }
+    })
     out = {}
     for mod, jar in JARS.items():
         if not os.path.exists(jar):
@@ -251,7 +265,12 @@ def jar_versions():
     flat = {}
     for k, v in out.items():
         vals = sorted(set(v.values()))
-        flat[k] = vals[0] if len(vals) == 1 else v
+        if len(vals) == 1:
+            flat[k] = vals[0]
+        elif mixed_as_text:
+            flat[k] = "; ".join("%s (%s)" % (val, ", ".join(m for m in v if v[m] == val)) for val in vals)
+        else:
+            flat[k] = v
     return flat
 
 
@@ -600,9 +619,15 @@ class Rig:
                 "max_wait_s": a.max_wait_s, "probe_ms": a.probe_ms, "jvm_opts": self.jvm,
                 "fresh_server": bool(a.fresh_server), "fresh_settle_s": a.fresh_settle_s if a.fresh_server else None,
                 "java_version": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip(),
-                "versions": jar_versions(), "compressed_properties": read_props(COMPRESSED),
+                "versions": jar_versions(RIBBON_VERSIONS, True) if a.caller == "ribbon" else jar_versions(),
+                "compressed_properties": read_props(COMPRESSED),
                 "run_dir": os.path.relpath(self.run_dir, self.out),
                 "start": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trials": []}
+        if a.caller == "ribbon":
+            meta["caller"] = "ribbon"
+            meta["caller_jar"] = os.path.relpath(RIBBON_JAR, CONF)
+            meta["compressed_ribbon_properties"] = read_props(COMPRESSED_RIBBON)
+            meta["caller_has_spring_retry"] = "spring-retry" in meta["versions"]
         t_run0 = time.time()
         rows, evs = [], []
         csv_path = os.path.join(self.out, "real-%s.csv" % a.strategy)
@@ -650,12 +675,18 @@ class Rig:
         return 0 if "aborted" not in meta else 1
 
 
-def build_if_needed(force=False):
-    if force or not all(os.path.exists(j) for j in JARS.values()):
+def build_if_needed(force=False, ribbon=False):
+    boot4 = [j for m, j in JARS.items() if not (ribbon and m == "caller")]
+    if force or not all(os.path.exists(j) for j in boot4):
         say("building jars (mvn package)")
         r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(CONF, "pom.xml"), "package", "-DskipTests"])
         if r.returncode != 0:
             sys.exit("maven build failed")
+    if ribbon and (force or not os.path.exists(RIBBON_JAR)):
+        say("building the Ribbon caller (mvn package, Hoxton.SR12)")
+        r = subprocess.run(["mvn", "-q", "-B", "-f", RIBBON_POM, "package", "-DskipTests"])
+        if r.returncode != 0:
+            sys.exit("maven build of the Ribbon caller failed")
 
 
 # ----------------------------------------------------------------------------- summary
@@ -719,6 +750,10 @@ def main():
     r.add_argument("--fresh-settle-s", type=float, default=10.0,
                    help="--fresh-server: min seconds after the new server answers (and after any client "
                         "TimedSupervisorTask time-out) before the trial's delay starts")
+    r.add_argument("--caller", choices=("loadbalancer", "ribbon"), default="loadbalancer",
+                   help="loadbalancer: the Spring Cloud 2025.1.4 LoadBalancer caller (caller/); ribbon: the "
+                        "Hoxton.SR12 Ribbon caller (caller-ribbon/, @LoadBalanced RestTemplate, no retry), which also "
+                        "reads compressed-ribbon.properties")
     r.add_argument("--rebuild", action="store_true")
     s = sub.add_parser("summary")
     s.add_argument("csv", nargs="+")
@@ -726,7 +761,10 @@ def main():
     if a.cmd == "summary":
         summary(a.csv)
         return 0
-    build_if_needed(a.rebuild)
+    if a.caller == "ribbon":
+        JARS["caller"] = RIBBON_JAR
+        CALLER_CONFIG["caller"] = [COMPRESSED, COMPRESSED_RIBBON]
+    build_if_needed(a.rebuild, a.caller == "ribbon")
     atexit.register(kill_all)
     signal.signal(signal.SIGTERM, _sig)
     signal.signal(signal.SIGHUP, _sig)

@@ -81,7 +81,7 @@ fn bundled_claims_fail_on_the_180_s_kill_9_claim() {
         line.contains("exposure_ms max <= 180 s; measured "),
         "{line}"
     );
-    assert!(line.contains("(observed) in 200 trials"), "{line}");
+    assert!(line.contains("(observed) in 300 trials"), "{line}");
     assert!(
         line.contains("source: seed 000 (000_6b018d6b279bfa13.txt)"),
         "{line}"

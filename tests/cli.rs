@@ -15,6 +15,7 @@ mod envelopes;
 mod errors;
 mod keys;
 mod overrides;
+mod statistics;
 mod test;
 
 /// Trials per run in the invariant tests: enough to meet the envelopes' corners, few enough

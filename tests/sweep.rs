@@ -72,18 +72,25 @@ fn one_key_gives_a_row_per_point_and_metric_and_two_line_plots() {
     let mean = |i: usize| rows[i]["mean"].parse::<f64>().unwrap();
     assert_eq!(rows[0]["metric"], "exposure_ms");
     assert!(mean(METRICS) < mean(0), "{stdout}");
+    // 60 trials per point support p90 but not p99 (299): the plots show p90 and say why.
     assert_eq!(
         names(&out),
         [
-            "dead-hits-p99.png",
-            "dead-hits-p99.svg",
-            "exposure-p99.png",
-            "exposure-p99.svg",
+            "dead-hits-p90.png",
+            "dead-hits-p90.svg",
+            "exposure-p90.png",
+            "exposure-p90.svg",
             "report.html",
             "sweep.csv"
         ]
     );
-    let svg = fs::read_to_string(out.join("exposure-p99.svg")).unwrap();
+    assert!(
+        stdout.contains(
+            "p99 needs at least 299 trials per point (these have 60): the plots show p90"
+        ),
+        "{stdout}"
+    );
+    let svg = fs::read_to_string(out.join("exposure-p90.svg")).unwrap();
     assert!(svg.contains(REFRESH) && svg.contains("kill-9.toml"));
     let html = fs::read_to_string(out.join("report.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), 2);
@@ -96,6 +103,14 @@ fn one_key_gives_a_row_per_point_and_metric_and_two_line_plots() {
         .unwrap();
     assert!(lines[at + 1].trim_start().starts_with("30000"));
     assert!(lines[at + 2].trim_start().starts_with("5000"));
+    // The grid's p99 column says how many trials it needs instead of a figure.
+    assert!(lines[at + 1].contains("n<299"), "{}", lines[at + 1]);
+    assert!(stdout.contains("\"n<N\": too few trials for this percentile"));
+    // sweep.csv leaves the unsupported percentiles empty.
+    assert!(
+        rows.iter()
+            .all(|r| r["p99"].is_empty() && r["p99_9"].is_empty())
+    );
 }
 
 #[test]
@@ -134,7 +149,7 @@ fn two_keys_give_heatmaps_and_the_keys_lead_the_rows() {
         names(&out),
         [
             "dead-hits-mean.svg",
-            "exposure-p99.svg",
+            "exposure-p90.svg",
             "report.html",
             "sweep.csv"
         ]

@@ -8,8 +8,11 @@
 //! verdict rests on these particular trials.
 //!
 //! The intervals:
-//! - percentiles: the distribution-free order-statistic interval of [`Stats::percentile_ci95`];
-//! - mean: the normal-approximation interval of [`Stats::mean_ci95`];
+//! - percentiles: the distribution-free order-statistic interval of [`Stats::percentile_ci95`]
+//!   (exact binomial ranks, `experiment::intervals`). Below the trials a percentile needs for one
+//!   (p50 6, p90 29, p99 299, p99.9 2995) there is no interval: the claim is still decided on the
+//!   point value, and flagged as resting on too few trials ([`Interval::NeedsTrials`]);
+//! - mean: the Student t-interval of [`Stats::mean_ci95`] (none below two values);
 //! - min and max: none. They are the observed extremes of these trials; more trials can only
 //!   widen them, so no interval is given ("observed");
 //! - shares (`zero-share`, `unresolved`): the Wilson score interval for a binomial proportion.
@@ -36,6 +39,8 @@ pub enum Interval {
     Ci95(f64, f64),
     /// Min and max: the observed extreme, for which there is no interval.
     Observed,
+    /// A percentile from fewer trials than it needs for an interval (the number it needs).
+    NeedsTrials(usize),
     /// No interval can be given (a mean of fewer than two values, or an infinite mean).
     None,
 }
@@ -120,11 +125,11 @@ fn evaluate_one(
         Statistic::Max => (ordered.max.map(as_f64), Interval::Observed),
         Statistic::Percentile(p) => (
             ordered.percentile(p).map(as_f64),
-            ordered
-                .percentile_ci95(p)
-                .map_or(Interval::None, |(lo, hi)| {
-                    Interval::Ci95(as_f64(lo), as_f64(hi))
-                }),
+            match (ordered.percentile_ci95(p), ordered.needs_trials(p)) {
+                (Some((lo, hi)), _) => Interval::Ci95(as_f64(lo), as_f64(hi)),
+                (None, Some(needed)) if !ordered.sorted.is_empty() => Interval::NeedsTrials(needed),
+                (None, _) => Interval::None,
+            },
         ),
         Statistic::Mean if unresolved > 0 && empty_is_never(claim.metric) => {
             (Some(f64::INFINITY), Interval::None)
@@ -151,7 +156,7 @@ fn evaluate_one(
     let passed = measured.is_some_and(|m| claim.comparison.holds(m, claim.value));
     let marginal = match interval {
         Interval::Ci95(lo, hi) => straddles(claim.comparison, claim.value, passed, lo, hi),
-        Interval::Observed | Interval::None => false,
+        Interval::Observed | Interval::NeedsTrials(_) | Interval::None => false,
     };
     let shutdown = scenario.shutdowns.get(claim.shutdown);
     ClaimResult {

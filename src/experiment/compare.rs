@@ -21,7 +21,7 @@
 use crate::eureka::RequestMode;
 use crate::scenario::{Scenario, ScenarioError, Strategy};
 
-use super::{Stats, TrialOutcome, run_trials_with};
+use super::{Stats, TrialOutcome, Unresolved, run_trials_with};
 use crate::scenario::Metric;
 
 /// One way to stop the scenario's instances.
@@ -115,6 +115,33 @@ pub struct ShutdownStats {
     pub instance: String,
     pub metric: Metric,
     pub stats: Stats,
+    /// The trials without a value (`stats.unresolved`) by reason, in [`Unresolved::ALL`] order,
+    /// reasons with no trial left out.
+    pub unresolved_by: Vec<(Unresolved, usize)>,
+}
+
+/// How many of `outcomes` have no value of `metric` in shutdown `s`, by reason.
+pub fn unresolved_by_reason(
+    outcomes: &[TrialOutcome],
+    s: usize,
+    metric: Metric,
+) -> Vec<(Unresolved, usize)> {
+    Unresolved::ALL
+        .into_iter()
+        .map(|reason| {
+            let count = outcomes
+                .iter()
+                .filter(|o| {
+                    o.shutdowns
+                        .get(s)
+                        .and_then(|x| x.unresolved(metric))
+                        .is_some_and(|r| r == reason)
+                })
+                .count();
+            (reason, count)
+        })
+        .filter(|&(_, count)| count > 0)
+        .collect()
 }
 
 /// The statistics of every metric of every shutdown, shutdown by shutdown in scenario order and
@@ -131,6 +158,7 @@ pub fn shutdown_stats(scenario: &Scenario, outcomes: &[TrialOutcome]) -> Vec<Shu
                 instance: shutdown.instance.clone(),
                 metric,
                 stats: Stats::of(values),
+                unresolved_by: unresolved_by_reason(outcomes, s, metric),
             });
         }
     }

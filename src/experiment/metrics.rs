@@ -47,6 +47,79 @@ enum Removal {
     NeverPresent,
 }
 
+/// Why a trial has no value of a metric (an empty cell in `trials.csv`), as far as the simulator
+/// knows today. The removal metrics (`exposure_ms`, `*_removed_ms`) are measured from the stop
+/// and end when the last view drops the instance; `last_dead_hit_ms` needs a dead hit.
+///
+/// A later change (trials that run until the news has spread, up to a cap) will replace
+/// [`Unresolved::ListedAtEnd`] by why the instance is still listed at the cap
+/// (self-preservation, a zero threshold, a lease not yet expirable, an override, a partition):
+/// new variants here, each with its [`Unresolved::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Unresolved {
+    /// `last_dead_hit_ms`: no request was refused by the instance.
+    NoDeadHit,
+    /// The stop came before the instance ever served: no stop, so nothing is measured from it
+    /// (it never stopped serving and was never UP in the registry).
+    StoppedBeforeServing,
+    /// It served and did not stop serving in the trial (a `pause` with `resume-s`, or a stop that
+    /// falls after the end), so nothing is measured from a stop.
+    NotStopped,
+    /// A `[[restart]]` began a new incarnation while a view still listed the old one; the
+    /// metrics froze then (they describe the incarnation that stopped).
+    Restarted,
+    /// This view never listed the instance (e.g. it was never UP in the registry).
+    NeverListed,
+    /// A view still listed the instance when the trial ended.
+    ListedAtEnd,
+}
+
+impl Unresolved {
+    /// Every reason, in the order reports list them.
+    pub const ALL: [Unresolved; 6] = [
+        Unresolved::NoDeadHit,
+        Unresolved::StoppedBeforeServing,
+        Unresolved::NotStopped,
+        Unresolved::Restarted,
+        Unresolved::NeverListed,
+        Unresolved::ListedAtEnd,
+    ];
+
+    /// The name in `trials.csv`, `summary.csv` and `summary.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unresolved::NoDeadHit => "no_dead_hit",
+            Unresolved::StoppedBeforeServing => "stopped_before_serving",
+            Unresolved::NotStopped => "not_stopped",
+            Unresolved::Restarted => "restarted",
+            Unresolved::NeverListed => "never_listed",
+            Unresolved::ListedAtEnd => "listed_at_end",
+        }
+    }
+
+    /// Words for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Unresolved::NoDeadHit => "no dead hit",
+            Unresolved::StoppedBeforeServing => "stopped before it ever served",
+            Unresolved::NotStopped => "did not stop serving in the trial",
+            Unresolved::Restarted => "restarted while still listed",
+            Unresolved::NeverListed => "never listed",
+            Unresolved::ListedAtEnd => "still listed at the end",
+        }
+    }
+}
+
+/// The metrics measured from the stop to a view's removal, in the order of
+/// [`ShutdownOutcome::removal_unresolved`].
+pub const REMOVAL_METRICS: [Metric; 5] = [
+    Metric::ExposureMs,
+    Metric::ServerRemovedMs,
+    Metric::ReadonlyRemovedMs,
+    Metric::ClientRemovedMs,
+    Metric::RibbonRemovedMs,
+];
+
 /// The measured outcome of one shutdown in one trial. Times are ms relative to `t_stop`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ShutdownOutcome {
@@ -67,6 +140,8 @@ pub struct ShutdownOutcome {
     /// "vanishes"`: each attempt waits `ConnectTimeout`, cut at a Hystrix timeout; FACTS.md §7,
     /// §8), over all its attempts after it stopped serving.
     pub timeout_delay_ms: u64,
+    /// Why each of [`REMOVAL_METRICS`] has no value (`None` where it has one).
+    pub removal_unresolved: [Option<Unresolved>; 5],
 }
 
 impl ShutdownOutcome {
@@ -84,6 +159,27 @@ impl ShutdownOutcome {
             Metric::InflightFailed => Some(self.inflight_failed as i64),
             Metric::TimeoutDelayMs => Some(self.timeout_delay_ms as i64),
         }
+    }
+
+    /// Why `metric` has no value in this outcome; `None` when it has one (counts always do).
+    pub fn unresolved(&self, metric: Metric) -> Option<Unresolved> {
+        if self.value(metric).is_some() {
+            return None;
+        }
+        if metric == Metric::LastDeadHitMs {
+            return Some(Unresolved::NoDeadHit);
+        }
+        let i = REMOVAL_METRICS.iter().position(|&m| m == metric)?;
+        self.removal_unresolved[i]
+    }
+
+    /// The reasons the removal metrics are empty, each once, in [`Unresolved::ALL`] order
+    /// (empty when all have a value): the `unresolved_reason` of `trials.csv`.
+    pub fn unresolved_reasons(&self) -> Vec<Unresolved> {
+        Unresolved::ALL
+            .into_iter()
+            .filter(|r| self.removal_unresolved.contains(&Some(*r)))
+            .collect()
     }
 }
 
@@ -164,11 +260,19 @@ impl MetricsObserver {
 impl TargetTracker {
     fn outcome(&self) -> ShutdownOutcome {
         let Some(t_stop) = self.t_stop else {
+            // Ever UP in the registry means it served (it registers UP once its web server is
+            // ready, FACTS.md §5.1); a stop while serving always reports `StoppedServing`.
+            let why = if self.registry.ever {
+                Unresolved::NotStopped
+            } else {
+                Unresolved::StoppedBeforeServing
+            };
             return ShutdownOutcome {
                 dead_hits: self.dead_hits,
                 errors: self.errors,
                 inflight_failed: self.inflight_failed,
                 timeout_delay_ms: self.timeout_delay_ms,
+                removal_unresolved: [Some(why); 5],
                 ..ShutdownOutcome::default()
             };
         };
@@ -176,11 +280,24 @@ impl TargetTracker {
             Removal::At(at) => Some(at.since(t_stop)),
             _ => None,
         };
+        let why = |removal: Removal| match removal {
+            Removal::At(_) => None,
+            Removal::NeverPresent => Some(Unresolved::NeverListed),
+            Removal::StillPresent if self.frozen => Some(Unresolved::Restarted),
+            Removal::StillPresent => Some(Unresolved::ListedAtEnd),
+        };
+        let registry = removed_everywhere([&self.registry]);
+        let served = removed_everywhere([&self.served]);
+        let clients = removed_everywhere(self.clients.iter().map(|(_, p)| p));
         let ribbon = removed_everywhere(self.ribbons.iter().map(|(_, p)| p));
         let exposure_ms = match ribbon {
             Removal::At(at) => Some(at.since(t_stop).max(0)),
             Removal::NeverPresent => Some(0),
             Removal::StillPresent => None,
+        };
+        let exposure_why = match ribbon {
+            Removal::NeverPresent => None,
+            other => why(other),
         };
         ShutdownOutcome {
             t_stop_ms: Some(t_stop.ms()),
@@ -188,12 +305,19 @@ impl TargetTracker {
             dead_hits: self.dead_hits,
             errors: self.errors,
             last_dead_hit_ms: self.last_dead_hit.map(|at| at.since(t_stop)),
-            server_removed_ms: relative(removed_everywhere([&self.registry])),
-            readonly_removed_ms: relative(removed_everywhere([&self.served])),
-            client_removed_ms: relative(removed_everywhere(self.clients.iter().map(|(_, p)| p))),
+            server_removed_ms: relative(registry),
+            readonly_removed_ms: relative(served),
+            client_removed_ms: relative(clients),
             ribbon_removed_ms: relative(ribbon),
             inflight_failed: self.inflight_failed,
             timeout_delay_ms: self.timeout_delay_ms,
+            removal_unresolved: [
+                exposure_why,
+                why(registry),
+                why(served),
+                why(clients),
+                why(ribbon),
+            ],
         }
     }
 }
@@ -305,6 +429,79 @@ impl Observer for MetricsObserver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tracker() -> TargetTracker {
+        TargetTracker {
+            clients: vec![(1, Presence::default())],
+            ribbons: vec![(0, Presence::default())],
+            ..TargetTracker::default()
+        }
+    }
+
+    fn listed_from(t: &mut TargetTracker, at: u64) {
+        t.registry.set(SimTime(at), true);
+        t.served.set(SimTime(at), true);
+        t.clients[0].1.set(SimTime(at), true);
+        t.ribbons[0].1.set(SimTime(at), true);
+    }
+
+    /// "unresolved" split into its reasons: a kill before the web server was ready, a stop that
+    /// never came, a restart while listed, still listed at the end, and no dead hit.
+    #[test]
+    fn unresolved_trials_say_why() {
+        // Killed before it served: never UP anywhere, no stop.
+        let o = tracker().outcome();
+        assert_eq!(o.exposure_ms, None);
+        assert_eq!(
+            o.unresolved(Metric::ExposureMs),
+            Some(Unresolved::StoppedBeforeServing)
+        );
+        assert_eq!(o.unresolved_reasons(), [Unresolved::StoppedBeforeServing]);
+        assert_eq!(
+            o.unresolved(Metric::LastDeadHitMs),
+            Some(Unresolved::NoDeadHit)
+        );
+        assert_eq!(o.unresolved(Metric::DeadHits), None);
+        // UP and serving, never stopped (a pause that resumed).
+        let mut t = tracker();
+        listed_from(&mut t, 1_000);
+        assert_eq!(
+            t.outcome().unresolved(Metric::ServerRemovedMs),
+            Some(Unresolved::NotStopped)
+        );
+        // Stopped, the registry dropped it, the callers still list it at the end.
+        t.t_stop = Some(SimTime(10_000));
+        t.registry.set(SimTime(20_000), false);
+        let o = t.outcome();
+        assert_eq!(o.server_removed_ms, Some(10_000));
+        assert_eq!(o.unresolved(Metric::ServerRemovedMs), None);
+        assert_eq!(
+            o.unresolved(Metric::ExposureMs),
+            Some(Unresolved::ListedAtEnd)
+        );
+        assert_eq!(o.unresolved_reasons(), [Unresolved::ListedAtEnd]);
+        // The same, frozen by a restart.
+        t.frozen = true;
+        assert_eq!(
+            t.outcome().unresolved(Metric::RibbonRemovedMs),
+            Some(Unresolved::Restarted)
+        );
+        // Never in any caller's list: exposure 0, the callers' layers never listed it.
+        let mut t = tracker();
+        t.registry.set(SimTime(1_000), true);
+        t.t_stop = Some(SimTime(2_000));
+        t.registry.set(SimTime(3_000), false);
+        let o = t.outcome();
+        assert_eq!(
+            (o.exposure_ms, o.unresolved(Metric::ExposureMs)),
+            (Some(0), None)
+        );
+        assert_eq!(
+            o.unresolved(Metric::ClientRemovedMs),
+            Some(Unresolved::NeverListed)
+        );
+        assert_eq!(o.unresolved_reasons(), [Unresolved::NeverListed]);
+    }
 
     #[test]
     fn removal_is_the_last_transition_to_down() {

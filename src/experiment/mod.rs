@@ -6,6 +6,7 @@ pub mod compare;
 pub mod conform;
 pub mod deploy_metrics;
 mod explain;
+pub mod intervals;
 mod metrics;
 mod recommend;
 mod stats;
@@ -13,11 +14,14 @@ pub mod sweep;
 
 pub use bench::{BenchReport, Measurement, bench};
 pub use claims::{ClaimResult, evaluate};
-pub use compare::{Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats};
+pub use compare::{
+    Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats,
+    unresolved_by_reason,
+};
 pub use explain::{TrialTrace, trace_trial};
-pub use metrics::{MetricsObserver, ShutdownOutcome};
+pub use metrics::{MetricsObserver, REMOVAL_METRICS, ShutdownOutcome, Unresolved};
 pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
-pub use stats::{Stats, percentile};
+pub use stats::{Stats, needs_trials, percentile};
 pub use sweep::{PointResult, Sweep, Vary};
 
 use rayon::prelude::*;

@@ -8,10 +8,15 @@
 //! trials; the worst case is bounded in closed form by the rules (FACTS.md §13):
 //! registry change (one request) + read-only tick (C) + the next fetch (F plus its round trip) +
 //! the next Ribbon refresh (L).
+//!
+//! The percentile is the one asked for (`--target`, p99.9) only when the trials support it
+//! (`experiment::intervals`: p99.9 needs 2995, p99 299, p95 59, p90 29, p50 6); otherwise the
+//! highest of those the trials do support, and the report says what the target needs. Trials in
+//! which some caller still listed the instance at the end count as "never" (later than any wait).
 
 use crate::scenario::{Scenario, ScenarioError, Strategy, parse_str};
 
-use super::{Stats, run_trials};
+use super::{Stats, needs_trials, run_trials};
 use crate::scenario::Metric;
 
 /// The closed-form worst case of a graceful departure, term by term (ms).
@@ -104,8 +109,15 @@ pub struct Recommendation {
     /// Per trial, the wait (ms) that would have been just enough; `None` if the instance was never
     /// dropped by every caller within the trial.
     pub needed: Stats,
+    /// The percentile asked for (`--target`).
     pub target: f64,
-    /// Whole seconds: zero dead hits in `target` % of trials.
+    /// The percentile measured: `target` if the trials support it, else the highest of
+    /// [`FALLBACK_PERCENTILES`] below it that they do; `None` if they support none.
+    pub percentile: Option<f64>,
+    /// How many trials `target` needs, when these are fewer.
+    pub target_needs: Option<usize>,
+    /// Whole seconds: zero dead hits in `percentile` % of trials (`None`: the percentile falls on
+    /// trials that never dropped the instance, or there is no percentile).
     pub at_target_s: Option<u64>,
     pub closed_form: ClosedForm,
     /// Whole seconds: zero dead hits whatever the phases (the closed form, rounded up).
@@ -117,6 +129,8 @@ pub struct Recommendation {
 pub struct WhatIf {
     pub key: String,
     pub value: String,
+    /// As in [`Recommendation`]: the percentile measured and its wait.
+    pub percentile: Option<f64>,
     pub at_target_s: Option<u64>,
     pub worst_case_s: u64,
 }
@@ -134,6 +148,31 @@ fn measuring_wait_ms(scenario: &Scenario, at_ms: u64) -> u64 {
 
 fn ceil_s(ms: i64) -> u64 {
     (ms.max(0) as u64).div_ceil(1000)
+}
+
+/// The percentiles `recommend` falls back to, highest first, when the trials do not support the
+/// target.
+pub const FALLBACK_PERCENTILES: [f64; 5] = [99.9, 99.0, 95.0, 90.0, 50.0];
+
+/// The percentile `trials` support: `target` if they do, else the highest of
+/// [`FALLBACK_PERCENTILES`] below it that they do.
+pub fn supported_percentile(trials: usize, target: f64) -> Option<f64> {
+    std::iter::once(target)
+        .chain(FALLBACK_PERCENTILES.into_iter().filter(|&p| p < target))
+        .find(|&p| needs_trials(trials, p).is_none())
+}
+
+/// The nearest-rank `p` percentile of `needed` over all its trials, those that never dropped
+/// the instance counting as later than any value (`None` when it falls on them).
+fn wait_at(needed: &Stats, p: f64) -> Option<u64> {
+    let all = Stats::of(
+        needed
+            .sorted
+            .iter()
+            .map(|&v| Some(v))
+            .chain(std::iter::repeat_n(Some(i64::MAX), needed.unresolved)),
+    );
+    all.percentile(p).filter(|&v| v != i64::MAX).map(ceil_s)
 }
 
 /// Measures the needed wait of shutdown 0 under `strategy`.
@@ -159,10 +198,14 @@ pub fn measure(
             .map(|removed| removed + wait_ms as i64)
     }));
     let closed_form = closed_form(&scenario);
+    let trials = scenario.simulation.trials;
+    let percentile = supported_percentile(trials as usize, target);
     Ok(Recommendation {
         strategy,
-        trials: scenario.simulation.trials,
-        at_target_s: needed.percentile(target).map(ceil_s),
+        trials,
+        at_target_s: percentile.and_then(|p| wait_at(&needed, p)),
+        percentile,
+        target_needs: needs_trials(trials as usize, target),
         worst_case_s: closed_form.total_ms().div_ceil(1000),
         closed_form,
         needed,
@@ -234,6 +277,7 @@ pub fn what_ifs(
         out.push(WhatIf {
             key,
             value,
+            percentile: r.percentile,
             at_target_s: r.at_target_s,
             worst_case_s: r.worst_case_s,
         });
@@ -245,6 +289,21 @@ pub fn what_ifs(
 mod tests {
     use super::*;
     use crate::scenario::fixture::bundled;
+
+    /// 200 trials support p95 (59) but not p99 (299) or p99.9 (2995); 3000 support p99.9.
+    #[test]
+    fn the_percentile_falls_back_to_what_the_trials_support() {
+        assert_eq!(supported_percentile(200, 99.9), Some(95.0));
+        assert_eq!(supported_percentile(1000, 99.9), Some(99.0));
+        assert_eq!(supported_percentile(3000, 99.9), Some(99.9));
+        assert_eq!(supported_percentile(200, 97.0), Some(97.0));
+        assert_eq!(supported_percentile(60, 97.0), Some(95.0));
+        assert_eq!(supported_percentile(5, 99.9), None);
+        // A trial that never dropped the instance is later than any wait.
+        let needed = Stats::of((1..=9).map(|s| Some(s * 1000)).chain([None]));
+        assert_eq!(wait_at(&needed, 50.0), Some(5));
+        assert_eq!(wait_at(&needed, 95.0), None);
+    }
 
     #[test]
     fn closed_form_at_defaults_is_three_intervals_and_request_times() {
@@ -268,6 +327,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.worst_case_s, 91);
+        // 200 trials cannot support p99.9: the recommendation is at p95, and says so.
+        assert_eq!((r.percentile, r.target_needs), (Some(95.0), Some(2995)));
         let max = r.needed.max.unwrap();
         assert!(
             max <= 90_020,

@@ -1,4 +1,11 @@
 //! Summary statistics over trials.
+//!
+//! Percentiles are reported only when the trials behind them support them (see
+//! [`super::intervals`]: a 95 % order-statistic interval must exist, so p50 needs 6 values, p90
+//! 29, p99 299, p99.9 2995); their intervals are order-statistic ones and the mean's a Student
+//! t-interval.
+
+use super::intervals::{mean_t_interval95, quantile_ranks95, trials_for_percentile};
 
 /// Statistics of one metric over the trials in which it has a value.
 #[derive(Debug, Clone, PartialEq)]
@@ -7,13 +14,17 @@ pub struct Stats {
     /// Trials without a value (see the metric's meaning of "empty").
     pub unresolved: usize,
     pub min: Option<i64>,
+    /// The nearest-rank percentiles, `None` when no trial has a value **or when fewer trials
+    /// have one than the percentile needs** ([`Stats::needs_trials`] tells which);
+    /// [`Stats::percentile`] gives the bare figure whatever the count.
     pub p50: Option<i64>,
     pub p90: Option<i64>,
     pub p99: Option<i64>,
     pub p999: Option<i64>,
     pub max: Option<i64>,
     pub mean: Option<f64>,
-    /// 95 % confidence interval of the mean (normal approximation, `mean ± 1.96 s / sqrt(n)`).
+    /// 95 % Student t-interval of the mean (`mean ± t(0.975, n - 1) s / sqrt(n)`); `None` with
+    /// fewer than two values.
     pub mean_ci95: Option<(f64, f64)>,
     /// Share of the trials (all of them, unresolved included) whose value is exactly 0.
     pub zero_share: f64,
@@ -37,20 +48,22 @@ impl Stats {
         let n = present.len() as f64;
         let mean =
             (!present.is_empty()).then(|| present.iter().map(|&v| v as f64).sum::<f64>() / n);
-        let mean_ci95 = mean.filter(|_| present.len() > 1).map(|m| {
-            let var = present.iter().map(|&v| (v as f64 - m).powi(2)).sum::<f64>() / (n - 1.0);
-            let half = 1.96 * (var / n).sqrt();
-            (m - half, m + half)
-        });
+        let mean_ci95 = mean_t_interval95(&present);
+        let supported = |p: f64| {
+            trials_for_percentile(p)
+                .is_some_and(|needed| present.len() >= needed)
+                .then(|| percentile(&present, p))
+                .flatten()
+        };
         let zeros = present.iter().filter(|&&v| v == 0).count();
         Stats {
             trials,
             unresolved: trials - present.len(),
             min: present.first().copied(),
-            p50: percentile(&present, 50.0),
-            p90: percentile(&present, 90.0),
-            p99: percentile(&present, 99.0),
-            p999: percentile(&present, 99.9),
+            p50: supported(50.0),
+            p90: supported(90.0),
+            p99: supported(99.0),
+            p999: supported(99.9),
             max: present.last().copied(),
             mean,
             mean_ci95,
@@ -63,25 +76,34 @@ impl Stats {
         }
     }
 
-    /// The nearest-rank percentile `p` of the present values.
+    /// The nearest-rank percentile `p` of the present values, whatever their number (claims
+    /// decide on it; reports ask [`Stats::needs_trials`] first).
     pub fn percentile(&self, p: f64) -> Option<i64> {
         percentile(&self.sorted, p)
     }
 
-    /// A distribution-free 95 % confidence interval for the `p` percentile: the order statistics
-    /// at ranks `n p ± 1.96 sqrt(n p (1 - p))` (normal approximation of the binomial), clamped
-    /// to the sample.
+    /// `Some(n)` when the `p` percentile needs `n` values and fewer have one (for p100 and p0,
+    /// the observed extremes, never); `None` when it is supported.
+    pub fn needs_trials(&self, p: f64) -> Option<usize> {
+        needs_trials(self.sorted.len(), p)
+    }
+
+    /// The distribution-free 95 % confidence interval for the `p` percentile: the order
+    /// statistics at the ranks of [`quantile_ranks95`] (binomial sums, no normal
+    /// approximation); `None` when the values are too few for one.
     pub fn percentile_ci95(&self, p: f64) -> Option<(i64, i64)> {
-        let n = self.sorted.len();
-        if n == 0 {
-            return None;
-        }
-        let q = (p / 100.0).clamp(0.0, 1.0);
-        let centre = n as f64 * q;
-        let half = 1.96 * (n as f64 * q * (1.0 - q)).sqrt();
-        let lo = ((centre - half).floor() as i64).clamp(1, n as i64) as usize;
-        let hi = ((centre + half).ceil() as i64 + 1).clamp(1, n as i64) as usize;
-        Some((self.sorted[lo - 1], self.sorted[hi - 1]))
+        let ranks = quantile_ranks95(self.sorted.len(), p)?;
+        Some((self.sorted[ranks.lower - 1], self.sorted[ranks.upper - 1]))
+    }
+}
+
+/// With `values` values, `Some(needed)` when the `p` percentile needs more (always for p <= 0 or
+/// p >= 100, for which no number suffices: `usize::MAX`), `None` when it is supported.
+pub fn needs_trials(values: usize, p: f64) -> Option<usize> {
+    match trials_for_percentile(p) {
+        Some(needed) if values >= needed => None,
+        Some(needed) => Some(needed),
+        None => Some(usize::MAX),
     }
 }
 
@@ -123,25 +145,42 @@ mod tests {
 
     #[test]
     fn mean_interval_and_zero_share() {
-        // Values 0, 2, 4, 6, 8: mean 4, sample sd sqrt(10), half-width 1.96 sqrt(10 / 5).
+        // Values 0, 2, 4, 6, 8: mean 4, sample sd sqrt(10), half-width t(0.975, 4) sqrt(10 / 5).
         let s = Stats::of([0, 2, 4, 6, 8].map(Some));
         let (lo, hi) = s.mean_ci95.unwrap();
-        let half = 1.96 * 2f64.sqrt();
-        assert!((lo - (4.0 - half)).abs() < 1e-9 && (hi - (4.0 + half)).abs() < 1e-9);
+        let half = 2.776_445 * 2f64.sqrt();
+        assert!((lo - (4.0 - half)).abs() < 1e-4 && (hi - (4.0 + half)).abs() < 1e-4);
         assert_eq!(s.zero_share, 0.2);
+        // One value: a mean, no interval.
+        let one = Stats::of([Some(7)]);
+        assert_eq!((one.mean, one.mean_ci95), (Some(7.0), None));
     }
 
     #[test]
     fn percentile_interval_brackets_the_estimate() {
         let s = Stats::of((1..=1000).map(Some));
         let (lo, hi) = s.percentile_ci95(50.0).unwrap();
-        // Binomial(1000, 0.5): sd ~15.8, so ranks ~469..~532.
-        assert!(
-            (465..=470).contains(&lo) && (530..=535).contains(&hi),
-            "{lo} {hi}"
-        );
-        assert_eq!(s.p999, Some(999));
-        let (lo, hi) = s.percentile_ci95(99.9).unwrap();
-        assert!(lo <= 999 && hi == 1000);
+        // Binomial(1000, 0.5): P(B <= 468) = 0.0231, P(B >= 532) = 0.0231, so [X(469), X(532)].
+        assert_eq!((lo, hi), (469, 532));
+        // p99.9 needs 2995 values: 1000 give neither the figure nor an interval.
+        assert_eq!(s.p999, None);
+        assert_eq!(s.needs_trials(99.9), Some(2995));
+        assert_eq!(s.percentile(99.9), Some(999));
+        assert_eq!(s.percentile_ci95(99.9), None);
+    }
+
+    /// A percentile is reported only with the values it needs: 20 give p50, not p90 or p99.
+    #[test]
+    fn percentiles_are_withheld_below_the_trials_they_need() {
+        let s = Stats::of((1..=20).map(Some));
+        assert_eq!((s.p50, s.p90, s.p99, s.p999), (Some(10), None, None, None));
+        assert_eq!(s.needs_trials(50.0), None);
+        assert_eq!(s.needs_trials(90.0), Some(29));
+        assert_eq!(s.needs_trials(99.0), Some(299));
+        assert_eq!(s.percentile(90.0), Some(18));
+        // Unresolved trials do not count towards a percentile of the values.
+        let s = Stats::of((1..=5).map(Some).chain([None; 10]));
+        assert_eq!((s.p50, s.needs_trials(50.0)), (None, Some(6)));
+        assert_eq!(s.needs_trials(100.0), Some(usize::MAX));
     }
 }

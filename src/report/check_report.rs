@@ -44,10 +44,16 @@ pub fn claim_line(source: &str, r: &ClaimResult) -> String {
         .as_deref()
         .map(|n| format!(" \"{n}\""))
         .unwrap_or_default();
-    let marginal = if r.marginal {
-        " [marginal: the 95 % CI straddles the threshold]"
-    } else {
-        ""
+    let marginal = match r.interval {
+        _ if r.marginal => " [marginal: the 95 % CI straddles the threshold]".to_string(),
+        Interval::NeedsTrials(needed) if needed == usize::MAX => String::new(),
+        Interval::NeedsTrials(needed) => format!(
+            " [too few trials: {} needs at least {needed} for a 95 % interval; the verdict rests \
+             on these {} trials]",
+            r.claim.statistic.name(),
+            r.trials
+        ),
+        _ => String::new(),
     };
     format!(
         "{} {source} claim[{}]{name} ({} {}): {}; measured {} in {} trials{marginal}; source: {}",
@@ -120,7 +126,7 @@ pub fn measured_text(r: &ClaimResult) -> String {
             text.push_str(&format!(" (95 % CI {} .. {})", fmt(lo), fmt(hi)));
         }
         Interval::Observed => text.push_str(" (observed)"),
-        Interval::None => {}
+        Interval::NeedsTrials(_) | Interval::None => {}
     }
     if r.unresolved > 0 && !r.claim.statistic.is_share() {
         let meaning = if empty_is_never(r.claim.metric) {
@@ -221,29 +227,40 @@ strategy = "kill-9"
 
     #[test]
     fn percentiles_are_nearest_rank_with_the_order_statistic_interval() {
-        // p50 of 10 values: rank ceil(5) = 5 -> 50 s. Interval: centre 5, half 1.96 sqrt(2.5)
-        // = 3.099, ranks floor(1.901) = 1 and ceil(8.099) + 1 = 10 -> 10 s .. 100 s.
+        // p50 of 10 values: rank ceil(5) = 5 -> 50 s. Interval from Binomial(10, 1/2):
+        // P(B <= 1) = P(B >= 9) = 11/1024 = 0.0107 <= 0.025 < P(B <= 2) = 56/1024, so ranks 2
+        // and 9 -> 20 s .. 90 s (coverage 1 - 22/1024 = 0.979).
         let r = one(&claim("exposure_ms", "p50", "<=", "60000"), &tens());
         assert_eq!(r.measured, Some(50_000.0));
-        assert_eq!(r.interval, Interval::Ci95(10_000.0, 100_000.0));
+        assert_eq!(r.interval, Interval::Ci95(20_000.0, 90_000.0));
         assert!(r.passed && r.marginal, "the interval reaches past 60 s");
-        assert_eq!(measured_text(&r), "50 s (95 % CI 10 s .. 100 s)");
-        // p90: rank 9 -> 90 s.
+        assert_eq!(measured_text(&r), "50 s (95 % CI 20 s .. 90 s)");
+        // p90: rank 9 -> 90 s, decided on these 10 trials, but p90 needs 29 for an interval.
         let r = one(&claim("exposure_ms", "p90", ">", "85000"), &tens());
         assert_eq!((r.measured, r.passed), (Some(90_000.0), true));
+        assert_eq!(r.interval, Interval::NeedsTrials(29));
+        assert!(!r.marginal);
+        assert!(
+            claim_line("c.toml", &r).contains(
+                "[too few trials: p90 needs at least 29 for a 95 % interval; the verdict rests \
+                 on these 10 trials]"
+            ),
+            "{}",
+            claim_line("c.toml", &r)
+        );
     }
 
     #[test]
-    fn mean_uses_the_normal_interval() {
+    fn mean_uses_the_t_interval() {
         // 10..100 s: mean 55 s; sample sd of 10, 20, ..., 100 is 30.277 s, so the half-width is
-        // 1.96 * 30.277 / sqrt(10) = 18.766 s.
+        // t(0.975, 9) * 30.277 / sqrt(10) = 2.2622 * 9.5743 = 21.659 s.
         let r = one(&claim("exposure_ms", "mean", "<=", "60000"), &tens());
         assert_eq!(r.measured, Some(55_000.0));
         let Interval::Ci95(lo, hi) = r.interval else {
             panic!("{:?}", r.interval)
         };
         assert!(
-            (lo - 36_234.0).abs() < 1.0 && (hi - 73_766.0).abs() < 1.0,
+            (lo - 33_341.4).abs() < 1.0 && (hi - 76_658.6).abs() < 1.0,
             "{lo} {hi}"
         );
         assert!(r.passed && r.marginal);

@@ -11,8 +11,8 @@ use crate::scenario::Metric;
 
 use super::columns::{COMPARE_STATS, StatColumn, cells, header, labels};
 use super::describe::{
-    Shown, common_settings, label_with_unit, max_shown, mean_text, percent, percentile_shown,
-    tenths, text_table, with_set,
+    Footnotes, NEEDS_NOTE, Shown, common_settings, label_with_unit, max_shown, mean_text, percent,
+    percentile_of_values, percentile_shown, tenths, text_table, with_set,
 };
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
@@ -115,10 +115,16 @@ fn shutdowns(comparison: &Comparison) -> Vec<(usize, String, u64)> {
         .unwrap_or_default()
 }
 
-/// `p50/p99/max` of one metric of one variant, joined with `sep`.
-fn triple(result: &VariantResult, shutdown: usize, metric: Metric, sep: &str) -> (String, bool) {
+/// `p50/p99/max` of one metric of one variant, joined with `sep`, and the footnotes it needs.
+fn triple(
+    result: &VariantResult,
+    shutdown: usize,
+    metric: Metric,
+    sep: &str,
+) -> (String, Footnotes) {
+    let mut notes = Footnotes::default();
     let Some(stats) = result.get(shutdown, metric) else {
-        return ("-".to_string(), false);
+        return ("-".to_string(), notes);
     };
     let shown = [
         percentile_shown(metric, stats, 50.0),
@@ -126,11 +132,13 @@ fn triple(result: &VariantResult, shutdown: usize, metric: Metric, sep: &str) ->
         max_shown(metric, stats),
     ];
     if shown.iter().all(|s| *s == Shown::Missing) {
-        return ("-".to_string(), false);
+        return ("-".to_string(), notes);
     }
-    let never = shown.contains(&Shown::Never);
+    for s in shown {
+        notes.add(s);
+    }
     let text: Vec<String> = shown.iter().map(|s| s.text(metric)).collect();
-    (text.join(sep), never)
+    (text.join(sep), notes)
 }
 
 /// The callers' balancer, as the variants share it.
@@ -142,23 +150,23 @@ fn balancer_of(comparison: &Comparison) -> &'static str {
 }
 
 /// The side-by-side table of one shutdown: a row per metric, a column per variant, and rows for
-/// the share of trials without a dead hit and the unresolved exposures. The flag says whether a
-/// cell shows "never". `sep` separates the three figures of a cell.
+/// the share of trials without a dead hit and the unresolved exposures, with the footnotes its
+/// cells need. `sep` separates the three figures of a cell.
 fn side_by_side(
     comparison: &Comparison,
     shutdown: usize,
     sep: &str,
-) -> (Vec<String>, Vec<Vec<String>>, bool) {
+) -> (Vec<String>, Vec<Vec<String>>, Footnotes) {
     let mut header = vec![String::new()];
     header.extend(comparison.variants.iter().map(|v| v.variant.name()));
     let mut rows = Vec::new();
-    let mut any_never = false;
+    let mut notes = Footnotes::default();
     let balancer = balancer_of(comparison);
     for metric in Metric::ALL {
         let mut row = vec![label_with_unit(metric, balancer)];
         for result in &comparison.variants {
-            let (cell, never) = triple(result, shutdown, metric, sep);
-            any_never |= never;
+            let (cell, cell_notes) = triple(result, shutdown, metric, sep);
+            notes.merge(cell_notes);
             row.push(cell);
         }
         rows.push(row);
@@ -183,7 +191,7 @@ fn side_by_side(
         &|s| s.unresolved.to_string(),
         Metric::ExposureMs,
     ));
-    (header, rows, any_never)
+    (header, rows, notes)
 }
 
 const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the instance was \
@@ -214,10 +222,10 @@ pub fn render_compare(comparison: &Comparison, source: &str) -> String {
              seconds after it stopped serving",
             at_ms as f64 / 1000.0
         );
-        let (header, rows, never) = side_by_side(comparison, s, "/");
+        let (header, rows, notes) = side_by_side(comparison, s, "/");
         out.push_str(&text_table(&header, &rows, 1));
-        if never {
-            let _ = writeln!(out, "  {NEVER_NOTE}");
+        for note in notes.lines(NEVER_NOTE) {
+            let _ = writeln!(out, "  {note}");
         }
     }
     out
@@ -307,18 +315,18 @@ pub fn compare_html(
         ],
         ..Section::default()
     };
-    let mut any_never = false;
+    let mut notes = Footnotes::default();
     for (s, instance, at_ms) in &shutdowns {
-        let (header, rows, never) = side_by_side(comparison, *s, " / ");
-        any_never |= never;
+        let (header, rows, table_notes) = side_by_side(comparison, *s, " / ");
+        notes.merge(table_notes);
         summary.tables.push(Table {
             caption: format!("{instance}, stopped at {} s", *at_ms as f64 / 1000.0),
             header,
             rows,
         });
     }
-    if any_never {
-        summary.paragraphs.push(NEVER_NOTE.to_string() + ".");
+    for note in notes.lines(NEVER_NOTE) {
+        summary.paragraphs.push(note.to_string() + ".");
     }
     let distribution = Section {
         heading: "Distribution of exposure".to_string(),
@@ -341,11 +349,13 @@ pub fn compare_html(
         paragraphs: vec![
             "The figures of compare.csv, times in seconds. Percentiles and means are over the \
              trials that have a value; unresolved counts the others (for exposure and the \
-             stages: still listed when the trial ended; for the last dead hit: no dead hit)."
+             stages: still listed when the trial ended; for the last dead hit: no dead hit). \
+             The mean's 95 % interval is a Student t-interval (none below 2 values)."
                 .to_string(),
         ],
         ..Section::default()
     };
+    let mut stat_notes = Footnotes::default();
     for (s, instance, _) in &shutdowns {
         // The interval is one cell here, under one heading.
         let columns = COMPARE_STATS
@@ -363,6 +373,11 @@ pub fn compare_html(
                 };
                 let value =
                     |v: Option<i64>| Shown::text(v.map_or(Shown::Missing, Shown::Value), metric);
+                let mut percentile = |p: f64| {
+                    let shown = percentile_of_values(stats, p);
+                    stat_notes.add(shown);
+                    shown.text(metric)
+                };
                 let ci = match stats.mean_ci95 {
                     Some((lo, hi)) if metric.is_time() => {
                         format!("{} .. {}", tenths(lo / 1000.0), tenths(hi / 1000.0))
@@ -376,10 +391,10 @@ pub fn compare_html(
                     stats.trials.to_string(),
                     stats.unresolved.to_string(),
                     value(stats.min),
-                    value(stats.p50),
-                    value(stats.p90),
-                    value(stats.p99),
-                    value(stats.p999),
+                    percentile(50.0),
+                    percentile(90.0),
+                    percentile(99.0),
+                    percentile(99.9),
                     value(stats.max),
                     mean_text(metric, stats),
                     ci,
@@ -392,6 +407,9 @@ pub fn compare_html(
             header,
             rows,
         });
+    }
+    if stat_notes.needs {
+        statistics.paragraphs.push(NEEDS_NOTE.to_string() + ".");
     }
 
     let mut variants = Section {

@@ -5,10 +5,13 @@ use std::io::Write;
 use crate::experiment::TrialOutcome;
 use crate::scenario::Scenario;
 
-use super::SummaryRow;
 use super::columns::{SUMMARY_STATS, cells, header};
+use super::{SummaryRow, reasons_cell};
 
-pub const TRIALS_HEADER: [&str; 15] = [
+/// The last column, `unresolved_reason`, says why any of `exposure_ms` and the four
+/// `*_removed_ms` cells is empty (`experiment::Unresolved`, names joined by `;`); it is empty when
+/// they all have a value.
+pub const TRIALS_HEADER: [&str; 16] = [
     "trial",
     "seed",
     "instance",
@@ -24,11 +27,15 @@ pub const TRIALS_HEADER: [&str; 15] = [
     "readonly_removed_ms",
     "client_removed_ms",
     "ribbon_removed_ms",
+    "unresolved_reason",
 ];
 
-/// The header of `summary.csv`.
+/// The header of `summary.csv`: the statistics, then `unresolved_reasons` (the `unresolved`
+/// trials by reason, `listed_at_end=3;restarted=1`).
 pub fn summary_header() -> Vec<&'static str> {
-    header(&["instance", "strategy", "metric"], &SUMMARY_STATS)
+    let mut header = header(&["instance", "strategy", "metric"], &SUMMARY_STATS);
+    header.push("unresolved_reasons");
+    header
 }
 
 use super::opt;
@@ -59,6 +66,12 @@ pub fn write_trials_csv<W: Write>(
                 opt(outcome.readonly_removed_ms),
                 opt(outcome.client_removed_ms),
                 opt(outcome.ribbon_removed_ms),
+                outcome
+                    .unresolved_reasons()
+                    .iter()
+                    .map(|r| r.name())
+                    .collect::<Vec<_>>()
+                    .join(";"),
             ])?;
         }
     }
@@ -66,7 +79,9 @@ pub fn write_trials_csv<W: Write>(
     Ok(())
 }
 
-/// One row per shutdown and metric. The mean has one decimal so the file is byte-stable.
+/// One row per shutdown and metric. The mean has one decimal so the file is byte-stable; a
+/// percentile's cell is empty when no trial has a value or when too few have one for it (p50
+/// needs 6, p90 29, p99 299; `experiment::intervals`).
 pub fn write_summary_csv<W: Write>(out: W, rows: &[SummaryRow]) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(summary_header())?;
@@ -77,6 +92,7 @@ pub fn write_summary_csv<W: Write>(out: W, rows: &[SummaryRow]) -> csv::Result<(
             row.metric.name().to_string(),
         ];
         record.extend(cells(&row.stats, &SUMMARY_STATS));
+        record.push(reasons_cell(&row.unresolved_by));
         writer.write_record(&record)?;
     }
     writer.flush()?;

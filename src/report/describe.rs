@@ -1,7 +1,7 @@
 //! Words and figures shared by the reports of experiments over several scenarios (`compare`,
 //! `sweep`): the settings that titles name, and statistics as people read them.
 
-use crate::experiment::Stats;
+use crate::experiment::{Stats, needs_trials};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -163,19 +163,25 @@ pub(super) enum Shown {
     Never,
     /// No trial has a value (e.g. no dead hit at all).
     Missing,
+    /// Too few trials for this percentile: it needs this many (`experiment::intervals`).
+    NeedsTrials(usize),
 }
 
 /// The nearest-rank percentile `p` of `metric` over *all* the trials: for the metrics whose empty
 /// value means "not yet at the end" (see [`empty_means_never`]), those trials count as later than
 /// every value, so a percentile that falls on them is [`Shown::Never`] rather than a figure of
 /// the resolved trials only (which `summary.csv` and `compare.csv` hold, with their count in
-/// `unresolved`). Equal to `Stats::percentile` when every trial resolved.
+/// `unresolved`). Equal to `Stats::percentile` when every trial resolved. Either way, a
+/// percentile the trials it is over cannot support is [`Shown::NeedsTrials`], never a figure.
 pub(super) fn percentile_shown(metric: Metric, stats: &Stats, p: f64) -> Shown {
     if !empty_means_never(metric) || stats.unresolved == 0 {
-        return stats.percentile(p).map_or(Shown::Missing, Shown::Value);
+        return percentile_of_values(stats, p);
     }
     if stats.trials == 0 {
         return Shown::Missing;
+    }
+    if let Some(needed) = needs_trials(stats.trials, p) {
+        return Shown::NeedsTrials(needed);
     }
     // The same rank as `experiment::percentile`, over all the trials.
     let rank = (p * stats.trials as f64 / 100.0 - 1e-9).ceil() as usize;
@@ -184,6 +190,18 @@ pub(super) fn percentile_shown(metric: Metric, stats: &Stats, p: f64) -> Shown {
         Some(&v) => Shown::Value(v),
         None => Shown::Never,
     }
+}
+
+/// The nearest-rank percentile `p` over the trials that have a value (as in `summary.csv`):
+/// [`Shown::NeedsTrials`] when they are too few for it, [`Shown::Missing`] when there are none.
+pub(super) fn percentile_of_values(stats: &Stats, p: f64) -> Shown {
+    if stats.sorted.is_empty() {
+        return Shown::Missing;
+    }
+    if let Some(needed) = stats.needs_trials(p) {
+        return Shown::NeedsTrials(needed);
+    }
+    stats.percentile(p).map_or(Shown::Missing, Shown::Value)
 }
 
 /// The largest value, [`Shown::Never`] when a trial had not resolved (for the metrics where that
@@ -204,6 +222,7 @@ impl Shown {
             Shown::Value(v) => v.to_string(),
             Shown::Never => "never".to_string(),
             Shown::Missing => "-".to_string(),
+            Shown::NeedsTrials(n) => needs_cell(n),
         }
     }
 
@@ -214,6 +233,55 @@ impl Shown {
             Shown::Value(v) => Some(v as f64),
             _ => None,
         }
+    }
+}
+
+/// A table cell for a percentile its trials cannot support: `n<299` (fewer trials than the 299
+/// it needs). Every table that shows one says so in [`NEEDS_NOTE`].
+pub(super) fn needs_cell(needed: usize) -> String {
+    if needed == usize::MAX {
+        "n/a".to_string()
+    } else {
+        format!("n<{needed}")
+    }
+}
+
+/// What an `n<N` cell means.
+pub(super) const NEEDS_NOTE: &str = "\"n<N\": too few trials for this percentile, which needs N \
+     (the fewest from which a 95 % order-statistic interval of it exists: p50 6, p90 29, p99 299, \
+     p99.9 2995)";
+
+/// Which footnotes a table of [`Shown`] cells needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Footnotes {
+    /// A cell shows "never".
+    pub never: bool,
+    /// A cell shows `n<N`.
+    pub needs: bool,
+}
+
+impl Footnotes {
+    /// Notes that `shown` is in the table.
+    pub(super) fn add(&mut self, shown: Shown) {
+        self.never |= shown == Shown::Never;
+        self.needs |= matches!(shown, Shown::NeedsTrials(_));
+    }
+
+    pub(super) fn merge(&mut self, other: Footnotes) {
+        self.never |= other.never;
+        self.needs |= other.needs;
+    }
+
+    /// The notes, `never_note` for "never", without a final period.
+    pub(super) fn lines(self, never_note: &'static str) -> Vec<&'static str> {
+        let mut lines = Vec::new();
+        if self.never {
+            lines.push(never_note);
+        }
+        if self.needs {
+            lines.push(NEEDS_NOTE);
+        }
+        lines
     }
 }
 
@@ -296,21 +364,31 @@ mod tests {
         let stats = Stats::of((1..=8).map(|s| Some(s * 1000)).chain([None, None]));
         let m = Metric::ExposureMs;
         assert_eq!(percentile_shown(m, &stats, 50.0), Shown::Value(5000));
-        assert_eq!(percentile_shown(m, &stats, 80.0), Shown::Value(8000));
-        assert_eq!(percentile_shown(m, &stats, 90.0), Shown::Never);
+        assert_eq!(percentile_shown(m, &stats, 90.0), Shown::NeedsTrials(29));
         assert_eq!(max_shown(m, &stats), Shown::Never);
+        // 40 trials, 4 of them still listed: p90 (rank 36) is the last resolved one, p95 (rank
+        // 38) falls on the unresolved ones.
+        let stats = Stats::of((1..=36).map(|s| Some(s * 1000)).chain([None; 4]));
+        assert_eq!(percentile_shown(m, &stats, 90.0), Shown::Value(36_000));
+        assert_eq!(percentile_shown(m, &stats, 95.0), Shown::NeedsTrials(59));
+        assert_eq!(percentile_shown(m, &stats, 92.5), Shown::Never);
         // No dead hit is not "later": the last dead hit uses the resolved trials only.
         let m = Metric::LastDeadHitMs;
-        assert_eq!(percentile_shown(m, &stats, 90.0), Shown::Value(8000));
-        assert_eq!(max_shown(m, &stats), Shown::Value(8000));
-        // Every trial resolved: the same as the CSV's figures.
-        let all = Stats::of((1..=100).map(Some));
-        for p in [50.0, 90.0, 99.0, 99.9] {
+        assert_eq!(percentile_shown(m, &stats, 90.0), Shown::Value(33_000));
+        assert_eq!(max_shown(m, &stats), Shown::Value(36_000));
+        // Every trial resolved: the same as the CSV's figures, where the trials support them.
+        let all = Stats::of((1..=300).map(Some));
+        for p in [50.0, 90.0, 99.0] {
             assert_eq!(
                 percentile_shown(Metric::ExposureMs, &all, p),
                 Shown::Value(all.percentile(p).unwrap())
             );
         }
+        assert_eq!(
+            percentile_shown(Metric::ExposureMs, &all, 99.9),
+            Shown::NeedsTrials(2995)
+        );
+        assert_eq!(Shown::NeedsTrials(299).text(Metric::ExposureMs), "n<299");
         assert_eq!(Shown::Value(1234).text(Metric::ExposureMs), "1.2");
         assert_eq!(Shown::Value(12).text(Metric::DeadHits), "12");
         assert_eq!(Shown::Never.text(Metric::ExposureMs), "never");

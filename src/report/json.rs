@@ -1,5 +1,7 @@
 //! `summary.json`: the run's results for machines, with what is needed to reproduce them.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::engine::fnv1a64;
@@ -39,9 +41,19 @@ struct MetricJson {
     p99_9: Option<i64>,
     max: Option<i64>,
     mean: Option<f64>,
+    /// The mean's 95 % Student t-interval (`null` below 2 values).
     mean_ci95: Option<[f64; 2]>,
     zero_share: f64,
+    /// The percentiles left `null` because too few trials have a value, with the number each
+    /// needs (`experiment::intervals`): `{"p99": 299, "p99_9": 2995}`.
+    needs_trials: BTreeMap<&'static str, usize>,
+    /// `unresolved` by reason (`experiment::Unresolved`): `{"listed_at_end": 3}`.
+    unresolved_by: BTreeMap<&'static str, usize>,
 }
+
+/// The percentiles of `summary.json` by their JSON names.
+const PERCENTILES: [(&str, f64); 4] =
+    [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99_9", 99.9)];
 
 /// A stable hash of the validated scenario, so two results can be told apart by their inputs.
 pub fn scenario_hash(scenario: &Scenario) -> String {
@@ -75,6 +87,16 @@ pub fn render_summary_json(scenario: &Scenario, rows: &[SummaryRow]) -> String {
                         mean: st.mean,
                         mean_ci95: st.mean_ci95.map(|(lo, hi)| [lo, hi]),
                         zero_share: st.zero_share,
+                        needs_trials: PERCENTILES
+                            .iter()
+                            .filter(|_| !st.sorted.is_empty())
+                            .filter_map(|&(name, p)| st.needs_trials(p).map(|n| (name, n)))
+                            .collect(),
+                        unresolved_by: r
+                            .unresolved_by
+                            .iter()
+                            .map(|&(reason, n)| (reason.name(), n))
+                            .collect(),
                     }
                 })
                 .collect(),

@@ -33,7 +33,7 @@ pub use sweep_report::{
 };
 pub use terminal::{render_deploy, render_summary};
 
-use crate::experiment::{Stats, TrialOutcome, shutdown_stats};
+use crate::experiment::{Stats, TrialOutcome, Unresolved, shutdown_stats};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -45,6 +45,17 @@ pub struct SummaryRow {
     pub strategy: &'static str,
     pub metric: Metric,
     pub stats: Stats,
+    /// `stats.unresolved` by reason (reasons with no trial left out).
+    pub unresolved_by: Vec<(Unresolved, usize)>,
+}
+
+/// `listed_at_end=3;restarted=1`: a count of trials by reason, as `summary.csv` writes it (empty
+/// when there is none).
+pub(crate) fn reasons_cell(by: &[(Unresolved, usize)]) -> String {
+    by.iter()
+        .map(|(r, n)| format!("{}={n}", r.name()))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// A CSV cell: the value, or empty for "no value".
@@ -62,6 +73,7 @@ pub fn summarize(scenario: &Scenario, outcomes: &[TrialOutcome]) -> Vec<SummaryR
             strategy: scenario.shutdowns[row.shutdown].strategy.name(),
             metric: row.metric,
             stats: row.stats,
+            unresolved_by: row.unresolved_by,
         })
         .collect()
 }

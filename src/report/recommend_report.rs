@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use crate::experiment::intervals::trials_for_percentile;
 use crate::experiment::{Recommendation, measure, what_ifs};
 use crate::scenario::{Scenario, ScenarioError, Strategy};
 
@@ -59,28 +60,37 @@ pub fn recommend(
             let whatifs = what_ifs(text, source, overrides, strategy, options.target)?;
             writeln!(
                 out,
-                "    what shortens it (each interval cut to a quarter):"
+                "    what shortens it (each interval cut to a quarter, {} trials each):",
+                r.trials
             )?;
             for w in &whatifs {
+                let simulated = match w.percentile {
+                    Some(p) => format!("p{p} {}", seconds(w.at_target_s)),
+                    None => "no percentile".to_string(),
+                };
                 writeln!(
                     out,
-                    "      {}={}: p{} {}, worst case {} s",
-                    w.key,
-                    w.value,
-                    r.target,
-                    seconds(w.at_target_s),
-                    w.worst_case_s
+                    "      {}={}: {simulated}, worst case {} s",
+                    w.key, w.value, w.worst_case_s
                 )?;
             }
-            if let Some(best) = whatifs
-                .iter()
-                .min_by_key(|w| w.at_target_s.unwrap_or(u64::MAX))
+            if let Some(p) = r.percentile
+                && let Some(best) = whatifs.iter().filter_map(|w| w.at_target_s).min()
             {
-                writeln!(
-                    out,
-                    "    cutting {} shortens the p{} wait most",
-                    best.key, r.target
-                )?;
+                // Every key at the shortest wait: a tie is told as one, not as the first key.
+                let keys: Vec<&str> = whatifs
+                    .iter()
+                    .filter(|w| w.at_target_s == Some(best))
+                    .map(|w| w.key.as_str())
+                    .collect();
+                match keys.as_slice() {
+                    [one] => writeln!(out, "    cutting {one} shortens the p{p} wait most")?,
+                    many => writeln!(
+                        out,
+                        "    cutting {} shortens the p{p} wait alike (to {best} s)",
+                        many.join(" or ")
+                    )?,
+                }
             }
         }
     }
@@ -93,18 +103,51 @@ fn seconds(value: Option<u64>) -> String {
     })
 }
 
+/// Every simulated figure names the trials behind it; a percentile the trials cannot support is
+/// not given (the highest one they support is, with what the target needs).
 fn print_recommendation(out: &mut dyn Write, r: &Recommendation) -> io::Result<()> {
     writeln!(out, "\n  {}:", r.strategy.name())?;
     let ms = |v: Option<i64>| v.map_or("-".to_string(), |v| format!("{:.1} s", v as f64 / 1000.0));
-    writeln!(
-        out,
-        "    zero dead hits in {}% of trials: wait-s = {} (simulated; needed p50 {}, max {}, {} unresolved)",
-        r.target,
-        seconds(r.at_target_s),
-        ms(r.needed.p50),
+    let n = r.trials;
+    let resolved = r.needed.sorted.len();
+    let p50 = match r.needed.needs_trials(50.0) {
+        None => format!("p50 {}, ", ms(r.needed.p50)),
+        Some(_) if resolved == 0 => String::new(),
+        Some(k) => format!("p50 needs at least {k}, "),
+    };
+    let needed = format!(
+        "needed {p50}max {} over the {resolved} trial(s) that dropped it, {} unresolved",
         ms(r.needed.max),
         r.needed.unresolved
-    )?;
+    );
+    if let Some(k) = r.target_needs {
+        writeln!(
+            out,
+            "    zero dead hits in {}% of trials: not measured, it needs at least {k} trials \
+             (these are {n})",
+            r.target
+        )?;
+    }
+    match r.percentile {
+        Some(p) => {
+            let most = if r.target_needs.is_some() {
+                format!(", the most {n} trials support")
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "    zero dead hits in {p}% of trials{most}: wait-s = {} (simulated over {n} \
+                 trials; {needed})",
+                seconds(r.at_target_s),
+            )?;
+        }
+        None => writeln!(
+            out,
+            "    no percentile: {n} trials support none (p50 needs at least {}); simulated {needed}",
+            trials_for_percentile(50.0).unwrap_or(usize::MAX)
+        )?,
+    }
     let terms: Vec<String> = r
         .closed_form
         .terms
@@ -113,7 +156,7 @@ fn print_recommendation(out: &mut dyn Write, r: &Recommendation) -> io::Result<(
         .collect();
     writeln!(
         out,
-        "    zero dead hits whatever the phases: wait-s = {} s (closed form {} = {:.3} s; simulated max {})",
+        "    zero dead hits whatever the phases: wait-s = {} s (closed form {} = {:.3} s; simulated max {} over {n} trials)",
         r.worst_case_s,
         terms.join(" + "),
         r.closed_form.total_ms() as f64 / 1000.0,

@@ -12,6 +12,7 @@ use crate::scenario::Scenario;
 use super::SummaryRow;
 use super::columns::StatColumn::{Max, Mean, Min, P50, P90, P99, P999, Unresolved};
 use super::columns::labels;
+use super::describe::{Footnotes, NEEDS_NOTE, percentile_of_values};
 use super::explain::Explanation;
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, create_dir, write_text, write_with};
@@ -203,20 +204,26 @@ pub fn run_report(
             &["metric", "unit"],
             &[Min, P50, P90, P99, P999, Max, Mean, Unresolved],
         );
+        let mut notes = Footnotes::default();
         let table_rows = rows
             .iter()
             .filter(|r| r.shutdown == s)
             .map(|r| {
                 let st = &r.stats;
                 let m = r.metric;
+                let mut percentile = |st: &crate::experiment::Stats, p: f64| {
+                    let shown = percentile_of_values(st, p);
+                    notes.add(shown);
+                    shown.text(m)
+                };
                 vec![
                     m.label().replace("Ribbon", scenario.balancer_name()),
                     if m.is_time() { "s" } else { "count" }.to_string(),
                     fmt(m, st.min),
-                    fmt(m, st.p50),
-                    fmt(m, st.p90),
-                    fmt(m, st.p99),
-                    fmt(m, st.p999),
+                    percentile(st, 50.0),
+                    percentile(st, 90.0),
+                    percentile(st, 99.0),
+                    percentile(st, 99.9),
                     fmt(m, st.max),
                     st.mean.map_or("-".to_string(), |v| {
                         if m.is_time() {
@@ -233,23 +240,27 @@ pub fn run_report(
             .iter()
             .find(|r| r.shutdown == s && r.metric == Metric::DeadHits)
             .map_or(0.0, |r| r.stats.zero_share * 100.0);
+        let mut paragraphs = vec![
+            format!(
+                "Times are relative to the instant the instance stopped serving; negative \
+                     means the layer knew before. {zero:.1} % of the trials had no dead hit."
+            ),
+            format!(
+                "Exposure is the time callers kept the instance in their {} lists after it \
+                     stopped; a dead hit is a request attempt refused by it.",
+                scenario.balancer_name()
+            ),
+        ];
+        if notes.needs {
+            paragraphs.push(NEEDS_NOTE.to_string() + ".");
+        }
         sections.push(Section {
             heading: format!(
                 "{} stopped with {}",
                 config.instance,
                 config.strategy.name()
             ),
-            paragraphs: vec![
-                format!(
-                    "Times are relative to the instant the instance stopped serving; negative \
-                     means the layer knew before. {zero:.1} % of the trials had no dead hit."
-                ),
-                format!(
-                    "Exposure is the time callers kept the instance in their {} lists after it \
-                     stopped; a dead hit is a request attempt refused by it.",
-                    scenario.balancer_name()
-                ),
-            ],
+            paragraphs,
             tables: vec![Table {
                 caption: format!("Summary over {} trials", outcomes.len()),
                 header,

@@ -6,13 +6,14 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::eureka::RequestMode;
+use crate::experiment::intervals::trials_for_percentile;
 use crate::experiment::sweep::{PlannedPoint, run_sweep};
-use crate::experiment::{PointResult, Sweep, Vary};
+use crate::experiment::{PointResult, Sweep, Vary, needs_trials};
 use crate::scenario::Metric;
 
 use super::columns::{SWEEP_STATS, cells, header};
 use super::describe::{
-    Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
+    Footnotes, Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
 };
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
@@ -117,28 +118,36 @@ fn shown(point: &PointResult, shutdown: usize, metric: Metric, p: f64) -> Shown 
 }
 
 /// The grid of one shutdown: the key values, then p50 and p99 exposure, mean dead hits and the
-/// unresolved exposures (`full` adds p99 dead hits and the share without a dead hit). The flag
-/// says whether a cell shows "never".
-fn grid_table(sweep: &Sweep, shutdown: usize, full: bool) -> (Vec<String>, Vec<Vec<String>>, bool) {
+/// unresolved exposures (`full` adds p99 dead hits and the share without a dead hit), with the
+/// footnotes its cells need.
+fn grid_table(
+    sweep: &Sweep,
+    shutdown: usize,
+    full: bool,
+) -> (Vec<String>, Vec<Vec<String>>, Footnotes) {
     let mut header: Vec<String> = sweep.varies.iter().map(|v| v.key.clone()).collect();
     header.extend(["p50 exposure (s)", "p99 exposure (s)", "mean dead hits"].map(String::from));
     if full {
         header.extend(["p99 dead hits", "no dead hit"].map(String::from));
     }
     header.push("unresolved".to_string());
-    let mut never = false;
+    let mut notes = Footnotes::default();
     let rows = sweep
         .points
         .iter()
         .map(|point| {
             let mut row = point.point.values.clone();
             let exposure = [50.0, 99.0].map(|p| shown(point, shutdown, Metric::ExposureMs, p));
-            never |= exposure.contains(&Shown::Never);
+            for shown in exposure {
+                notes.add(shown);
+            }
             row.extend(exposure.map(|s| s.text(Metric::ExposureMs)));
             let dead_hits = point.get(shutdown, Metric::DeadHits);
             row.push(dead_hits.map_or("-".to_string(), |s| mean_text(Metric::DeadHits, s)));
             if full {
-                row.push(shown(point, shutdown, Metric::DeadHits, 99.0).text(Metric::DeadHits));
+                let p99 = shown(point, shutdown, Metric::DeadHits, 99.0);
+                notes.add(p99);
+                row.push(p99.text(Metric::DeadHits));
                 row.push(dead_hits.map_or("-".to_string(), |s| percent(s.zero_share)));
             }
             let unresolved = point
@@ -148,7 +157,7 @@ fn grid_table(sweep: &Sweep, shutdown: usize, full: bool) -> (Vec<String>, Vec<V
             row
         })
         .collect();
-    (header, rows, never)
+    (header, rows, notes)
 }
 
 const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the instance was \
@@ -175,10 +184,10 @@ pub fn render_sweep(sweep: &Sweep, source: &str) -> String {
             "\n{instance}: exposure in seconds after it stopped serving; unresolved: trials in \
              which it was still listed at the end"
         );
-        let (header, rows, never) = grid_table(sweep, s, false);
+        let (header, rows, notes) = grid_table(sweep, s, false);
         out.push_str(&text_table(&header, &rows, 0));
-        if never {
-            let _ = writeln!(out, "  {NEVER_NOTE}");
+        for note in notes.lines(NEVER_NOTE) {
+            let _ = writeln!(out, "  {note}");
         }
     }
     out
@@ -231,30 +240,50 @@ struct Plotted {
     metric: Metric,
     /// `None`: the mean.
     percentile: Option<f64>,
-    stem: &'static str,
-    label: &'static str,
 }
 
-const P99_EXPOSURE: Plotted = Plotted {
-    metric: Metric::ExposureMs,
-    percentile: Some(99.0),
-    stem: "exposure-p99",
-    label: "p99 exposure (s)",
-};
-const P99_DEAD_HITS: Plotted = Plotted {
-    metric: Metric::DeadHits,
-    percentile: Some(99.0),
-    stem: "dead-hits-p99",
-    label: "p99 dead hits",
-};
-const MEAN_DEAD_HITS: Plotted = Plotted {
-    metric: Metric::DeadHits,
-    percentile: None,
-    stem: "dead-hits-mean",
-    label: "mean dead hits",
-};
+/// The percentiles a sweep plots, the first its trials support (see [`plotted_percentile`]).
+const PLOTTED_PERCENTILES: [f64; 3] = [99.0, 90.0, 50.0];
 
 impl Plotted {
+    fn exposure(p: f64) -> Plotted {
+        Plotted {
+            metric: Metric::ExposureMs,
+            percentile: Some(p),
+        }
+    }
+
+    fn dead_hits(p: Option<f64>) -> Plotted {
+        Plotted {
+            metric: Metric::DeadHits,
+            percentile: p,
+        }
+    }
+
+    /// The file stem: `exposure-p99`, `dead-hits-mean`.
+    fn stem(self) -> String {
+        let what = match self.metric {
+            Metric::ExposureMs => "exposure",
+            _ => "dead-hits",
+        };
+        match self.percentile {
+            Some(p) => format!("{what}-p{p}"),
+            None => format!("{what}-mean"),
+        }
+    }
+
+    /// The axis and title label: `p99 exposure (s)`, `mean dead hits`.
+    fn label(self) -> String {
+        let what = match self.metric {
+            Metric::ExposureMs => "exposure (s)",
+            _ => "dead hits",
+        };
+        match self.percentile {
+            Some(p) => format!("p{p} {what}"),
+            None => format!("mean {what}"),
+        }
+    }
+
     /// The value at a point in the unit people read (seconds for times); `None` when it falls
     /// on unresolved trials or there is none.
     fn value(self, point: &PointResult, shutdown: usize) -> Option<f64> {
@@ -266,6 +295,37 @@ impl Plotted {
                 .map(|m| if self.metric.is_time() { m / 1000.0 } else { m }),
         }
     }
+}
+
+/// The percentile the plots show: p99, or the highest of p90 and p50 that the trials of a point
+/// support, with a note when it is not p99; `None` (and a note) when they support none.
+fn plotted_percentile(sweep: &Sweep) -> (Option<f64>, Option<String>) {
+    let trials = sweep
+        .points
+        .first()
+        .map_or(0, |p| p.scenario.simulation.trials as usize);
+    let chosen = PLOTTED_PERCENTILES
+        .into_iter()
+        .find(|&p| needs_trials(trials, p).is_none());
+    let wanted = PLOTTED_PERCENTILES[0];
+    let note = match chosen {
+        Some(p) if p == wanted => None,
+        _ => {
+            let needed = trials_for_percentile(wanted).unwrap_or(usize::MAX);
+            Some(match chosen {
+                Some(p) => format!(
+                    "p{wanted} needs at least {needed} trials per point (these have {trials}): \
+                     the plots show p{p}, the highest percentile {trials} trials support."
+                ),
+                None => format!(
+                    "p{wanted} needs at least {needed} trials per point and p50 at least {} \
+                     (these have {trials}): no percentile is plotted.",
+                    trials_for_percentile(50.0).unwrap_or(usize::MAX)
+                ),
+            })
+        }
+    };
+    (chosen, note)
 }
 
 /// A value given to `--vary` as a number (TOML allows `5_000`), if it is one.
@@ -289,12 +349,18 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
     );
     let shutdowns = shutdowns(sweep);
     let mut plots = Vec::new();
+    let (percentile, note) = plotted_percentile(sweep);
     match sweep.varies.as_slice() {
         [vary] => {
             let numbers: Option<Vec<f64>> = vary.values.iter().map(|v| number(v)).collect();
-            for plotted in [P99_EXPOSURE, P99_DEAD_HITS] {
-                let title = format!("{} vs {}: {source}\n{settings}", plotted.label, vary.key);
-                let caption = format!("{} against {}.", plotted.label, vary.key);
+            let plotted = match percentile {
+                Some(p) => vec![Plotted::exposure(p), Plotted::dead_hits(Some(p))],
+                None => vec![Plotted::dead_hits(None)],
+            };
+            for plotted in plotted {
+                let label = plotted.label();
+                let title = format!("{label} vs {}: {source}\n{settings}", vary.key);
+                let caption = format!("{label} against {}.", vary.key);
                 let plot = match &numbers {
                     Some(xs) => {
                         // Left to right, whatever the order of the values.
@@ -303,7 +369,7 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
                         SweepPlot::Line(LinePlot {
                             title,
                             x_label: vary.key.clone(),
-                            y_label: plotted.label.to_string(),
+                            y_label: label.clone(),
                             xs: order.iter().map(|&i| xs[i]).collect(),
                             series: shutdowns
                                 .iter()
@@ -329,26 +395,32 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
                                 sweep.points.iter().map(|p| plotted.value(p, *s)).collect()
                             })
                             .collect(),
-                        value_label: plotted.label.to_string(),
+                        value_label: label.clone(),
                     }),
                 };
                 plots.push(NamedPlot {
-                    stem: plotted.stem.to_string(),
+                    stem: plotted.stem(),
                     caption,
                     plot,
                 });
             }
         }
         [x, y] => {
+            let plotted: Vec<Plotted> = percentile
+                .map(Plotted::exposure)
+                .into_iter()
+                .chain([Plotted::dead_hits(None)])
+                .collect();
             for (s, instance) in &shutdowns {
-                for plotted in [P99_EXPOSURE, MEAN_DEAD_HITS] {
+                for &plotted in &plotted {
+                    let label = plotted.label();
                     let (stem, of) = if shutdowns.len() > 1 {
                         (
-                            format!("{}-{instance}", plotted.stem),
+                            format!("{}-{instance}", plotted.stem()),
                             format!(" of {instance}"),
                         )
                     } else {
-                        (plotted.stem.to_string(), String::new())
+                        (plotted.stem(), String::new())
                     };
                     // Points are row-major with the first key slowest: point (i, j) is
                     // i * ny + j, and the heatmap wants values[j][i].
@@ -362,21 +434,18 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
                         .collect();
                     plots.push(NamedPlot {
                         stem,
-                        caption: format!(
-                            "{}{of} by {} (x) and {} (y).",
-                            plotted.label, x.key, y.key
-                        ),
+                        caption: format!("{label}{of} by {} (x) and {} (y).", x.key, y.key),
                         plot: SweepPlot::Heatmap(Heatmap {
                             title: format!(
-                                "{}{of} by {} and {}: {source}\n{settings}",
-                                plotted.label, x.key, y.key
+                                "{label}{of} by {} and {}: {source}\n{settings}",
+                                x.key, y.key
                             ),
                             x_label: x.key.clone(),
                             y_label: y.key.clone(),
                             xs: x.values.clone(),
                             ys: y.values.clone(),
                             values,
-                            value_label: plotted.label.to_string(),
+                            value_label: label.clone(),
                         }),
                     });
                 }
@@ -389,7 +458,7 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
             };
         }
     }
-    SweepPlots { plots, note: None }
+    SweepPlots { plots, note }
 }
 
 /// `report.html`: the grid, the plots (as SVG, with their captions), and `notes` (things the
@@ -423,18 +492,18 @@ pub fn sweep_html(
         ],
         ..Section::default()
     };
-    let mut any_never = false;
+    let mut footnotes = Footnotes::default();
     for (s, instance) in shutdowns(sweep) {
-        let (header, rows, never) = grid_table(sweep, s, true);
-        any_never |= never;
+        let (header, rows, table_notes) = grid_table(sweep, s, true);
+        footnotes.merge(table_notes);
         grid.tables.push(Table {
             caption: instance,
             header,
             rows,
         });
     }
-    if any_never {
-        grid.paragraphs.push(NEVER_NOTE.to_string() + ".");
+    for note in footnotes.lines(NEVER_NOTE) {
+        grid.paragraphs.push(note.to_string() + ".");
     }
     let mut plots = Section {
         heading: "Plots".to_string(),
@@ -442,7 +511,7 @@ pub fn sweep_html(
         ..Section::default()
     };
     let mut sections = vec![grid];
-    let skipped = sweep_plots_note(sweep);
+    let skipped = sweep_plots_note(sweep).or_else(|| plotted_percentile(sweep).1);
     if let Some(note) = skipped {
         plots.paragraphs.push(note);
     }
@@ -493,17 +562,23 @@ mod tests {
     use crate::experiment::sweep::{plan_sweep, run_sweep};
     use crate::scenario::fixture::{ScenarioText, parse};
 
-    fn scenario() -> String {
-        ScenarioText::simulation(&["duration-s = 500", "trials = 3"])
+    fn scenario(trials: u32) -> String {
+        let trials = format!("trials = {trials}");
+        ScenarioText::simulation(&["duration-s = 500", &trials])
             .fleet(20, &[])
             .shutdown("svc-0", 200, "kill-15", &[])
             .shutdown("svc-1", 250, "kill-15", &[])
             .text()
     }
 
+    /// The sweep at 3 trials per point.
     fn sweep(args: &[&str]) -> Sweep {
+        sweep_with(3, args)
+    }
+
+    fn sweep_with(trials: u32, args: &[&str]) -> Sweep {
         let varies: Vec<Vary> = args.iter().map(|a| Vary::parse(a).unwrap()).collect();
-        let plan = plan_sweep(&varies, |extra| parse(&scenario(), extra)).unwrap();
+        let plan = plan_sweep(&varies, |extra| parse(&scenario(trials), extra)).unwrap();
         run_sweep(&varies, plan, RequestMode::default(), &|| {})
     }
 
@@ -537,13 +612,20 @@ mod tests {
         );
     }
 
+    /// 30 trials per point support p90, not p99 (299): the plots show p90 and say why.
     #[test]
     fn one_numeric_key_draws_lines_sorted_by_value() {
-        let sweep = sweep(&[REFRESH]);
+        let sweep = sweep_with(30, &[REFRESH]);
         let plots = sweep_plots(&sweep, "t.toml", &[]);
-        assert_eq!(plots.note, None);
+        assert_eq!(
+            plots.note.as_deref(),
+            Some(
+                "p99 needs at least 299 trials per point (these have 30): the plots show p90, \
+                 the highest percentile 30 trials support."
+            )
+        );
         let stems: Vec<&str> = plots.plots.iter().map(|p| p.stem.as_str()).collect();
-        assert_eq!(stems, ["exposure-p99", "dead-hits-p99"]);
+        assert_eq!(stems, ["exposure-p90", "dead-hits-p90"]);
         let SweepPlot::Line(line) = &plots.plots[0].plot else {
             panic!("not a line plot");
         };
@@ -551,16 +633,17 @@ mod tests {
         assert_eq!(line.series.len(), 2);
         assert_eq!(line.series[1].0, "svc-1");
         // The 5000 point (second in the grid) comes first.
-        let p99 = |point: usize| {
+        let p90 = |point: usize| {
             sweep.points[point]
                 .get(0, Metric::ExposureMs)
-                .and_then(|s| s.p99)
+                .and_then(|s| s.p90)
                 .map(|v| v as f64 / 1000.0)
         };
-        assert_eq!(line.series[0].1, [p99(1), p99(0)]);
+        assert!(p90(0).is_some());
+        assert_eq!(line.series[0].1, [p90(1), p90(0)]);
         assert!(
             line.title.starts_with(
-                "p99 exposure (s) vs clients.ribbon.ServerListRefreshInterval: t.toml\n"
+                "p90 exposure (s) vs clients.ribbon.ServerListRefreshInterval: t.toml\n"
             )
         );
         assert!(!line.title.contains("Ribbon refresh"), "{}", line.title);
@@ -577,17 +660,30 @@ mod tests {
         assert_eq!(map.ys, ["svc-0", "svc-1"]);
     }
 
+    /// 3 trials per point support no percentile: no percentile plot, the grid says `n<N`.
+    #[test]
+    fn too_few_trials_plot_no_percentile() {
+        let sweep = sweep(&[REFRESH]);
+        let plots = sweep_plots(&sweep, "t.toml", &[]);
+        let stems: Vec<&str> = plots.plots.iter().map(|p| p.stem.as_str()).collect();
+        assert_eq!(stems, ["dead-hits-mean"]);
+        assert!(plots.note.unwrap().contains("no percentile is plotted"));
+        let text = render_sweep(&sweep, "t.toml");
+        assert!(text.contains("n<6") && text.contains("n<299"), "{text}");
+        assert!(text.contains("\"n<N\": too few trials"), "{text}");
+    }
+
     #[test]
     fn two_keys_draw_heatmaps_per_shutdown_with_the_first_key_along_x() {
-        let sweep = sweep(&[CACHE, REFRESH]);
+        let sweep = sweep_with(6, &[CACHE, REFRESH]);
         let plots = sweep_plots(&sweep, "t.toml", &[]);
         let stems: Vec<&str> = plots.plots.iter().map(|p| p.stem.as_str()).collect();
         assert_eq!(
             stems,
             [
-                "exposure-p99-svc-0",
+                "exposure-p50-svc-0",
                 "dead-hits-mean-svc-0",
-                "exposure-p99-svc-1",
+                "exposure-p50-svc-1",
                 "dead-hits-mean-svc-1"
             ]
         );

@@ -2,11 +2,12 @@
 
 use std::fmt::Write;
 
-use crate::experiment::{Stats, TrialOutcome};
+use crate::experiment::{Stats, TrialOutcome, Unresolved};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;
+use super::describe::{Footnotes, NEEDS_NOTE, Shown, needs_cell, percentile_of_values};
 
 /// Formats a metric value: seconds with one decimal for times, plain integers for counts.
 fn cell(metric: Metric, value: Option<i64>) -> String {
@@ -14,6 +15,17 @@ fn cell(metric: Metric, value: Option<i64>) -> String {
         None => "-".to_string(),
         Some(v) if metric.is_time() => format!("{:.1}s", v as f64 / 1000.0),
         Some(v) => v.to_string(),
+    }
+}
+
+/// A percentile over the trials that have a value, or `n<N` when they are too few for it.
+fn percentile_cell(metric: Metric, stats: &Stats, p: f64, notes: &mut Footnotes) -> String {
+    let shown = percentile_of_values(stats, p);
+    notes.add(shown);
+    match shown {
+        Shown::Value(v) => cell(metric, Some(v)),
+        Shown::NeedsTrials(n) => needs_cell(n),
+        Shown::Never | Shown::Missing => "-".to_string(),
     }
 }
 
@@ -70,6 +82,7 @@ pub fn render_summary(
             "  {:<w$}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
             "", "min", "p50", "p90", "p99", "max", "mean", "unresolved"
         );
+        let mut notes = Footnotes::default();
         for row in rows.iter().filter(|r| r.shutdown == s) {
             let st = &row.stats;
             let m = row.metric;
@@ -78,49 +91,126 @@ pub fn render_summary(
                 "  {:<w$}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>12}",
                 label(m),
                 cell(m, st.min),
-                cell(m, st.p50),
-                cell(m, st.p90),
-                cell(m, st.p99),
+                percentile_cell(m, st, 50.0, &mut notes),
+                percentile_cell(m, st, 90.0, &mut notes),
+                percentile_cell(m, st, 99.0, &mut notes),
                 cell(m, st.max),
                 mean_cell(m, st),
                 st.unresolved
             );
         }
+        if notes.needs {
+            let _ = writeln!(out, "  {NEEDS_NOTE}");
+        }
+        out.push_str(&unresolved_line(s, outcomes));
         out.push_str(&intervals(rows.iter().filter(|r| r.shutdown == s)));
         out.push_str(&where_the_news_waited(s, outcomes, balancer));
     }
     out
 }
 
-/// The exposure's mean with its 95 % interval and p99.9, and the share of clean trials.
+/// The exposure over the trials: its mean with the mean's 95 % t-interval, the highest
+/// percentile the trials support with its 95 % order-statistic interval, what a higher one
+/// needs; and the share of clean trials.
 fn intervals<'a>(rows: impl Iterator<Item = &'a SummaryRow>) -> String {
     let mut out = String::new();
     for row in rows {
         let st = &row.stats;
         match row.metric {
             Metric::ExposureMs => {
-                if let (Some(mean), Some((lo, hi))) = (st.mean, st.mean_ci95) {
-                    let _ = writeln!(
-                        out,
-                        "  mean exposure {:.1}s (95 % CI {:.1}-{:.1}s), p99.9 {}",
-                        mean / 1000.0,
-                        lo / 1000.0,
-                        hi / 1000.0,
-                        cell(row.metric, st.p999)
-                    );
+                if let Some(text) = exposure_line(st) {
+                    let _ = writeln!(out, "  {text}");
                 }
             }
             Metric::DeadHits => {
                 let _ = writeln!(
                     out,
-                    "  no dead hit in {:.1} % of trials",
-                    st.zero_share * 100.0
+                    "  no dead hit in {:.1} % of {} trial(s)",
+                    st.zero_share * 100.0,
+                    st.trials
                 );
             }
             _ => {}
         }
     }
     out
+}
+
+/// `exposure over 200 trial(s): mean 243.5s (95 % t-interval 240.1 .. 247.0s); p95 287.9s
+/// (95 % order-statistic CI 281.0 .. 293.1s); p99 needs at least 299 trials, p99.9 2995`.
+fn exposure_line(st: &Stats) -> Option<String> {
+    let n = st.sorted.len();
+    let s = |ms: f64| format!("{:.1}s", ms / 1000.0);
+    let mean = st.mean?;
+    let mean = match st.mean_ci95 {
+        Some((lo, hi)) => format!(
+            "mean {} (95 % t-interval {:.1} .. {})",
+            s(mean),
+            lo / 1000.0,
+            s(hi)
+        ),
+        None => format!("mean {} (no interval: it needs at least 2 trials)", s(mean)),
+    };
+    let mut parts = vec![mean];
+    let levels = [50.0, 90.0, 95.0, 99.0, 99.9];
+    let supported = levels.iter().rev().find(|&&p| st.needs_trials(p).is_none());
+    if let Some(&p) = supported
+        && let (Some(v), Some((lo, hi))) = (st.percentile(p), st.percentile_ci95(p))
+    {
+        parts.push(format!(
+            "p{p} {} (95 % order-statistic CI {:.1} .. {})",
+            s(v as f64),
+            lo as f64 / 1000.0,
+            s(hi as f64)
+        ));
+    }
+    let needs: Vec<String> = levels
+        .iter()
+        .filter_map(|&p| st.needs_trials(p).map(|k| (p, k)))
+        .enumerate()
+        .map(|(i, (p, k))| {
+            if i == 0 {
+                format!("p{p} needs at least {k} trials")
+            } else {
+                format!("p{p} {k}")
+            }
+        })
+        .collect();
+    if !needs.is_empty() {
+        parts.push(needs.join(", "));
+    }
+    let unresolved = if st.unresolved > 0 {
+        format!(" ({} unresolved left out)", st.unresolved)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "exposure over {n} trial(s){unresolved}: {}",
+        parts.join("; ")
+    ))
+}
+
+/// `unresolved trials (no exposure or removal time): 3 still listed at the end, 1 restarted
+/// while still listed`; empty when every trial resolved. A trial counts once per reason it has.
+fn unresolved_line(s: usize, outcomes: &[TrialOutcome]) -> String {
+    let parts: Vec<String> = Unresolved::ALL
+        .into_iter()
+        .filter_map(|reason| {
+            let n = outcomes
+                .iter()
+                .filter_map(|o| o.shutdowns.get(s))
+                .filter(|o| o.unresolved_reasons().contains(&reason))
+                .count();
+            (n > 0).then(|| format!("{n} {}", reason.label()))
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "  unresolved trials (an exposure or removal time is empty): {}\n",
+        parts.join(", ")
+    )
 }
 
 /// Mean time the news spent at each layer, over trials where every stage resolved.

@@ -4,11 +4,12 @@ use std::fmt;
 
 /// `trials.csv`'s header, as documented to users.
 pub const TRIALS_HEADER: &str = "trial,seed,instance,strategy,t_stop_ms,exposure_ms,dead_hits,errors,\
-inflight_failed,timeout_delay_ms,last_dead_hit_ms,server_removed_ms,readonly_removed_ms,client_removed_ms,ribbon_removed_ms";
+inflight_failed,timeout_delay_ms,last_dead_hit_ms,server_removed_ms,readonly_removed_ms,client_removed_ms,ribbon_removed_ms,\
+unresolved_reason";
 
 /// `summary.csv`'s header, as documented to users.
 pub const SUMMARY_HEADER: &str =
-    "instance,strategy,metric,trials,unresolved,min,p50,p90,p99,max,mean";
+    "instance,strategy,metric,trials,unresolved,min,p50,p90,p99,max,mean,unresolved_reasons";
 
 /// The per-trial metrics that `summary.csv` summarises: the `trials.csv` columns from
 /// `exposure_ms` on (t_stop_ms is an absolute time, not a metric of the departure).
@@ -102,6 +103,8 @@ pub struct TrialRow {
     pub readonly_removed_ms: Option<i64>,
     pub client_removed_ms: Option<i64>,
     pub ribbon_removed_ms: Option<i64>,
+    /// Why a removal cell is empty (`listed_at_end`, ...; `;`-joined), empty when none is.
+    pub unresolved_reason: String,
 }
 
 impl TrialRow {
@@ -121,6 +124,7 @@ impl TrialRow {
             col("readonly_removed_ms"),
             col("client_removed_ms"),
             col("ribbon_removed_ms"),
+            col("unresolved_reason"),
         ];
         table
             .rows
@@ -139,6 +143,7 @@ impl TrialRow {
                 readonly_removed_ms: optional(&r[c[10]], "readonly_removed_ms"),
                 client_removed_ms: optional(&r[c[11]], "client_removed_ms"),
                 ribbon_removed_ms: optional(&r[c[12]], "ribbon_removed_ms"),
+                unresolved_reason: r[c[13]].clone(),
             })
             .collect()
     }
@@ -158,6 +163,8 @@ pub struct SummaryRow {
     pub p99: Option<i64>,
     pub max: Option<i64>,
     pub mean: Option<f64>,
+    /// `unresolved` by reason: `listed_at_end=3;restarted=1`.
+    pub unresolved_reasons: String,
 }
 
 impl SummaryRow {
@@ -175,6 +182,7 @@ impl SummaryRow {
             col("p99"),
             col("max"),
             col("mean"),
+            col("unresolved_reasons"),
         ];
         table
             .rows
@@ -191,6 +199,7 @@ impl SummaryRow {
                 p99: optional(&r[c[8]], "p99"),
                 max: optional(&r[c[9]], "max"),
                 mean: optional(&r[c[10]], "mean"),
+                unresolved_reasons: r[c[11]].clone(),
             })
             .collect()
     }
