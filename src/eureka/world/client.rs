@@ -20,6 +20,7 @@ impl<O: Observer> World<'_, O> {
     /// them: at once while they need only the queue, the network and the observer
     /// ([`ClientSink`]); from the first that needs the whole world (which holds the client) on,
     /// after the call.
+    #[inline]
     fn with_client(
         &mut self,
         p: ProcessId,
@@ -164,6 +165,7 @@ struct ClientSink<'w, O: Observer> {
 }
 
 impl<O: Observer> ClientOutput for ClientSink<'_, O> {
+    #[inline]
     fn observe(&mut self, observation: Observation) {
         if self.deferred.is_empty() {
             report(self.queue, self.deploys, self.observer, observation);
@@ -172,6 +174,7 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
         }
     }
 
+    #[inline]
     fn send(&mut self, call: Call) {
         if !self.deferred.is_empty() {
             return self.deferred.push(ClientEffect::Send(call));
@@ -182,6 +185,7 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
             .schedule_in(delay, Event::AtServer { server, from, call });
     }
 
+    #[inline]
     fn arm(&mut self, delay_ms: u64, timer: ClientTimer) {
         if !self.deferred.is_empty() {
             return self.deferred.push(ClientEffect::Arm { delay_ms, timer });
