@@ -14,12 +14,10 @@ pub(crate) struct ExplainArgs {
     /// Which trial (as numbered in trials.csv).
     #[arg(long, default_value_t = 0)]
     trial: u32,
-    /// Seed of the run (same as --set simulation.seed=S).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Override any scenario key by its dotted path (as for `run`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    /// `--seed` and `--set` as for `run` (`--trials` is accepted and changes nothing: one
+    /// trial is explained, whatever the count).
+    #[command(flatten)]
+    overrides: super::Overrides,
     /// Write every event of the trial to FILE: JSON Lines, or CSV if FILE ends in .csv.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -32,8 +30,7 @@ pub(crate) struct ExplainArgs {
 }
 
 pub(crate) fn explain(args: ExplainArgs) -> anyhow::Result<()> {
-    let overrides = super::base_overrides(None, args.seed, &args.set);
-    let scenario = super::load(&args.scenario, &overrides)?;
+    let scenario = super::load(&args.scenario, &args.overrides.list())?;
     let options = ExplainOptions {
         trial: args.trial,
         mode: super::request_mode(args.per_request),

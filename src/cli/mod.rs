@@ -131,11 +131,7 @@ impl Common {
 }
 
 /// The `--trials`, `--seed` and `--set` overrides, in the order every command applies them.
-pub(crate) fn base_overrides(
-    trials: Option<u32>,
-    seed: Option<u64>,
-    set: &[String],
-) -> Vec<String> {
+fn base_overrides(trials: Option<u32>, seed: Option<u64>, set: &[String]) -> Vec<String> {
     let mut overrides = Vec::new();
     if let Some(trials) = trials {
         overrides.push(format!("simulation.trials={trials}"));

@@ -4,14 +4,24 @@
 //! interval after the previous run ENDED (when its reply arrived; `TimedSupervisorTask`), and the
 //! `InstanceInfoReplicator` one interval after its run ended. Request time therefore makes every
 //! phase drift later, as in production.
+//!
+//! The client never sees the world: it is told the time and what happened (its creation, a
+//! timer, a reply, a status change, the shutdown) and says what must happen next through
+//! [`ClientOutput`]: calls to send, timers to arm, observations, and the few things only the
+//! world can do (start the web server, let the balancers read the new lists, go on with the
+//! shutdown). The world collects them into a `Vec<ClientEffect>` and carries them out in order
+//! once the call returns (some of them need the whole world, which the client is part of).
 
 use std::rc::Rc;
 
 use crate::engine::{RngStream, SimTime};
-use crate::scenario::ClientConfig;
+use crate::scenario::{ClientConfig, Release};
 
+use super::delta::{LOCAL_VERSION, apply_delta, delta_changes};
 use super::ids::{ProcessId, ServerId};
-use super::protocol::{Payload, Registrant};
+use super::observe::{HashPair, Observation};
+use super::protocol::{Call, DeltaContent, DeltaPayload, FetchWhy, Payload, ReconcileHash};
+use super::protocol::{RegisterWhy, Registrant, Reply};
 use super::rate_limiter::RateLimiter;
 use super::status::InstanceStatus;
 
@@ -21,34 +31,171 @@ pub const REPLICATOR_BURST: u64 = 2;
 /// `InstanceInfoReplicator#stop` waits this long for running and due tasks (Eureka >= 1.8.7).
 pub const REPLICATOR_STOP_WAIT_MS: u64 = 3_000;
 
+/// The two tasks `DiscoveryClient#initScheduledTasks` hands to a [`SupervisedTask`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// `HeartbeatThread` (`DiscoveryClient#renew`).
+    Heartbeat,
+    /// `CacheRefreshThread` (`DiscoveryClient#refreshRegistry`).
+    CacheRefresh,
+}
+
+/// A client timer, with the generation it was armed with where a later arm or a cancel can make
+/// it stale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientTimer {
+    Task {
+        task: Task,
+        generation: u32,
+    },
+    /// The replicator's periodic run.
+    Replicator {
+        generation: u32,
+    },
+    /// An on-demand update submitted to the replicator's thread.
+    ReplicatorOnDemand,
+    /// `InstanceInfoReplicator#stop`'s `awaitTermination` gives up.
+    ReplicatorStopDeadline,
+}
+
+/// How long the Spring context takes from the client's scheduled tasks to a ready web server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextStart {
+    /// A `[[deploy]]`'s `startup-s`.
+    Fixed(u64),
+    /// `simulation.context-start-ms` plus `U[0, spread]` from the client's own stream.
+    Drawn { least_ms: u64, spread_ms: u64 },
+}
+
+/// Where a client transition puts what it asks of the world, in the order it asks.
+pub trait ClientOutput {
+    /// Report this observation now.
+    fn observe(&mut self, observation: Observation);
+    /// Send this REST call to the client's server.
+    fn send(&mut self, call: Call);
+    /// Arm this timer to fire `delay_ms` from now.
+    fn arm(&mut self, delay_ms: u64, timer: ClientTimer);
+    /// The context goes on to start the web server, ready `delay_ms` from now.
+    fn start_web_server(&mut self, delay_ms: u64);
+    /// The local registry was (re)read: the balancers that follow the client's lists read them.
+    fn lists_changed(&mut self);
+    /// `DiscoveryClient#shutdown` has finished.
+    fn shutdown_done(&mut self);
+    /// A status PUT or DELETE (the service-registry strategy) was answered.
+    fn status_call_done(&mut self);
+}
+
+/// A client's request of the world, as data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientEffect {
+    Observe(Observation),
+    Send(Call),
+    Arm { delay_ms: u64, timer: ClientTimer },
+    StartWebServer { delay_ms: u64 },
+    ListsChanged,
+    ShutdownDone,
+    StatusCallDone,
+}
+
+impl ClientOutput for Vec<ClientEffect> {
+    fn observe(&mut self, observation: Observation) {
+        self.push(ClientEffect::Observe(observation));
+    }
+
+    fn send(&mut self, call: Call) {
+        self.push(ClientEffect::Send(call));
+    }
+
+    fn arm(&mut self, delay_ms: u64, timer: ClientTimer) {
+        self.push(ClientEffect::Arm { delay_ms, timer });
+    }
+
+    fn start_web_server(&mut self, delay_ms: u64) {
+        self.push(ClientEffect::StartWebServer { delay_ms });
+    }
+
+    fn lists_changed(&mut self) {
+        self.push(ClientEffect::ListsChanged);
+    }
+
+    fn shutdown_done(&mut self) {
+        self.push(ClientEffect::ShutdownDone);
+    }
+
+    fn status_call_done(&mut self) {
+        self.push(ClientEffect::StatusCallDone);
+    }
+}
+
+/// A task run by `TimedSupervisorTask` (FACTS.md §5.2, §0.3): a one-shot that re-arms itself
+/// one interval after its run ended. Each arm (and a cancel) starts a new generation, so a timer
+/// armed before is stale when it fires.
+///
+/// The supervisor's back-off (a run longer than the interval doubles the delay, up to
+/// `expBackOffBound` × interval) is not modelled: every call here is answered within a network
+/// latency, far below the interval, so the delay is always the interval.
+#[derive(Debug, Clone, Copy)]
+struct SupervisedTask {
+    task: Task,
+    interval_ms: u64,
+    generation: u32,
+}
+
+impl SupervisedTask {
+    fn new(task: Task, interval_ms: u64) -> SupervisedTask {
+        SupervisedTask {
+            task,
+            interval_ms,
+            generation: 0,
+        }
+    }
+
+    /// The run ended (or the task starts): the next one in one interval.
+    #[inline]
+    fn arm(&mut self, out: &mut impl ClientOutput) {
+        self.generation += 1;
+        let (task, generation) = (self.task, self.generation);
+        out.arm(self.interval_ms, ClientTimer::Task { task, generation });
+    }
+
+    /// The executor is shut down: the armed run never happens.
+    fn cancel(&mut self) {
+        self.generation += 1;
+    }
+
+    fn armed_with(&self, generation: u32) -> bool {
+        self.generation == generation
+    }
+}
+
 /// The client's own `InstanceInfo`.
 #[derive(Debug, Clone, Copy)]
-pub struct InstanceInfo {
-    pub status: InstanceStatus,
-    pub dirty: bool,
-    pub last_dirty: u64,
+struct InstanceInfo {
+    status: InstanceStatus,
+    dirty: bool,
+    last_dirty: u64,
 }
 
 /// The replicator's single-thread scheduler.
 #[derive(Debug, Default)]
-pub struct Replicator {
-    pub limiter: RateLimiter,
+struct Replicator {
+    limiter: RateLimiter,
     /// A register is in flight on the replicator thread, with the dirty stamp it captured.
-    pub busy: Option<u64>,
+    busy: Option<u64>,
     /// On-demand tasks submitted while busy; they run after the current one.
-    pub queued: u32,
+    queued: u32,
     /// When the pending periodic run is due, if one is scheduled.
-    pub periodic_due: Option<SimTime>,
-    pub generation: u32,
+    periodic_due: Option<SimTime>,
+    generation: u32,
     /// `shutdown()` was called: no new periodic runs; terminated when idle.
-    pub stopping: bool,
+    stopping: bool,
     /// The executor is gone (terminated or `shutdownNow`).
-    pub dead: bool,
+    dead: bool,
 }
 
 /// Where `DiscoveryClient#shutdown` is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShutdownPhase {
+enum ShutdownPhase {
     Running,
     /// Waiting for the replicator to stop (two-phase stop).
     StoppingReplicator,
@@ -59,34 +206,55 @@ pub enum ShutdownPhase {
 
 #[derive(Debug)]
 pub struct DiscoveryClient {
-    pub config: ClientConfig,
-    pub info: InstanceInfo,
+    /// The process this client runs in (for its observations).
+    id: ProcessId,
+    config: ClientConfig,
+    /// Which Eureka and Spring Cloud versions decide its shutdown.
+    release: Release,
+    info: InstanceInfo,
     /// Bumped when the process restarts; replies to an earlier incarnation are dropped.
-    pub incarnation: u32,
+    incarnation: u32,
     /// The status-change listener is registered.
-    pub listener: bool,
+    listener: bool,
     /// The heartbeat and cache-refresh executors run.
-    pub tasks_running: bool,
-    pub heartbeat_generation: u32,
-    pub fetch_generation: u32,
+    tasks_running: bool,
+    heartbeat: SupervisedTask,
+    cache_refresh: SupervisedTask,
     /// A heartbeat's re-register is in flight with this dirty stamp.
-    pub heartbeat_reregister: Option<u64>,
-    pub replicator: Replicator,
-    pub shutdown: ShutdownPhase,
+    heartbeat_reregister: Option<u64>,
+    replicator: Replicator,
+    shutdown: ShutdownPhase,
+    /// How long the context takes to start the web server once the tasks run.
+    context_start: ContextStart,
     /// The local registry: the last full fetch with the deltas applied since (a copy of its own
     /// once a delta changed it, see `delta.rs`).
-    pub cache: Option<Rc<Payload>>,
+    cache: Option<Rc<Payload>>,
+    /// The applications this process routes to (a caller's `calls`), in order.
+    called: Vec<usize>,
     /// Per called application: its UP instances in the order of the last shuffle.
-    pub up_lists: Vec<(usize, Vec<ProcessId>)>,
-    pub(in crate::eureka) rng: RngStream,
+    up_lists: Vec<(usize, Vec<ProcessId>)>,
+    rng: RngStream,
     /// The server it calls (`eureka.client.service-url.defaultZone`; one server for now).
-    pub server: ServerId,
+    server: ServerId,
 }
 
 impl DiscoveryClient {
-    pub fn new(config: ClientConfig, rng: RngStream) -> DiscoveryClient {
+    /// The client of process `id`, not started; `called`: the applications it routes to.
+    pub fn new(
+        id: ProcessId,
+        config: ClientConfig,
+        release: Release,
+        called: Vec<usize>,
+        rng: RngStream,
+    ) -> DiscoveryClient {
+        let heartbeat =
+            SupervisedTask::new(Task::Heartbeat, config.lease_renewal_interval_s * 1000);
+        let cache_refresh =
+            SupervisedTask::new(Task::CacheRefresh, config.registry_fetch_interval_s * 1000);
         DiscoveryClient {
+            id,
             config,
+            release,
             info: InstanceInfo {
                 status: InstanceStatus::Starting,
                 dirty: false,
@@ -95,16 +263,55 @@ impl DiscoveryClient {
             incarnation: 0,
             listener: false,
             tasks_running: false,
-            heartbeat_generation: 0,
-            fetch_generation: 0,
+            heartbeat,
+            cache_refresh,
             heartbeat_reregister: None,
             replicator: Replicator::default(),
             shutdown: ShutdownPhase::Running,
+            context_start: ContextStart::Fixed(0),
             cache: None,
+            called,
             up_lists: Vec::new(),
             rng,
             server: ServerId::FIRST,
         }
+    }
+
+    /// The client of the process's next incarnation (a `[[restart]]` under the same id), with
+    /// its own stream. Timer events of this one still in the queue carry its generations;
+    /// starting above them keeps them stale for the new client.
+    pub fn restarted(&self, rng: RngStream) -> DiscoveryClient {
+        let mut client = DiscoveryClient::new(
+            self.id,
+            self.config.clone(),
+            self.release,
+            self.called.clone(),
+            rng,
+        );
+        client.incarnation = self.incarnation + 1;
+        client.heartbeat.generation = self.heartbeat.generation + 1;
+        client.cache_refresh.generation = self.cache_refresh.generation + 1;
+        client.replicator.generation = self.replicator.generation + 1;
+        client.server = self.server;
+        client
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    pub fn incarnation(&self) -> u32 {
+        self.incarnation
+    }
+
+    /// The server it calls.
+    pub fn server(&self) -> ServerId {
+        self.server
+    }
+
+    /// `InstanceInfo#getLastDirtyTimestamp`.
+    pub fn last_dirty(&self) -> u64 {
+        self.info.last_dirty
     }
 
     /// The client's UP instances of `application` (empty if it calls none such).
@@ -115,21 +322,39 @@ impl DiscoveryClient {
             .map_or(&[], |(_, list)| list.as_slice())
     }
 
+    /// Instances in the local registry, UP ones only with `filter-only-up-instances` (0 before
+    /// the first fetch): a Eureka server's embedded client's `count` for the renewal threshold
+    /// (FACTS.md §2.4).
+    pub fn registry_instance_count(&self) -> i64 {
+        let Some(payload) = &self.cache else {
+            return 0;
+        };
+        let filter = self.config.filter_only_up_instances;
+        payload
+            .statuses
+            .iter()
+            .filter(|s| match s {
+                Some(status) => !filter || *status == InstanceStatus::Up,
+                None => false,
+            })
+            .count() as i64
+    }
+
     /// `InstanceInfo#setIsDirtyWithTime`.
-    pub(in crate::eureka) fn set_dirty(&mut self, wall_ms: u64) -> u64 {
+    fn set_dirty(&mut self, wall_ms: u64) -> u64 {
         self.info.dirty = true;
         self.info.last_dirty = wall_ms;
         wall_ms
     }
 
     /// `InstanceInfo#unsetIsDirty(ts)`: only if nothing dirtied it after `ts`.
-    pub(in crate::eureka) fn unset_dirty(&mut self, ts: u64) {
+    fn unset_dirty(&mut self, ts: u64) {
         if self.info.last_dirty <= ts {
             self.info.dirty = false;
         }
     }
 
-    pub(in crate::eureka) fn registrant(&self) -> Registrant {
+    fn registrant(&self) -> Registrant {
         Registrant {
             status: self.info.status,
             overridden_status: InstanceStatus::Unknown,
@@ -138,28 +363,766 @@ impl DiscoveryClient {
         }
     }
 
-    pub(in crate::eureka) fn renewal_interval_ms(&self) -> u64 {
-        self.config.lease_renewal_interval_s * 1000
-    }
-
-    pub(in crate::eureka) fn fetch_interval_ms(&self) -> u64 {
-        self.config.registry_fetch_interval_s * 1000
-    }
-
-    pub(in crate::eureka) fn replication_interval_ms(&self) -> u64 {
+    fn replication_interval_ms(&self) -> u64 {
         self.config.instance_info_replication_interval_s * 1000
     }
 
     /// `allowedRatePerMinute = 60 * burstSize / replicationIntervalSeconds` (int division).
-    pub(in crate::eureka) fn allowed_rate_per_minute(&self) -> u64 {
+    fn allowed_rate_per_minute(&self) -> u64 {
         60 * REPLICATOR_BURST / self.config.instance_info_replication_interval_s.max(1)
     }
 }
 
+/// The lifecycle: creation, the scheduled tasks, status changes, shutdown.
+impl DiscoveryClient {
+    /// The process starts: `InstanceInfoFactory` builds a STARTING InstanceInfo and the
+    /// `DiscoveryClient` constructor runs its synchronous full fetch (FACTS.md §5.1).
+    pub fn create(
+        &mut self,
+        now: SimTime,
+        wall_ms: u64,
+        context_start: ContextStart,
+        out: &mut impl ClientOutput,
+    ) {
+        out.observe(Observation::ClientCreated { process: self.id });
+        self.info = InstanceInfo {
+            status: InstanceStatus::Starting,
+            dirty: false,
+            last_dirty: wall_ms,
+        };
+        self.context_start = context_start;
+        if self.config.fetch_registry {
+            out.send(Call::FetchAll {
+                why: FetchWhy::Init,
+            });
+        } else {
+            self.constructed_fetch(now, wall_ms, out);
+        }
+    }
+
+    /// After the constructor's fetch: the optional enforced register, then the scheduled tasks.
+    fn constructed_fetch(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
+        if self.config.register_with_eureka && self.config.should_enforce_registration_at_init {
+            self.send_register(RegisterWhy::Init, out);
+        } else {
+            self.init_scheduled_tasks(now, wall_ms, out);
+        }
+    }
+
+    /// `DiscoveryClient#initScheduledTasks`: cache refresh at +fetch interval, heartbeat at
+    /// +renewal interval, replicator started (InstanceInfo marked dirty) at +initial delay, and
+    /// the status-change listener. Then the context goes on to start the web server.
+    fn init_scheduled_tasks(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
+        out.observe(Observation::ClientTasksStarted { process: self.id });
+        self.tasks_running = true;
+        let mut replicator_delay = None;
+        if self.config.register_with_eureka {
+            self.set_dirty(wall_ms);
+            let delay = self.config.initial_instance_info_replication_interval_s * 1000;
+            self.replicator.periodic_due = Some(now + delay);
+            replicator_delay = Some(delay);
+            self.listener = self.config.on_demand_update_status_change;
+        }
+        if self.config.fetch_registry {
+            self.cache_refresh.arm(out);
+        }
+        if self.config.register_with_eureka {
+            self.heartbeat.arm(out);
+        }
+        if let Some(delay) = replicator_delay {
+            let generation = self.replicator.generation;
+            out.arm(delay, ClientTimer::Replicator { generation });
+        }
+        let context_start = match self.context_start {
+            ContextStart::Fixed(ms) => ms,
+            ContextStart::Drawn {
+                least_ms,
+                spread_ms,
+            } => least_ms + self.rng.between(0, spread_ms),
+        };
+        out.start_web_server(context_start);
+    }
+
+    /// `ApplicationInfoManager#setInstanceStatus`: a change marks the InstanceInfo dirty and, if
+    /// the listener is registered, asks the replicator for an on-demand update.
+    pub fn set_instance_status(
+        &mut self,
+        wall_ms: u64,
+        status: InstanceStatus,
+        out: &mut impl ClientOutput,
+    ) {
+        if self.info.status == status {
+            return;
+        }
+        self.info.status = status;
+        self.set_dirty(wall_ms);
+        if self.listener {
+            self.replicator_on_demand_update(wall_ms, out);
+        }
+    }
+
+    /// One of the client's timers fired (on a live process: a dead one's timers are void).
+    #[inline]
+    pub fn on_timer(
+        &mut self,
+        now: SimTime,
+        wall_ms: u64,
+        timer: ClientTimer,
+        out: &mut impl ClientOutput,
+    ) {
+        match timer {
+            ClientTimer::Task { task, generation } => {
+                let supervised = match task {
+                    Task::Heartbeat => &self.heartbeat,
+                    Task::CacheRefresh => &self.cache_refresh,
+                };
+                if !self.tasks_running || !supervised.armed_with(generation) {
+                    return;
+                }
+                match task {
+                    // `DiscoveryClient#renew`.
+                    Task::Heartbeat => out.send(Call::Renew {
+                        last_dirty: self.info.last_dirty,
+                    }),
+                    Task::CacheRefresh => self.fetch_registry(out),
+                }
+            }
+            ClientTimer::Replicator { generation } => {
+                if self.replicator.generation != generation || self.replicator.dead {
+                    return;
+                }
+                self.replicator.periodic_due = None;
+                self.replicator_run(now, wall_ms, out);
+            }
+            ClientTimer::ReplicatorOnDemand => self.replicator_on_demand(now, wall_ms, out),
+            ClientTimer::ReplicatorStopDeadline => self.replicator_stop_deadline(out),
+        }
+    }
+
+    /// A reply from the server (to this incarnation, on a live process).
+    #[inline]
+    pub fn on_reply(
+        &mut self,
+        now: SimTime,
+        wall_ms: u64,
+        reply: Reply,
+        applications: &[usize],
+        out: &mut impl ClientOutput,
+    ) {
+        match reply {
+            Reply::Fetched { why, payload } => match why {
+                FetchWhy::Init => {
+                    self.apply_fetch(payload, applications, out);
+                    self.constructed_fetch(now, wall_ms, out);
+                }
+                FetchWhy::Periodic | FetchWhy::Reconcile => {
+                    if self.tasks_running {
+                        self.apply_fetch(payload, applications, out);
+                        self.cache_refresh.arm(out);
+                    }
+                }
+            },
+            Reply::Delta { payload } => self.on_delta_fetched(&payload, applications, out),
+            Reply::DeltaForbidden => self.on_delta_forbidden(out),
+            Reply::Registered { why } => match why {
+                RegisterWhy::Init => self.init_scheduled_tasks(now, wall_ms, out),
+                RegisterWhy::Replicator => {
+                    if self.replicator.dead {
+                        return;
+                    }
+                    if let Some(stamp) = self.replicator.busy {
+                        self.unset_dirty(stamp);
+                    }
+                    self.replicator_run_finished(now, wall_ms, out);
+                }
+                RegisterWhy::HeartbeatReRegister => {
+                    if !self.tasks_running {
+                        return;
+                    }
+                    if let Some(stamp) = self.heartbeat_reregister.take() {
+                        self.unset_dirty(stamp);
+                    }
+                    self.heartbeat.arm(out);
+                }
+            },
+            Reply::Renewed { found } => {
+                if !self.tasks_running {
+                    return;
+                }
+                if found {
+                    self.heartbeat.arm(out);
+                } else {
+                    // 404: setIsDirtyWithTime(), register(), unsetIsDirty(ts) on success.
+                    let stamp = self.set_dirty(wall_ms);
+                    self.heartbeat_reregister = Some(stamp);
+                    self.send_register(RegisterWhy::HeartbeatReRegister, out);
+                }
+            }
+            Reply::Cancelled => {
+                if self.shutdown == ShutdownPhase::Unregistering {
+                    self.shutdown = ShutdownPhase::Done;
+                    out.shutdown_done();
+                }
+            }
+            Reply::StatusPut | Reply::StatusDeleted => out.status_call_done(),
+        }
+    }
+
+    /// `DiscoveryClient#shutdown` (FACTS.md §5.6): remove the listener, stop the replicator
+    /// (two-phase from 1.8.7), stop the heartbeat and fetch executors, then DELETE if registered.
+    /// Idempotent: a second call completes at once.
+    pub fn shutdown(&mut self, now: SimTime, out: &mut impl ClientOutput) {
+        if self.shutdown != ShutdownPhase::Running {
+            if self.shutdown == ShutdownPhase::Done {
+                out.shutdown_done();
+            }
+            return;
+        }
+        let two_phase = self.release.replicator_two_phase_stop();
+        self.listener = false;
+        self.shutdown = ShutdownPhase::StoppingReplicator;
+        let replicator = &mut self.replicator;
+        if !two_phase || replicator.dead {
+            replicator.dead = true;
+            replicator.generation += 1;
+            self.continue_shutdown(out);
+            return;
+        }
+        // shutdown(): the running task and queued tasks finish; a delayed periodic task still runs
+        // if due before awaitTermination(3 s) gives up and calls shutdownNow().
+        replicator.stopping = true;
+        let deadline = now + REPLICATOR_STOP_WAIT_MS;
+        let idle = replicator.busy.is_none() && replicator.queued == 0;
+        match replicator.periodic_due {
+            None if idle => {
+                replicator.dead = true;
+                self.continue_shutdown(out);
+            }
+            Some(due) if idle && due > deadline => {
+                replicator.periodic_due = None;
+                out.arm(REPLICATOR_STOP_WAIT_MS, ClientTimer::ReplicatorStopDeadline);
+            }
+            _ => out.arm(REPLICATOR_STOP_WAIT_MS, ClientTimer::ReplicatorStopDeadline),
+        }
+    }
+
+    /// The process dies at once: nothing more is sent, timers are void.
+    pub fn kill(&mut self) {
+        self.tasks_running = false;
+        self.listener = false;
+        self.replicator.dead = true;
+    }
+
+    /// `awaitTermination` timed out: `shutdownNow()`.
+    fn replicator_stop_deadline(&mut self, out: &mut impl ClientOutput) {
+        let replicator = &mut self.replicator;
+        if replicator.dead {
+            return;
+        }
+        replicator.dead = true;
+        replicator.generation += 1;
+        replicator.periodic_due = None;
+        self.continue_shutdown(out);
+    }
+
+    /// After the replicator stopped: cancel the other tasks and unregister.
+    fn continue_shutdown(&mut self, out: &mut impl ClientOutput) {
+        if self.shutdown != ShutdownPhase::StoppingReplicator {
+            return;
+        }
+        self.tasks_running = false;
+        self.heartbeat.cancel();
+        self.cache_refresh.cancel();
+        let unregister = self.config.register_with_eureka
+            && (!self.release.has_unregister_on_shutdown_flag()
+                || self.config.should_unregister_on_shutdown);
+        if unregister {
+            // setInstanceStatus(DOWN) with the listener already removed: nothing is sent for it.
+            self.info.status = InstanceStatus::Down;
+            self.shutdown = ShutdownPhase::Unregistering;
+            out.send(Call::Cancel);
+        } else {
+            self.shutdown = ShutdownPhase::Done;
+            out.shutdown_done();
+        }
+    }
+}
+
+/// `InstanceInfoReplicator` (FACTS.md §5.4).
+impl DiscoveryClient {
+    /// `DiscoveryClient#register`: POST the client's current InstanceInfo.
+    fn send_register(&self, why: RegisterWhy, out: &mut impl ClientOutput) {
+        out.send(Call::Register {
+            info: self.registrant(),
+            why,
+        });
+    }
+
+    /// `InstanceInfoReplicator#onDemandUpdate`: rate-limited (burst 2, FACTS.md §5.4); a refused
+    /// update is dropped and the dirty InstanceInfo goes out at the next periodic run.
+    fn replicator_on_demand_update(&mut self, wall_ms: u64, out: &mut impl ClientOutput) {
+        let rate = self.allowed_rate_per_minute();
+        if !self
+            .replicator
+            .limiter
+            .acquire(REPLICATOR_BURST, rate, wall_ms)
+        {
+            return;
+        }
+        if self.replicator.stopping || self.replicator.dead {
+            return;
+        }
+        out.arm(0, ClientTimer::ReplicatorOnDemand);
+    }
+
+    /// The on-demand task: cancel the pending periodic run, then run now (after the running task,
+    /// on the single replicator thread).
+    fn replicator_on_demand(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
+        let replicator = &mut self.replicator;
+        if replicator.dead {
+            return;
+        }
+        if replicator.busy.is_some() {
+            replicator.queued += 1;
+            return;
+        }
+        replicator.generation += 1;
+        replicator.periodic_due = None;
+        self.replicator_run(now, wall_ms, out);
+    }
+
+    /// `InstanceInfoReplicator#run`: `refreshInstanceInfo()`, register if dirty, then re-arm
+    /// one interval later.
+    #[inline]
+    fn replicator_run(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
+        self.refresh_instance_info(wall_ms, out);
+        if self.info.dirty {
+            self.replicator.busy = Some(self.info.last_dirty);
+            self.send_register(RegisterWhy::Replicator, out);
+        } else {
+            self.replicator_run_finished(now, wall_ms, out);
+        }
+    }
+
+    #[inline]
+    fn replicator_run_finished(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
+        let replicator = &mut self.replicator;
+        replicator.busy = None;
+        if replicator.stopping {
+            // Re-arming is rejected after shutdown(); queued tasks still run.
+            if replicator.queued > 0 {
+                replicator.queued -= 1;
+                self.replicator_run(now, wall_ms, out);
+            } else if replicator.periodic_due.is_none() {
+                replicator.dead = true;
+                self.continue_shutdown(out);
+            }
+            return;
+        }
+        let interval = self.replication_interval_ms();
+        let replicator = &mut self.replicator;
+        replicator.generation += 1;
+        replicator.periodic_due = Some(now + interval);
+        let generation = replicator.generation;
+        out.arm(interval, ClientTimer::Replicator { generation });
+        if replicator.queued > 0 {
+            replicator.queued -= 1;
+            replicator.generation += 1;
+            replicator.periodic_due = None;
+            self.replicator_run(now, wall_ms, out);
+        }
+    }
+
+    /// `DiscoveryClient#refreshInstanceInfo` with SCN's `EurekaHealthCheckHandler`
+    /// (`eureka.client.healthcheck.enabled`, spring-cloud-netflix#3923).
+    ///
+    /// With the flag, SCN registers `EurekaHealthCheckHandler`, and every
+    /// `InstanceInfoReplicator#run` starts here, setting the ApplicationInfoManager status to
+    /// `healthCheckHandler.getStatus(current)`. SCN's handler ignores the current status and
+    /// returns the aggregate of the application's health indicators
+    /// (`EurekaHealthCheckHandler#getStatus` -> `getHealthStatus`), which stay UP while the
+    /// context is alive. So on a graceful shutdown (Edgware and later) the replicator run that
+    /// the DOWN triggers first turns the status back to UP and registers UP: the log
+    /// shows DOWN at 29.573, `current=UP, previous=DOWN` on `DiscoveryInfoReplicator-0` at
+    /// 29.574 and "Registered instance ... with status UP". Every later replicator run does the
+    /// same until `DiscoveryClient#shutdown` stops the replicator; then only the DELETE removes
+    /// the instance.
+    ///
+    /// Modelling assumptions: health is UP from the first UP (the web server is ready; a
+    /// STARTING instance is left alone) until `DiscoveryClient#shutdown` begins (bean
+    /// destruction; a run during the two-phase stop is not flipped); the process's own health
+    /// never fails otherwise (the replicator runs only on a live process). Whether a later SCN
+    /// release stops the handler during shutdown is not verified here.
+    fn refresh_instance_info(&mut self, wall_ms: u64, out: &mut impl ClientOutput) {
+        if !self.config.healthcheck_enabled
+            || self.shutdown != ShutdownPhase::Running
+            || self.info.status == InstanceStatus::Starting
+        {
+            return;
+        }
+        self.set_instance_status(wall_ms, InstanceStatus::Up, out);
+    }
+}
+
+/// The local registry: full and delta fetches (FACTS.md §4, §5.5).
+impl DiscoveryClient {
+    /// `DiscoveryClient#fetchRegistry` for the periodic task (FACTS.md §4 "Client rule"): a full
+    /// fetch when `eureka.client.disable-delta` is set or the local registry is empty
+    /// (`getRegisteredApplications().size() == 0`, which also covers a never-fetched client's
+    /// version -1), else a delta.
+    fn fetch_registry(&self, out: &mut impl ClientOutput) {
+        let empty = self
+            .cache
+            .as_ref()
+            .is_none_or(|local| local.statuses.iter().all(Option::is_none));
+        let call = if self.config.disable_delta || empty {
+            Call::FetchAll {
+                why: FetchWhy::Periodic,
+            }
+        } else {
+            Call::FetchDelta
+        };
+        out.send(call);
+    }
+
+    /// Stores a fetched registry: the client keeps every status but hands out only UP instances
+    /// (`filter-only-up-instances`), reshuffled after every fetch (FACTS.md §5.5).
+    fn apply_fetch(
+        &mut self,
+        payload: Rc<Payload>,
+        applications: &[usize],
+        out: &mut impl ClientOutput,
+    ) {
+        let previous = self.cache.replace(Rc::clone(&payload));
+        let changed = previous.as_ref().map(|old| old.version) != Some(payload.version);
+        self.shuffle_up_lists(applications, out);
+        let observer = self.id;
+        out.observe(Observation::Fetched {
+            observer,
+            changed,
+            delta: false,
+        });
+        if changed {
+            for q in 0..payload.statuses.len() {
+                let was = previous.as_ref().is_some_and(|old| old.is_up(q));
+                let is = payload.is_up(q);
+                if was != is {
+                    out.observe(Observation::ClientCache {
+                        observer,
+                        process: q,
+                        up: is,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `Applications#shuffleInstances(filterOnlyUp)` after every fetch, full or delta: rebuilds
+    /// the per-application lists callers read from the local registry (`applications[q]`: the
+    /// application of process `q`).
+    fn shuffle_up_lists(&mut self, applications: &[usize], out: &mut impl ClientOutput) {
+        let Some(payload) = self.cache.clone() else {
+            return;
+        };
+        let mut lists = std::mem::take(&mut self.up_lists);
+        lists.clear();
+        for &application in &self.called {
+            let mut list: Vec<ProcessId> = Vec::new();
+            for (q, status) in payload.statuses.iter().enumerate() {
+                if *status == Some(InstanceStatus::Up) && applications[q] == application {
+                    list.push(q);
+                }
+            }
+            shuffle(&mut list, &mut self.rng);
+            lists.push((application, list));
+        }
+        self.up_lists = lists;
+        if !self.called.is_empty() {
+            out.lists_changed();
+        }
+    }
+
+    /// `DiscoveryClient#getAndUpdateDelta` with a non-200 answer: the delta is null, so the same
+    /// run does a full fetch (`getAndStoreFullRegistry`) instead.
+    fn on_delta_forbidden(&mut self, out: &mut impl ClientOutput) {
+        if !self.tasks_running {
+            return;
+        }
+        out.observe(Observation::DeltaForbidden { observer: self.id });
+        out.send(Call::FetchAll {
+            why: FetchWhy::Periodic,
+        });
+    }
+
+    /// `DiscoveryClient#getAndUpdateDelta` with a 200: `updateDelta` (apply, then shuffle), then
+    /// compare the local reconcile hash with the payload's `appsHashCode`; on a mismatch
+    /// `reconcileAndLogDifference` fetches the full registry once more in the same run, else the
+    /// run is over and the task re-arms.
+    fn on_delta_fetched(
+        &mut self,
+        payload: &DeltaPayload,
+        applications: &[usize],
+        out: &mut impl ClientOutput,
+    ) {
+        if !self.tasks_running {
+            return;
+        }
+        let changes = self.update_delta(&payload.content);
+        self.shuffle_up_lists(applications, out);
+        let observer = self.id;
+        out.observe(Observation::Fetched {
+            observer,
+            changed: !changes.is_empty(),
+            delta: true,
+        });
+        for (q, up) in changes {
+            out.observe(Observation::ClientCache {
+                observer,
+                process: q,
+                up,
+            });
+        }
+        let local = self
+            .cache
+            .as_ref()
+            .map_or_else(ReconcileHash::default, |l| l.reconcile_hash());
+        let server = payload.content.apps_hash;
+        if local == server {
+            self.cache_refresh.arm(out);
+            return;
+        }
+        out.observe(Observation::ReconcileMismatch {
+            observer,
+            hashes: Box::new(HashPair {
+                local: local.to_string(),
+                server: server.to_string(),
+            }),
+        });
+        out.send(Call::FetchAll {
+            why: FetchWhy::Reconcile,
+        });
+    }
+
+    /// Applies a delta to the local registry, copying it first only if it is shared and the
+    /// delta changes something. Returns the instances whose UP-ness changed.
+    fn update_delta(&mut self, delta: &DeltaContent) -> Vec<(ProcessId, bool)> {
+        let local = self.cache.get_or_insert_with(|| {
+            Rc::new(Payload {
+                version: LOCAL_VERSION,
+                generated_at: SimTime(0),
+                statuses: Vec::new(),
+                hash: Default::default(),
+            })
+        });
+        if !delta_changes(&local.statuses, delta) {
+            return Vec::new();
+        }
+        let local = Rc::make_mut(local);
+        local.version = LOCAL_VERSION;
+        local.hash.set(None);
+        let mut changes = Vec::new();
+        apply_delta(&mut local.statuses, delta, |q, old, new| {
+            let up = Some(InstanceStatus::Up);
+            if (old == up) != (new == up) {
+                changes.push((q, new == up));
+            }
+        });
+        changes
+    }
+}
+
 /// `Collections.shuffle` (Fisher-Yates from the end) with the client's stream.
-pub(in crate::eureka) fn shuffle(list: &mut [ProcessId], rng: &mut RngStream) {
+fn shuffle(list: &mut [ProcessId], rng: &mut RngStream) {
     for i in (1..list.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         list.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::StreamFactory;
+    use crate::scenario::Train;
+
+    const WALL: u64 = 1_700_000_000_000;
+
+    fn client(config: ClientConfig, train: Train) -> DiscoveryClient {
+        let rng = StreamFactory::new(1).stream("client/svc-0");
+        DiscoveryClient::new(0, config, Release::of_train(train), Vec::new(), rng)
+    }
+
+    /// A client created at 0 without the constructor's fetch, so its tasks start at once.
+    fn started(train: Train) -> (DiscoveryClient, Vec<ClientEffect>) {
+        let config = ClientConfig {
+            fetch_registry: false,
+            ..ClientConfig::default()
+        };
+        let mut c = client(config, train);
+        let mut out = Vec::new();
+        c.create(SimTime(0), WALL, ContextStart::Fixed(5_000), &mut out);
+        (c, out)
+    }
+
+    /// The one timer armed for `task` among `effects`: (delay, timer).
+    fn armed(effects: &[ClientEffect], task: Task) -> Option<(u64, ClientTimer)> {
+        effects.iter().find_map(|e| match *e {
+            ClientEffect::Arm { delay_ms, timer } => match timer {
+                ClientTimer::Task { task: t, .. } if t == task => Some((delay_ms, timer)),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// `DiscoveryClient#initScheduledTasks` (FACTS.md §5.1): heartbeat one renewal interval
+    /// (`lease-renewal-interval-in-seconds`, 30) after the start, replicator after
+    /// `initial-instance-info-replication-interval-seconds` (40), then the web server.
+    #[test]
+    fn scheduled_tasks_start_one_interval_and_the_initial_delay_after_creation() {
+        let (c, out) = started(Train::Hoxton);
+        let config = c.config();
+        let (delay, _) = armed(&out, Task::Heartbeat).expect("heartbeat armed");
+        assert_eq!(delay, config.lease_renewal_interval_s * 1000);
+        assert!(out.contains(&ClientEffect::Arm {
+            delay_ms: config.initial_instance_info_replication_interval_s * 1000,
+            timer: ClientTimer::Replicator { generation: 0 },
+        }));
+        assert_eq!(
+            out.last(),
+            Some(&ClientEffect::StartWebServer { delay_ms: 5_000 })
+        );
+    }
+
+    /// `DiscoveryClient#renew` (FACTS.md §5.3): a 404 makes the client mark its InstanceInfo
+    /// dirty now and register; the heartbeat task re-arms only when that run (the register)
+    /// has ended, one interval later (`TimedSupervisorTask`, FACTS.md §5.2), and the timer
+    /// armed before is stale.
+    #[test]
+    fn renew_404_registers_again_and_the_heartbeat_rearms_after_the_register() {
+        let (mut c, out) = started(Train::Hoxton);
+        let (_, first) = armed(&out, Task::Heartbeat).unwrap();
+        let interval = c.config().lease_renewal_interval_s * 1000;
+        let mut out = Vec::new();
+        c.on_timer(SimTime(interval), WALL + interval, first, &mut out);
+        assert_eq!(out, [ClientEffect::Send(Call::Renew { last_dirty: WALL })]);
+
+        let wall_404 = WALL + interval + 3;
+        let mut out = Vec::new();
+        let renewed = Reply::Renewed { found: false };
+        c.on_reply(SimTime(interval + 3), wall_404, renewed, &[], &mut out);
+        let ClientEffect::Send(Call::Register { info, why }) = out[0] else {
+            panic!("expected a register, got {out:?}");
+        };
+        assert_eq!(why, RegisterWhy::HeartbeatReRegister);
+        assert_eq!(info.last_dirty, wall_404);
+        assert_eq!(armed(&out, Task::Heartbeat), None);
+
+        let mut out = Vec::new();
+        let registered = Reply::Registered { why };
+        c.on_reply(
+            SimTime(interval + 6),
+            wall_404 + 3,
+            registered,
+            &[],
+            &mut out,
+        );
+        let (delay, next) = armed(&out, Task::Heartbeat).unwrap();
+        assert_eq!(delay, interval);
+        assert_ne!(next, first);
+        let mut out = Vec::new();
+        c.on_timer(SimTime(2 * interval), WALL + 2 * interval, first, &mut out);
+        assert!(out.is_empty(), "a stale heartbeat sends nothing: {out:?}");
+    }
+
+    /// The cache refresh runs on the same `TimedSupervisorTask` rule as the heartbeat: a full
+    /// fetch while the local registry is empty, re-armed one `registry-fetch-interval-seconds`
+    /// after its reply.
+    #[test]
+    fn cache_refresh_rearms_one_fetch_interval_after_its_reply() {
+        let mut c = client(ClientConfig::default(), Train::Hoxton);
+        let fetch_ms = c.config().registry_fetch_interval_s * 1000;
+        let mut out = Vec::new();
+        c.create(SimTime(0), WALL, ContextStart::Fixed(0), &mut out);
+        let init = FetchWhy::Init;
+        assert_eq!(out[1], ClientEffect::Send(Call::FetchAll { why: init }));
+        let payload = Rc::new(Payload {
+            version: 1,
+            generated_at: SimTime(0),
+            statuses: Vec::new(),
+            hash: Default::default(),
+        });
+        let mut out = Vec::new();
+        let fetched = Reply::Fetched {
+            why: init,
+            payload: Rc::clone(&payload),
+        };
+        c.on_reply(SimTime(10), WALL + 10, fetched, &[], &mut out);
+        let (delay, timer) = armed(&out, Task::CacheRefresh).unwrap();
+        assert_eq!(delay, fetch_ms);
+        let mut out = Vec::new();
+        c.on_timer(SimTime(fetch_ms + 10), WALL, timer, &mut out);
+        let periodic = FetchWhy::Periodic;
+        assert_eq!(out, [ClientEffect::Send(Call::FetchAll { why: periodic })]);
+        let mut out = Vec::new();
+        let fetched = Reply::Fetched {
+            why: periodic,
+            payload,
+        };
+        c.on_reply(SimTime(fetch_ms + 20), WALL, fetched, &[], &mut out);
+        assert_eq!(armed(&out, Task::CacheRefresh).map(|a| a.0), Some(fetch_ms));
+    }
+
+    /// `InstanceInfoReplicator#onDemandUpdate` (FACTS.md §5.4): burst 2 and
+    /// `60 * 2 / 30` = 4 tokens a minute, so two quick status changes go out on demand, a third
+    /// is dropped, and one token is back 15 s after the first.
+    #[test]
+    fn on_demand_updates_are_limited_to_a_burst_of_two_and_a_token_per_15_s() {
+        use InstanceStatus::{Down, Up};
+        let (mut c, _) = started(Train::Hoxton);
+        let on_demand = |c: &mut DiscoveryClient, wall: u64, status| {
+            let mut out = Vec::new();
+            c.set_instance_status(wall, status, &mut out);
+            out.contains(&ClientEffect::Arm {
+                delay_ms: 0,
+                timer: ClientTimer::ReplicatorOnDemand,
+            })
+        };
+        let t = WALL + 60_000;
+        assert!(on_demand(&mut c, t, Up));
+        assert!(on_demand(&mut c, t + 1, Down));
+        assert!(!on_demand(&mut c, t + 2, Up));
+        let token_ms = 60_000 * c.config().instance_info_replication_interval_s / 60 / 2;
+        assert!(!on_demand(&mut c, t + token_ms - 1, Down));
+        assert!(on_demand(&mut c, t + token_ms, Up));
+    }
+
+    /// `InstanceInfoReplicator#stop` from Eureka 1.8.7 (FACTS.md §0.2): `awaitTermination(3 s)`
+    /// for a periodic run due later gives up after 3 s, then the client unregisters; before
+    /// 1.8.7 (Dalston, Eureka 1.6.2) `shutdownNow()` and the DELETE at once.
+    #[test]
+    fn two_phase_replicator_stop_delays_the_delete_by_three_seconds() {
+        let (mut hoxton, _) = started(Train::Hoxton);
+        let mut out = Vec::new();
+        hoxton.shutdown(SimTime(1_000), &mut out);
+        assert_eq!(
+            out,
+            [ClientEffect::Arm {
+                delay_ms: REPLICATOR_STOP_WAIT_MS,
+                timer: ClientTimer::ReplicatorStopDeadline,
+            }]
+        );
+        let mut out = Vec::new();
+        let deadline = ClientTimer::ReplicatorStopDeadline;
+        hoxton.on_timer(SimTime(4_000), WALL + 4_000, deadline, &mut out);
+        assert_eq!(out, [ClientEffect::Send(Call::Cancel)]);
+        let mut out = Vec::new();
+        hoxton.on_reply(SimTime(4_010), WALL, Reply::Cancelled, &[], &mut out);
+        assert_eq!(out, [ClientEffect::ShutdownDone]);
+
+        let (mut dalston, _) = started(Train::Dalston);
+        let mut out = Vec::new();
+        dalston.shutdown(SimTime(1_000), &mut out);
+        assert_eq!(out, [ClientEffect::Send(Call::Cancel)]);
     }
 }

@@ -133,7 +133,7 @@ pub struct Route {
     /// The called app's `service-time-ms`, in µs (0: nothing is ever in flight).
     pub(in crate::eureka) service_us: f64,
     /// Accepted requests of the last `service_us` ([`inflight`]).
-    pub(in crate::eureka) served: std::collections::VecDeque<Served>,
+    served: std::collections::VecDeque<Served>,
 }
 
 /// How requests are simulated.
@@ -233,7 +233,7 @@ mod tests {
         let picks: Vec<_> = (0..4).map(|_| lb.choose().unwrap()).collect();
         assert_eq!(picks, [10, 11, 12, 10]);
         lb.servers = vec![20, 21];
-        lb.next_index = 2;
+        lb.set_cursor(2);
         // current 2 >= modulo 2: next = 1, loop; current 1 -> returns 21, next = 0.
         assert_eq!(lb.choose(), Some(21));
         assert_eq!(lb.choose(), Some(20));

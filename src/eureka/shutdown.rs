@@ -14,10 +14,18 @@
 //! - `service-registry`: `PUT .../status?value=OUT_OF_SERVICE`, wait `wait-s`, `DELETE
 //!   .../status` (UNKNOWN), then `then`.
 
-use crate::scenario::{Scenario, ShutdownConfig};
+//!
+//! A [`ShutdownRun`] owns its step machine: told a step (or that the client's shutdown finished,
+//! or that a status call was answered), it returns what the world must do, in order, as
+//! [`ShutdownEffect`]s. The world carries them out: the ones that touch the process's client, web
+//! server and in-flight requests, and the scheduling of the run's next steps.
+
+use crate::scenario::{FinalStop, Release, Scenario, ShutdownConfig, Strategy};
 
 use super::ids::ProcessId;
 use super::layout::Layout;
+use super::protocol::Call;
+use super::status::InstanceStatus;
 
 /// Modelling assumption: how long the web server's lifecycle stop takes before bean destruction
 /// starts (uniform, ms). Only the order of the DOWN register and the DELETE depends on it.
@@ -50,9 +58,45 @@ pub enum Step {
     Sigterm,
 }
 
+/// What a run reads of its process when it steps.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    pub release: Release,
+    /// The web server shuts down gracefully (`server.shutdown`, or the release's default).
+    pub graceful_web_server: bool,
+    /// The client's `InstanceInfo` dirty timestamp (sent with a status PUT).
+    pub last_dirty: u64,
+}
+
+/// What a shutdown run asks of the world, in the order it asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShutdownEffect {
+    /// The JVM dies now (kill -9, SIGKILL, or the end of a graceful exit).
+    Kill,
+    /// `ApplicationInfoManager#setInstanceStatus`.
+    SetStatus(InstanceStatus),
+    /// `DiscoveryClient#shutdown`.
+    ClientShutdown,
+    /// A REST call to the process's server.
+    Send(Call),
+    /// This run's `step`, `delay_ms` from now.
+    Schedule { delay_ms: u64, step: Step },
+    /// This run's `step` after a uniform draw from `range` (ms, from the process's own stream).
+    ScheduleDrawn { range: (u64, u64), step: Step },
+    /// The web server stops: `graceful` lets the requests in flight finish first (its graceful
+    /// phase), else they fail. With `then`, the context goes on: that step after the graceful
+    /// phase plus a uniform draw from its range (the web server's own stop).
+    StopServing {
+        graceful: bool,
+        then: Option<(Step, (u64, u64))>,
+    },
+    /// This run's `step`, now (as if it had fired).
+    Now(Step),
+}
+
 /// What to do when the process's `DiscoveryClient#shutdown` completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::eureka) enum AfterClientShutdown {
+enum AfterClientShutdown {
     Nothing,
     Exit,
     StopServingThenExit,
@@ -62,13 +106,13 @@ pub(in crate::eureka) enum AfterClientShutdown {
 pub struct ShutdownRun {
     pub config: ShutdownConfig,
     pub process: ProcessId,
-    pub(in crate::eureka) after_client_shutdown: AfterClientShutdown,
+    after_client_shutdown: AfterClientShutdown,
     /// Which status call is in flight (service-registry).
-    pub(in crate::eureka) awaiting_status_reply: Option<Step>,
+    awaiting_status_reply: Option<Step>,
     /// The process incarnation the run began on; a restarted process is not this run's.
-    pub(in crate::eureka) incarnation: Option<u32>,
+    incarnation: Option<u32>,
     /// The `preStop` hook ran (`prestop-s`).
-    pub(in crate::eureka) prestop_done: bool,
+    prestop_done: bool,
 }
 
 impl ShutdownRun {
@@ -84,6 +128,185 @@ impl ShutdownRun {
         }
     }
 
+    /// The process is on `incarnation`: false if the run began on an earlier one (before a
+    /// `[[restart]]`), whose steps are void.
+    pub fn is_on(&mut self, incarnation: u32) -> bool {
+        *self.incarnation.get_or_insert(incarnation) == incarnation
+    }
+
+    /// Step `step` of the run (on a live process of its incarnation).
+    pub fn on_step(&mut self, step: Step, cx: Context, out: &mut Vec<ShutdownEffect>) {
+        let config = &self.config;
+        let (strategy, wait, then) = (config.strategy, config.wait_ms, config.then);
+        let resume = config.resume_ms;
+        match step {
+            Step::Begin => match strategy {
+                Strategy::Kill9 => out.push(ShutdownEffect::Kill),
+                Strategy::Kill15 => self.begin_kill15(cx, out),
+                Strategy::Pause => {
+                    if cx.release.pause_deregisters() {
+                        self.deregister(AfterClientShutdown::Nothing, cx, out);
+                    }
+                    let (delay_ms, step) = match resume {
+                        Some(resume) => (resume, Step::Resume),
+                        None => (wait, Step::Final),
+                    };
+                    out.push(ShutdownEffect::Schedule { delay_ms, step });
+                }
+                Strategy::ServiceRegistry => {
+                    // CloudEurekaClient#setStatus: a direct PUT; the local status stays UP.
+                    self.awaiting_status_reply = Some(Step::Begin);
+                    out.push(ShutdownEffect::Send(Call::PutStatus {
+                        status: InstanceStatus::OutOfService,
+                        last_dirty: cx.last_dirty,
+                    }));
+                }
+            },
+            Step::DeleteOverride => {
+                self.awaiting_status_reply = Some(Step::DeleteOverride);
+                out.push(ShutdownEffect::Send(Call::DeleteStatus));
+            }
+            Step::Final => match then {
+                FinalStop::Kill9 => out.push(ShutdownEffect::Kill),
+                FinalStop::Kill15 => self.begin_kill15(cx, out),
+                FinalStop::KeepRunning => {}
+            },
+            Step::Resume if cx.release.pause_deregisters() => Self::resume(out),
+            // commons >= 2.2.7: /resume only calls the PauseHandler beans, as /pause did.
+            Step::Resume => {}
+            Step::DestroyBeans => {
+                self.after_client_shutdown = AfterClientShutdown::Exit;
+                out.push(ShutdownEffect::ClientShutdown);
+            }
+            Step::DalstonClientShutdown => out.push(ShutdownEffect::ClientShutdown),
+            Step::Sigkill => out.push(ShutdownEffect::Kill),
+            Step::Sigterm => self.begin_kill15(cx, out),
+        }
+    }
+
+    /// SIGTERM: `context.close()`; or, when PID 1 does not forward it, nothing until the
+    /// orchestrator's SIGKILL after the grace period.
+    ///
+    /// With `prestop-s`, Kubernetes first runs the container's `preStop` hook (a sleep) and
+    /// sends SIGTERM only when it returns; the instance keeps serving and stays UP meanwhile.
+    /// `terminationGracePeriodSeconds` counts from the start of the hook, and a hook still
+    /// running when it expires gets a one-off 2 s extension before the SIGTERM (Kubernetes
+    /// documentation, "Pod Lifetime: Termination of Pods" and "Container Lifecycle Hooks"): so
+    /// the SIGKILL comes at `max(grace, prestop + 2 s)` after the hook started.
+    fn begin_kill15(&mut self, cx: Context, out: &mut Vec<ShutdownEffect>) {
+        let config = &self.config;
+        if config.prestop_ms > 0 && !self.prestop_done {
+            let (prestop, grace) = (config.prestop_ms, config.termination_grace_ms);
+            let reaches = config.sigterm_reaches_jvm;
+            self.prestop_done = true;
+            let sigkill = if grace > prestop {
+                grace
+            } else {
+                prestop + PRESTOP_EXTENSION_MS
+            };
+            let sigterm = prestop.min(sigkill);
+            out.push(ShutdownEffect::Schedule {
+                delay_ms: sigkill,
+                step: Step::Sigkill,
+            });
+            if reaches {
+                out.push(ShutdownEffect::Schedule {
+                    delay_ms: sigterm,
+                    step: Step::Sigterm,
+                });
+            }
+            return;
+        }
+        if !config.sigterm_reaches_jvm {
+            out.push(ShutdownEffect::Schedule {
+                delay_ms: config.termination_grace_ms,
+                step: Step::Sigkill,
+            });
+            return;
+        }
+        if cx.release.deregister_shuts_client_down() {
+            // The web server stops after the ContextClosedEvent handler returned.
+            self.deregister(AfterClientShutdown::StopServingThenExit, cx, out);
+        } else {
+            // The graceful phase (if any), then the web server's stop (FACTS.md §7).
+            out.push(ShutdownEffect::SetStatus(InstanceStatus::Down));
+            out.push(ShutdownEffect::StopServing {
+                graceful: cx.graceful_web_server,
+                then: Some((Step::DestroyBeans, WEB_SERVER_STOP_MS)),
+            });
+        }
+    }
+
+    /// `EurekaServiceRegistry#deregister`: DOWN; on Dalston also `eurekaClient.shutdown()` on the
+    /// same thread, a moment after the DOWN was handed to the replicator thread.
+    fn deregister(
+        &mut self,
+        after: AfterClientShutdown,
+        cx: Context,
+        out: &mut Vec<ShutdownEffect>,
+    ) {
+        out.push(ShutdownEffect::SetStatus(InstanceStatus::Down));
+        if cx.release.deregister_shuts_client_down() {
+            self.after_client_shutdown = after;
+            out.push(ShutdownEffect::ScheduleDrawn {
+                range: DALSTON_DEREGISTER_HOP_MS,
+                step: Step::DalstonClientShutdown,
+            });
+        }
+    }
+
+    /// `/actuator/resume` (spring-cloud-context `RestartEndpoint#resume`, commons <= 2.2.6):
+    /// `context.start()` -> `EurekaAutoServiceRegistration#start` -> `EurekaServiceRegistry
+    /// #register` -> `setInstanceStatus(initial status UP)` (FACTS.md §7). On Edgware and later
+    /// the listener is still registered, so the UP goes out as an on-demand register. On Dalston
+    /// /pause already ran `DiscoveryClient#shutdown` (listener removed, tasks stopped, DELETE
+    /// sent), so the UP reaches nobody: the instance stays unregistered while serving
+    /// (spring-cloud-netflix#2099, fixed by moving the client shutdown to
+    /// `EurekaRegistration#close` in SCN 1.4.0).
+    fn resume(out: &mut Vec<ShutdownEffect>) {
+        out.push(ShutdownEffect::SetStatus(InstanceStatus::Up));
+    }
+
+    /// `DiscoveryClient#shutdown` of the run's process finished.
+    pub fn on_client_shutdown_done(&mut self, out: &mut Vec<ShutdownEffect>) {
+        let after = std::mem::replace(
+            &mut self.after_client_shutdown,
+            AfterClientShutdown::Nothing,
+        );
+        match after {
+            AfterClientShutdown::Nothing => {}
+            AfterClientShutdown::Exit => out.push(ShutdownEffect::Kill),
+            // Dalston runs Boot 1.5: no graceful shutdown, the web server stops at once.
+            AfterClientShutdown::StopServingThenExit => {
+                out.push(ShutdownEffect::StopServing {
+                    graceful: false,
+                    then: None,
+                });
+                out.push(ShutdownEffect::Kill);
+            }
+        }
+    }
+
+    /// A status PUT or DELETE of the service-registry strategy was answered: wait, then delete
+    /// the override (`cancel-override`) or stop with `then`.
+    pub fn on_status_reply(&mut self, out: &mut Vec<ShutdownEffect>) {
+        let delay_ms = self.config.wait_ms;
+        match self.awaiting_status_reply.take() {
+            Some(Step::Begin) if !self.config.cancel_override => {
+                out.push(ShutdownEffect::Schedule {
+                    delay_ms,
+                    step: Step::Final,
+                });
+            }
+            Some(Step::Begin) => out.push(ShutdownEffect::Schedule {
+                delay_ms,
+                step: Step::DeleteOverride,
+            }),
+            Some(Step::DeleteOverride) => out.push(ShutdownEffect::Now(Step::Final)),
+            _ => {}
+        }
+    }
+
     pub fn build_all(scenario: &Scenario, layout: &Layout) -> Vec<ShutdownRun> {
         scenario
             .shutdowns
@@ -91,5 +314,155 @@ impl ShutdownRun {
             .zip(&layout.targets)
             .map(|(config, &process)| ShutdownRun::new(config.clone(), process))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Train;
+
+    fn run(strategy: Strategy) -> ShutdownRun {
+        let config = ShutdownConfig::with_defaults(
+            "svc-0".into(),
+            (0, 0),
+            1_000,
+            strategy,
+            (0, FinalStop::Kill9),
+        );
+        ShutdownRun::new(config, 0)
+    }
+
+    fn context(train: Train) -> Context {
+        Context {
+            release: Release::of_train(train),
+            graceful_web_server: false,
+            last_dirty: 7,
+        }
+    }
+
+    fn step(run: &mut ShutdownRun, step: Step, cx: Context) -> Vec<ShutdownEffect> {
+        let mut out = Vec::new();
+        run.on_step(step, cx, &mut out);
+        out
+    }
+
+    /// A kill-15 run on `train` after its first step, which sets DOWN (`ContextClosedEvent`,
+    /// every train), and what that step does next.
+    fn begun_kill15(train: Train) -> (ShutdownRun, Context, ShutdownEffect) {
+        let mut kill15 = run(Strategy::Kill15);
+        let cx = context(train);
+        let begin = step(&mut kill15, Step::Begin, cx);
+        let [down, next] = begin[..] else {
+            panic!("DOWN and one more effect, got {begin:?}");
+        };
+        assert_eq!(down, ShutdownEffect::SetStatus(InstanceStatus::Down));
+        (kill15, cx, next)
+    }
+
+    fn client_shutdown_done(run: &mut ShutdownRun) -> Vec<ShutdownEffect> {
+        let mut out = Vec::new();
+        run.on_client_shutdown_done(&mut out);
+        out
+    }
+
+    /// Kubernetes: the SIGKILL comes at `max(grace, prestop + 2 s)` after the `preStop` hook
+    /// started, the SIGTERM when the hook returns (never after the SIGKILL).
+    #[test]
+    fn prestop_longer_than_the_grace_period_gets_the_two_second_extension() {
+        let mut kill15 = run(Strategy::Kill15);
+        kill15.config.prestop_ms = 40_000;
+        kill15.config.termination_grace_ms = 30_000;
+        assert_eq!(
+            step(&mut kill15, Step::Begin, context(Train::Hoxton)),
+            [
+                ShutdownEffect::Schedule {
+                    delay_ms: 40_000 + 2_000,
+                    step: Step::Sigkill
+                },
+                ShutdownEffect::Schedule {
+                    delay_ms: 40_000,
+                    step: Step::Sigterm
+                },
+            ]
+        );
+    }
+
+    /// Edgware and later (FACTS.md §7): `ContextClosedEvent` sets DOWN, the web server stops,
+    /// then bean destruction runs `DiscoveryClient#shutdown`, and the JVM exits after it.
+    #[test]
+    fn kill_15_after_edgware_sets_down_stops_the_web_server_then_shuts_the_client_down() {
+        let (mut kill15, cx, next) = begun_kill15(Train::Edgware);
+        let then = Some((Step::DestroyBeans, WEB_SERVER_STOP_MS));
+        let graceful = false;
+        assert_eq!(next, ShutdownEffect::StopServing { graceful, then });
+        assert_eq!(
+            step(&mut kill15, Step::DestroyBeans, cx),
+            [ShutdownEffect::ClientShutdown]
+        );
+        assert_eq!(client_shutdown_done(&mut kill15), [ShutdownEffect::Kill]);
+    }
+
+    /// Dalston (FACTS.md §7): DOWN, then `DiscoveryClient#shutdown` on the same thread a moment
+    /// later; only after it does the web server stop (at once, Boot 1.5) and the JVM exit.
+    #[test]
+    fn kill_15_on_dalston_shuts_the_client_down_before_the_web_server_stops() {
+        let (mut kill15, _, next) = begun_kill15(Train::Dalston);
+        let range = DALSTON_DEREGISTER_HOP_MS;
+        let step = Step::DalstonClientShutdown;
+        assert_eq!(next, ShutdownEffect::ScheduleDrawn { range, step });
+        assert_eq!(
+            client_shutdown_done(&mut kill15),
+            [
+                ShutdownEffect::StopServing {
+                    graceful: false,
+                    then: None
+                },
+                ShutdownEffect::Kill
+            ]
+        );
+    }
+
+    /// `service-registry` with `cancel-override`: PUT OUT_OF_SERVICE (with the client's dirty
+    /// timestamp), wait `wait-s` after the reply, DELETE the override, then stop with `then`.
+    #[test]
+    fn service_registry_waits_after_the_put_then_deletes_the_override_then_stops() {
+        let mut registry = run(Strategy::ServiceRegistry);
+        registry.config.wait_ms = 5_000;
+        registry.config.cancel_override = true;
+        let cx = context(Train::Hoxton);
+        assert_eq!(
+            step(&mut registry, Step::Begin, cx),
+            [ShutdownEffect::Send(Call::PutStatus {
+                status: InstanceStatus::OutOfService,
+                last_dirty: 7
+            })]
+        );
+        let mut out = Vec::new();
+        registry.on_status_reply(&mut out);
+        assert_eq!(
+            out,
+            [ShutdownEffect::Schedule {
+                delay_ms: 5_000,
+                step: Step::DeleteOverride
+            }]
+        );
+        assert_eq!(
+            step(&mut registry, Step::DeleteOverride, cx),
+            [ShutdownEffect::Send(Call::DeleteStatus)]
+        );
+        let mut out = Vec::new();
+        registry.on_status_reply(&mut out);
+        assert_eq!(out, [ShutdownEffect::Now(Step::Final)]);
+        assert_eq!(step(&mut registry, Step::Final, cx), [ShutdownEffect::Kill]);
+    }
+
+    /// A run that began on one incarnation ignores the steps on a restarted process.
+    #[test]
+    fn steps_of_a_run_that_began_before_a_restart_are_void() {
+        let mut kill9 = run(Strategy::Kill9);
+        assert!(kill9.is_on(0));
+        assert!(kill9.is_on(0));
+        assert!(!kill9.is_on(1));
     }
 }

@@ -17,7 +17,7 @@ use circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
 pub struct RibbonLoadBalancer {
     pub servers: Vec<ProcessId>,
     /// `AbstractServerPredicate`'s `nextIndex` AtomicInteger.
-    pub(in crate::eureka) next_index: usize,
+    next_index: usize,
     /// `LoadBalancerStats`' `ServerStats`, by process.
     pub stats: ServerStatsTable,
     /// Scratch: the eligible servers of the current pick.

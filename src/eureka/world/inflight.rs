@@ -49,7 +49,7 @@ impl<O: Observer> World<'_, O> {
     /// The web server stops at once (kill -9, SIGKILL, `server.shutdown = immediate`): the
     /// requests in flight on `p` fail (Spring Boot reference "Graceful Shutdown": without it
     /// the web server stops without waiting for active requests; FACTS.md §7).
-    pub(in crate::eureka) fn stop_serving_abruptly(&mut self, p: ProcessId) {
+    pub(super) fn stop_serving_abruptly(&mut self, p: ProcessId) {
         if !self.processes[p].serving() {
             return;
         }
@@ -74,7 +74,7 @@ impl<O: Observer> World<'_, O> {
     /// `spring.lifecycle.timeout-per-shutdown-phase` and then moves on, and the web server's
     /// stop ends the requests still running (they fail). Returns how long the phase lasts, in
     /// ms: 0 with nothing in flight, so `service-time-ms = 0` leaves the timeline unchanged.
-    pub(in crate::eureka) fn stop_serving_gracefully(&mut self, p: ProcessId) -> u64 {
+    pub(super) fn stop_serving_gracefully(&mut self, p: ProcessId) -> u64 {
         if !self.processes[p].serving() {
             return 0;
         }
@@ -85,7 +85,7 @@ impl<O: Observer> World<'_, O> {
         let service_us = self.service_us(p);
         let timeout_ms = self.processes[p]
             .client
-            .config
+            .config()
             .timeout_per_shutdown_phase_ms;
         let (in_flight, latest) = if service_us > 0.0 {
             self.accepted_by_after(p, now_us - service_us)
@@ -120,7 +120,7 @@ impl<O: Observer> World<'_, O> {
     /// A SIGKILL (Kubernetes' grace period ran out, e.g. after a long `preStop`) ends the JVM
     /// during its graceful phase: the requests still running fail at once, those that arrived
     /// after `now - S`, less those the phase's timeout had already failed.
-    pub(in crate::eureka) fn cut_graceful_phase(&mut self, p: ProcessId) {
+    pub(super) fn cut_graceful_phase(&mut self, p: ProcessId) {
         let Some(phase) = self.processes[p].graceful_phase.take() else {
             return;
         };

@@ -8,9 +8,7 @@
 //! everyone (`src/import_graph.rs` keeps it so).
 
 mod client;
-mod delta;
 mod deploy;
-mod healthcheck;
 mod inflight;
 mod restart;
 mod route;
@@ -20,9 +18,9 @@ mod shutdown;
 mod spring;
 
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
-use crate::scenario::{ClientConfig, Scenario};
+use crate::scenario::{ClientConfig, NetworkConfig, Scenario};
 
-use super::client::DiscoveryClient;
+use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
 use super::deploy::DeployRun;
 use super::ids::{ProcessId, RouteId, ServerId};
 use super::layout::{Layout, ProcessKind};
@@ -73,24 +71,10 @@ pub enum Event {
     },
     ClientCreate(ProcessId),
     WebServerReady(ProcessId),
-    Heartbeat {
+    /// A timer of `process`'s Eureka client.
+    Client {
         process: ProcessId,
-        generation: u32,
-    },
-    Fetch {
-        process: ProcessId,
-        generation: u32,
-    },
-    Replicator {
-        process: ProcessId,
-        generation: u32,
-    },
-    ReplicatorOnDemand {
-        process: ProcessId,
-    },
-    ReplicatorStopDeadline {
-        process: ProcessId,
-        generation: u32,
+        timer: ClientTimer,
     },
     Arrivals {
         route: RouteId,
@@ -125,6 +109,8 @@ pub struct World<'s, O: Observer> {
     /// The Eureka servers, by [`ServerId`] (one for now).
     pub(super) servers: Vec<EurekaServer>,
     pub(super) processes: Vec<Process>,
+    /// The application of each process (what a client's lists are sorted by).
+    pub(super) applications: Vec<usize>,
     routes: Routes,
     pub(super) shutdowns: Vec<ShutdownRun>,
     pub(super) restarts: Vec<RestartRun>,
@@ -136,6 +122,8 @@ pub struct World<'s, O: Observer> {
     pub(super) request_mode: RequestMode,
     /// Scratch space: one mark per process (left all false between uses).
     pub(super) scratch_marks: Vec<bool>,
+    /// Scratch space: a client's effects that wait for the world, carried out in order.
+    pub(super) client_effects: Vec<ClientEffect>,
     end: SimTime,
 }
 
@@ -166,6 +154,7 @@ impl<'s, O: Observer> World<'s, O> {
             vanishes[run.process] |= run.config.host_vanishes;
         }
         let processes = build_processes(scenario, &layout, &streams, &vanishes);
+        let applications = processes.iter().map(|p| p.application).collect();
         let net = processes
             .iter()
             .map(|p| streams.stream(&format!("net/{}", p.name)))
@@ -183,6 +172,7 @@ impl<'s, O: Observer> World<'s, O> {
             queue: EventQueue::new(),
             servers,
             processes,
+            applications,
             routes,
             shutdowns,
             restarts,
@@ -192,6 +182,7 @@ impl<'s, O: Observer> World<'s, O> {
             observer,
             request_mode,
             scratch_marks: Vec::new(),
+            client_effects: Vec::new(),
             end: SimTime(scenario.simulation.duration_ms),
         };
         let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
@@ -247,29 +238,13 @@ impl<'s, O: Observer> World<'s, O> {
                 reply,
             } => {
                 let process = &self.processes[to];
-                if process.alive() && process.client.incarnation == incarnation {
+                if process.alive() && process.client.incarnation() == incarnation {
                     self.on_client_reply(to, reply);
                 }
             }
             Event::ClientCreate(p) => self.on_client_create(p),
             Event::WebServerReady(p) => self.on_web_server_ready(p),
-            Event::Heartbeat {
-                process,
-                generation,
-            } => self.on_heartbeat(process, generation),
-            Event::Fetch {
-                process,
-                generation,
-            } => self.on_fetch_timer(process, generation),
-            Event::Replicator {
-                process,
-                generation,
-            } => self.on_replicator_periodic(process, generation),
-            Event::ReplicatorOnDemand { process } => self.on_replicator_on_demand(process),
-            Event::ReplicatorStopDeadline {
-                process,
-                generation,
-            } => self.on_replicator_stop_deadline(process, generation),
+            Event::Client { process, timer } => self.on_client_timer(process, timer),
             Event::Arrivals { route } => self.on_arrivals(route),
             Event::RibbonRefresh { route, generation } => self.on_ribbon_refresh(route, generation),
             Event::SpringLoadBalancer {
@@ -304,14 +279,13 @@ impl<'s, O: Observer> World<'s, O> {
 
     /// One network traversal for `p`'s calls: `latency-ms + U[0, jitter]`.
     pub(super) fn latency(&mut self, p: ProcessId) -> u64 {
-        let net = &self.scenario.network;
-        net.latency_ms + self.net[p].between(0, net.latency_jitter_ms)
+        latency(&self.scenario.network, &mut self.net[p])
     }
 
     /// Sends a REST call from `p` to the server; it arrives after one latency.
     pub(super) fn send(&mut self, from: ProcessId, call: Call) {
         let delay = self.latency(from);
-        let server = self.processes[from].client.server;
+        let server = self.processes[from].client.server();
         self.queue
             .schedule_in(delay, Event::AtServer { server, from, call });
     }
@@ -319,7 +293,7 @@ impl<'s, O: Observer> World<'s, O> {
     /// Sends the server's reply back to `to`.
     pub(super) fn reply(&mut self, to: ProcessId, reply: Reply) {
         let delay = self.latency(to);
-        let incarnation = self.processes[to].client.incarnation;
+        let incarnation = self.processes[to].client.incarnation();
         self.queue.schedule_in(
             delay,
             Event::AtClient {
@@ -354,6 +328,11 @@ impl<'s, O: Observer> World<'s, O> {
     }
 }
 
+/// One network traversal: `latency-ms + U[0, jitter]` from the sender's stream.
+fn latency(network: &NetworkConfig, stream: &mut RngStream) -> u64 {
+    network.latency_ms + stream.between(0, network.latency_jitter_ms)
+}
+
 /// Reports an observation now. A rolling deploy waits for its new instances to be UP in the
 /// registry, so a registry UP may start its next batch.
 fn report<O: Observer>(
@@ -383,18 +362,26 @@ fn build_processes(
         .processes
         .iter()
         .zip(vanishes)
-        .map(|(slot, &host_vanishes)| {
+        .enumerate()
+        .map(|(p, (slot, &host_vanishes))| {
             let config: &ClientConfig = match slot.kind {
                 ProcessKind::AppInstance { app, .. } => &scenario.apps[app].client,
                 ProcessKind::Caller { caller } => &scenario.callers[caller].client,
                 ProcessKind::Server => &scenario.server.client,
             };
+            // The applications it routes to.
+            let called = match slot.kind {
+                ProcessKind::Caller { caller } => scenario.callers[caller]
+                    .calls
+                    .iter()
+                    .map(|t| t.app)
+                    .collect(),
+                _ => Vec::new(),
+            };
             let stream = streams.stream(&format!("client/{}", slot.name));
-            Process::new(
-                slot,
-                DiscoveryClient::new(config.clone(), stream),
-                host_vanishes,
-            )
+            let release = scenario.simulation.release;
+            let client = DiscoveryClient::new(p, config.clone(), release, called, stream);
+            Process::new(slot, client, host_vanishes)
         })
         .collect()
 }

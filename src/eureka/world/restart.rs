@@ -1,7 +1,6 @@
 //! The world's handlers for `restart` (the rules and their state live in `eureka::restart`).
 
 use crate::engine::SimTime;
-use crate::eureka::client::DiscoveryClient;
 use crate::eureka::ids::ProcessId;
 use crate::eureka::observe::{Observation, Observer};
 
@@ -43,15 +42,7 @@ impl<O: Observer> World<'_, O> {
             let Some(rng) = self.restarts[run].take_client_stream() else {
                 return;
             };
-            let previous = &self.processes[old].client;
-            let mut client = DiscoveryClient::new(previous.config.clone(), rng);
-            // Timer events of the previous incarnation still in the queue carry its generations;
-            // starting above them keeps them stale for the new client.
-            client.incarnation = previous.incarnation + 1;
-            client.heartbeat_generation = previous.heartbeat_generation + 1;
-            client.fetch_generation = previous.fetch_generation + 1;
-            client.replicator.generation = previous.replicator.generation + 1;
-            self.processes[old].client = client;
+            self.processes[old].client = self.processes[old].client.restarted(rng);
             self.set_serving(old, false);
         }
         self.on_client_create(new);

@@ -202,7 +202,7 @@ impl<O: Observer> World<'_, O> {
     /// one `updateListOfServers` on its pool (taken as immediate). On Dalston the event never
     /// reaches it (`CloudEurekaClient#onCacheRefreshed` did not call the super method), so the
     /// list stays as the constructor read it.
-    pub(in crate::eureka) fn notify_ribbon_updaters(&mut self, p: ProcessId) {
+    pub(super) fn notify_ribbon_updaters(&mut self, p: ProcessId) {
         if self.scenario.simulation.release.train == Train::Dalston {
             return;
         }

@@ -8,7 +8,6 @@ use crate::eureka::observe::Observation;
 use crate::eureka::observe::Observer;
 use crate::eureka::protocol::Call;
 use crate::eureka::server::{ServerOutput, ServerTimer};
-use crate::eureka::status::InstanceStatus;
 
 use super::{Event, Process, World, report};
 
@@ -78,24 +77,10 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
     }
 }
 
-/// UP instances in the server's embedded client's cache (0 without `fetch-registry`), the
-/// `count` of the 15-minute threshold update (FACTS.md §2.4).
+/// The server's embedded client's count for the 15-minute threshold update (FACTS.md §2.4).
 fn embedded_client_up_count(processes: &[Process]) -> i64 {
-    let Some(server_process) = processes.iter().find(|p| p.kind == ProcessKind::Server) else {
-        return 0;
-    };
-    let client = &server_process.client;
-    match &client.cache {
-        Some(payload) => payload
-            .statuses
-            .iter()
-            .filter(|s| match s {
-                Some(status) => {
-                    !client.config.filter_only_up_instances || *status == InstanceStatus::Up
-                }
-                None => false,
-            })
-            .count() as i64,
-        None => 0,
-    }
+    processes
+        .iter()
+        .find(|p| p.kind == ProcessKind::Server)
+        .map_or(0, |server| server.client.registry_instance_count())
 }

@@ -141,12 +141,7 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// A Spring Cloud LoadBalancer timer fired.
-    pub(in crate::eureka) fn on_spring_timer(
-        &mut self,
-        r: RouteId,
-        generation: u32,
-        timer: SpringTimer,
-    ) {
+    pub(super) fn on_spring_timer(&mut self, r: RouteId, generation: u32, timer: SpringTimer) {
         let route = &self.routes[r];
         let Some(lb) = route.balancer.spring() else {
             return;
@@ -216,7 +211,7 @@ impl<O: Observer> World<'_, O> {
 
     /// The Eureka client of `p` has new lists: balancers that read it at every request
     /// (`cache.enabled = false`) follow at once.
-    pub(in crate::eureka) fn after_client_lists_changed(&mut self, p: ProcessId) {
+    pub(super) fn after_client_lists_changed(&mut self, p: ProcessId) {
         self.notify_ribbon_updaters(p);
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
