@@ -151,6 +151,7 @@ impl SupervisedTask {
     }
 
     /// The run ended (or the task starts): the next one in one interval.
+    #[inline]
     fn arm(&mut self, out: &mut impl ClientOutput) {
         self.generation += 1;
         let (task, generation) = (self.task, self.generation);
@@ -461,6 +462,7 @@ impl DiscoveryClient {
     }
 
     /// One of the client's timers fired (on a live process: a dead one's timers are void).
+    #[inline]
     pub fn on_timer(
         &mut self,
         now: SimTime,
@@ -498,6 +500,7 @@ impl DiscoveryClient {
     }
 
     /// A reply from the server (to this incarnation, on a live process).
+    #[inline]
     pub fn on_reply(
         &mut self,
         now: SimTime,
@@ -690,6 +693,7 @@ impl DiscoveryClient {
 
     /// `InstanceInfoReplicator#run`: `refreshInstanceInfo()`, register if dirty, then re-arm
     /// one interval later.
+    #[inline]
     fn replicator_run(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
         self.refresh_instance_info(wall_ms, out);
         if self.info.dirty {
@@ -700,6 +704,7 @@ impl DiscoveryClient {
         }
     }
 
+    #[inline]
     fn replicator_run_finished(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
         let replicator = &mut self.replicator;
         replicator.busy = None;

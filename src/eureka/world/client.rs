@@ -2,45 +2,66 @@
 //! [`DiscoveryClient`] (which owns the rules and the state) and carries out the effects it
 //! returns, in order.
 
-use crate::eureka::client::{ClientEffect, ClientTimer, ContextStart, DiscoveryClient};
-use crate::eureka::ids::ProcessId;
+use crate::engine::{EventQueue, RngStream};
+use crate::eureka::client::DiscoveryClient;
+use crate::eureka::client::{ClientEffect, ClientOutput, ClientTimer, ContextStart};
+use crate::eureka::deploy::DeployRun;
+use crate::eureka::ids::{ProcessId, ServerId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::protocol::Reply;
+use crate::eureka::protocol::{Call, Reply};
 use crate::eureka::status::InstanceStatus;
+use crate::scenario::NetworkConfig;
 
-use super::{Event, World};
+use super::{Event, World, latency, report};
 
 impl<O: Observer> World<'_, O> {
-    /// Calls `rule` on the client of `p`, then carries out its effects in the order it asked
-    /// for them (some need the whole world, which holds the client).
+    /// Calls `rule` on the client of `p` and carries out its effects in the order it asked for
+    /// them: at once while they need only the queue, the network and the observer
+    /// ([`ClientSink`]); from the first that needs the whole world (which holds the client) on,
+    /// after the call.
+    #[inline]
     fn with_client(
         &mut self,
         p: ProcessId,
-        rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut Vec<ClientEffect>),
+        rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut ClientSink<'_, O>),
     ) {
-        let mut effects = std::mem::take(&mut self.client_effects);
-        rule(
-            &mut self.processes[p].client,
-            &self.applications,
-            &mut effects,
-        );
-        for effect in effects.drain(..) {
-            match effect {
-                ClientEffect::Observe(observation) => self.observe(observation),
-                ClientEffect::Send(call) => self.send(p, call),
-                ClientEffect::Arm { delay_ms, timer } => self
-                    .queue
-                    .schedule_in(delay_ms, Event::Client { process: p, timer }),
-                ClientEffect::StartWebServer { delay_ms } => {
-                    self.queue.schedule_in(delay_ms, Event::WebServerReady(p));
-                }
-                ClientEffect::ListsChanged => self.after_client_lists_changed(p),
-                ClientEffect::ShutdownDone => self.on_client_shutdown_done(p),
-                ClientEffect::StatusCallDone => self.on_status_call_done(p),
+        let mut deferred = std::mem::take(&mut self.client_effects);
+        let client = &mut self.processes[p].client;
+        let mut sink = ClientSink {
+            process: p,
+            server: client.server(),
+            network: &self.scenario.network,
+            net: &mut self.net[p],
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+            deferred: &mut deferred,
+        };
+        rule(client, &self.applications, &mut sink);
+        if !deferred.is_empty() {
+            for effect in deferred.drain(..) {
+                self.client_effect(p, effect);
             }
         }
-        self.client_effects = effects;
+        self.client_effects = deferred;
+    }
+
+    /// Carries out one effect of `p`'s client that waited for the world.
+    fn client_effect(&mut self, p: ProcessId, effect: ClientEffect) {
+        match effect {
+            ClientEffect::Observe(observation) => self.observe(observation),
+            ClientEffect::Send(call) => self.send(p, call),
+            ClientEffect::Arm { delay_ms, timer } => self
+                .queue
+                .schedule_in(delay_ms, Event::Client { process: p, timer }),
+            ClientEffect::StartWebServer { delay_ms } => {
+                self.queue.schedule_in(delay_ms, Event::WebServerReady(p));
+            }
+            ClientEffect::ListsChanged => self.after_client_lists_changed(p),
+            ClientEffect::ShutdownDone => self.on_client_shutdown_done(p),
+            ClientEffect::StatusCallDone => self.on_status_call_done(p),
+        }
     }
 
     /// The process starts ([`DiscoveryClient::create`]); a vanished host's attempts stop timing
@@ -125,5 +146,75 @@ impl<O: Observer> World<'_, O> {
             self.set_serving(p, false);
             self.observe(Observation::StoppedServing { process: p });
         }
+    }
+}
+
+/// The world as a client sees it: observations are reported, calls sent and timers armed at
+/// once (the parts of the world they need, borrowed beside the client), until the client asks
+/// for something only the whole world can do (the balancers' lists, a shutdown's next step);
+/// from then on its effects wait in `deferred`, in order, for the call to return.
+struct ClientSink<'w, O: Observer> {
+    process: ProcessId,
+    server: ServerId,
+    network: &'w NetworkConfig,
+    net: &'w mut RngStream,
+    queue: &'w mut EventQueue<Event>,
+    deploys: &'w mut [DeployRun],
+    observer: &'w mut O,
+    deferred: &'w mut Vec<ClientEffect>,
+}
+
+impl<O: Observer> ClientOutput for ClientSink<'_, O> {
+    #[inline]
+    fn observe(&mut self, observation: Observation) {
+        if self.deferred.is_empty() {
+            report(self.queue, self.deploys, self.observer, observation);
+        } else {
+            self.deferred.push(ClientEffect::Observe(observation));
+        }
+    }
+
+    #[inline]
+    fn send(&mut self, call: Call) {
+        if !self.deferred.is_empty() {
+            return self.deferred.push(ClientEffect::Send(call));
+        }
+        let delay = latency(self.network, self.net);
+        let (server, from) = (self.server, self.process);
+        self.queue
+            .schedule_in(delay, Event::AtServer { server, from, call });
+    }
+
+    #[inline]
+    fn arm(&mut self, delay_ms: u64, timer: ClientTimer) {
+        if !self.deferred.is_empty() {
+            return self.deferred.push(ClientEffect::Arm { delay_ms, timer });
+        }
+        let process = self.process;
+        self.queue
+            .schedule_in(delay_ms, Event::Client { process, timer });
+    }
+
+    fn start_web_server(&mut self, delay_ms: u64) {
+        if !self.deferred.is_empty() {
+            return self
+                .deferred
+                .push(ClientEffect::StartWebServer { delay_ms });
+        }
+        let process = self.process;
+        self.queue
+            .schedule_in(delay_ms, Event::WebServerReady(process));
+    }
+
+    fn lists_changed(&mut self) {
+        self.deferred.push(ClientEffect::ListsChanged);
+    }
+
+    fn shutdown_done(&mut self) {
+        self.deferred.push(ClientEffect::ShutdownDone);
+    }
+
+    fn status_call_done(&mut self) {
+        self.deferred.push(ClientEffect::StatusCallDone);
     }
 }

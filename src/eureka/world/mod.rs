@@ -18,7 +18,7 @@ mod shutdown;
 mod spring;
 
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
-use crate::scenario::{ClientConfig, Scenario};
+use crate::scenario::{ClientConfig, NetworkConfig, Scenario};
 
 use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
 use super::deploy::DeployRun;
@@ -122,7 +122,7 @@ pub struct World<'s, O: Observer> {
     pub(super) request_mode: RequestMode,
     /// Scratch space: one mark per process (left all false between uses).
     pub(super) scratch_marks: Vec<bool>,
-    /// Scratch space: a client transition's effects, carried out in order.
+    /// Scratch space: a client's effects that wait for the world, carried out in order.
     pub(super) client_effects: Vec<ClientEffect>,
     end: SimTime,
 }
@@ -279,8 +279,7 @@ impl<'s, O: Observer> World<'s, O> {
 
     /// One network traversal for `p`'s calls: `latency-ms + U[0, jitter]`.
     pub(super) fn latency(&mut self, p: ProcessId) -> u64 {
-        let net = &self.scenario.network;
-        net.latency_ms + self.net[p].between(0, net.latency_jitter_ms)
+        latency(&self.scenario.network, &mut self.net[p])
     }
 
     /// Sends a REST call from `p` to the server; it arrives after one latency.
@@ -327,6 +326,11 @@ impl<'s, O: Observer> World<'s, O> {
     pub fn processes(&self) -> &[Process] {
         &self.processes
     }
+}
+
+/// One network traversal: `latency-ms + U[0, jitter]` from the sender's stream.
+fn latency(network: &NetworkConfig, stream: &mut RngStream) -> u64 {
+    network.latency_ms + stream.between(0, network.latency_jitter_ms)
 }
 
 /// Reports an observation now. A rolling deploy waits for its new instances to be UP in the
