@@ -457,7 +457,11 @@ fn pause_deregisters_up_to_commons_2_2_6_only() {
             *o == Observation::StoppedServing { process: target }
         });
         // Boot 2.3 (SR9) and commons 2.2.6: /pause's `context.stop()` stops the web server.
-        let stops_at = if release == "Hoxton.SR9" { 300_000 } else { 345_000 };
+        let stops_at = if release == "Hoxton.SR9" {
+            300_000
+        } else {
+            345_000
+        };
         assert_eq!(stopped, [SimTime(stops_at)], "{release}");
         let renews_in_wait = times(
             &log,

@@ -241,7 +241,10 @@ mod tests {
         let d = ks(&a, &b);
         assert!(d < critical, "KS D = {d:.3} >= {critical:.3}");
         let mean = a.iter().sum::<i64>() as f64 / a.len() as f64;
-        assert!((35_000.0..55_000.0).contains(&mean), "mean exposure {mean} ms");
+        assert!(
+            (35_000.0..55_000.0).contains(&mean),
+            "mean exposure {mean} ms"
+        );
 
         let boot_2_2 = parse(
             &text("pause", &["wait-s = 120"]),
