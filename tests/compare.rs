@@ -55,9 +55,9 @@ fn at_defaults_kill_9_is_worse_than_kill_15_is_worse_than_a_90_s_wait() {
             "90",
             "--trials",
             "60",
-            // The last Hoxton whose /pause deregisters (spring-cloud-commons 2.2.6).
+            // The last Hoxton whose /pause deregisters and keeps serving (Boot 2.2, commons 2.2.2).
             "--set",
-            "simulation.release=Hoxton.SR9",
+            "simulation.release=Hoxton.SR4",
             "--out",
             path(&out),
         ],

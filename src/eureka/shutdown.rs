@@ -1,16 +1,23 @@
 //! The four shutdown strategies as Spring Cloud runs them (FACTS.md §7).
 //!
 //! - `kill-9`: the JVM dies; nothing is sent.
-//! - `kill-15`, Edgware and later: `ContextClosedEvent` sets DOWN (an async register through the
-//!   replicator), the web server stops taking requests, then bean destruction runs
-//!   `DiscoveryClient#shutdown` (replicator stop, DELETE) and the JVM exits.
+//! - `kill-15`, Edgware and later on Spring Boot 2.3+: `ContextClosedEvent` sets DOWN (an async
+//!   register through the replicator), the web server (a SmartLifecycle) stops taking requests,
+//!   then bean destruction runs `DiscoveryClient#shutdown` (replicator stop, DELETE) and the JVM
+//!   exits.
+//! - `kill-15`, Edgware to Hoxton.SR4 (Spring Boot 1.5–2.2): the same DOWN and bean destruction,
+//!   but the web server is stopped in `onClose`, after `destroyBeans()`: the instance keeps
+//!   serving until the DELETE is out (`Release::web_server_is_lifecycle`, FACTS.md §14).
 //! - `kill-15`, Dalston: DOWN and then, on the same thread, `DiscoveryClient#shutdown` with its
 //!   DELETE, racing the DOWN register on the replicator thread; the web server stops afterwards.
 //! - `pause`: up to spring-cloud-commons 2.2.6 (Hoxton.SR9), `context.stop()` deregisters
-//!   (DOWN; on Dalston also the client shutdown) but the web server keeps serving for `wait-s`;
-//!   then the process is stopped with `then`. From commons 2.2.7 (Hoxton.SR10, 2020.0+) /pause
-//!   only calls `PauseHandler` beans: nothing reaches Eureka, the instance stays UP and serving
-//!   until `then` (`Release::pause_deregisters`, FACTS.md §7).
+//!   (DOWN; on Dalston also the client shutdown); on Boot 1.5–2.2 the web server keeps serving for
+//!   `wait-s`, on Boot 2.3+ `context.stop()` stops the web server's lifecycle first, so the
+//!   paused instance refuses every connection (`Release::pause_stops_web_server`,
+//!   spring-cloud-commons#788, FACTS.md §14); then the process is stopped with `then`. From
+//!   commons 2.2.7 (Hoxton.SR10, 2020.0+) /pause only calls `PauseHandler` beans: nothing reaches
+//!   Eureka, the instance stays UP and serving until `then` (`Release::pause_deregisters`,
+//!   FACTS.md §7).
 //! - `service-registry`: `PUT .../status?value=OUT_OF_SERVICE`, wait `wait-s`, `DELETE
 //!   .../status` (UNKNOWN), then `then`.
 
@@ -27,8 +34,9 @@ use super::layout::Layout;
 use super::protocol::Call;
 use super::status::InstanceStatus;
 
-/// Modelling assumption: how long the web server's lifecycle stop takes before bean destruction
-/// starts (uniform, ms). Only the order of the DOWN register and the DELETE depends on it.
+/// Modelling assumption: how long the lifecycle stop (on Boot 2.3+ the web server's) takes before
+/// bean destruction starts (uniform, ms). Only the order of the DOWN register and the DELETE
+/// depends on it.
 pub const WEB_SERVER_STOP_MS: (u64, u64) = (5, 50);
 
 /// Kubernetes' one-off extension of the grace period for a `preStop` hook still running when
@@ -83,6 +91,9 @@ pub enum ShutdownEffect {
     Schedule { delay_ms: u64, step: Step },
     /// This run's `step` after a uniform draw from `range` (ms, from the process's own stream).
     ScheduleDrawn { range: (u64, u64), step: Step },
+    /// `/resume` on Boot 2.3+ (commons <= 2.2.6): `context.start()` starts the web server's
+    /// lifecycle again, so the instance accepts connections again.
+    StartServing,
     /// The web server stops: `graceful` lets the requests in flight finish first (its graceful
     /// phase), else they fail. With `then`, the context goes on: that step after the graceful
     /// phase plus a uniform draw from its range (the web server's own stop).
@@ -144,6 +155,15 @@ impl ShutdownRun {
                 Strategy::Kill9 => out.push(ShutdownEffect::Kill),
                 Strategy::Kill15 => self.begin_kill15(cx, out),
                 Strategy::Pause => {
+                    if cx.release.pause_stops_web_server() {
+                        // context.stop(): WebServerGracefulShutdownLifecycle / StartStop
+                        // (phases MAX_VALUE, MAX_VALUE - 1) stop before
+                        // EurekaAutoServiceRegistration (phase 0) sets DOWN.
+                        out.push(ShutdownEffect::StopServing {
+                            graceful: cx.graceful_web_server,
+                            then: None,
+                        });
+                    }
                     if cx.release.pause_deregisters() {
                         self.deregister(AfterClientShutdown::Nothing, cx, out);
                     }
@@ -171,11 +191,16 @@ impl ShutdownRun {
                 FinalStop::Kill15 => self.begin_kill15(cx, out),
                 FinalStop::KeepRunning => {}
             },
-            Step::Resume if cx.release.pause_deregisters() => Self::resume(out),
+            Step::Resume if cx.release.pause_deregisters() => Self::resume(cx, out),
             // commons >= 2.2.7: /resume only calls the PauseHandler beans, as /pause did.
             Step::Resume => {}
             Step::DestroyBeans => {
-                self.after_client_shutdown = AfterClientShutdown::Exit;
+                // Boot <= 2.2: `onClose` stops the web server after `destroyBeans()`.
+                self.after_client_shutdown = if cx.release.web_server_is_lifecycle() {
+                    AfterClientShutdown::Exit
+                } else {
+                    AfterClientShutdown::StopServingThenExit
+                };
                 out.push(ShutdownEffect::ClientShutdown);
             }
             Step::DalstonClientShutdown => out.push(ShutdownEffect::ClientShutdown),
@@ -227,12 +252,20 @@ impl ShutdownRun {
         if cx.release.deregister_shuts_client_down() {
             // The web server stops after the ContextClosedEvent handler returned.
             self.deregister(AfterClientShutdown::StopServingThenExit, cx, out);
-        } else {
-            // The graceful phase (if any), then the web server's stop (FACTS.md §7).
+        } else if cx.release.web_server_is_lifecycle() {
+            // The graceful phase (if any), then the web server's stop (FACTS.md §7, §14).
             out.push(ShutdownEffect::SetStatus(InstanceStatus::Down));
             out.push(ShutdownEffect::StopServing {
                 graceful: cx.graceful_web_server,
                 then: Some((Step::DestroyBeans, WEB_SERVER_STOP_MS)),
+            });
+        } else {
+            // Boot <= 2.2: the lifecycle stop leaves the web server alone; it stops in
+            // `onClose`, after bean destruction (FACTS.md §14).
+            out.push(ShutdownEffect::SetStatus(InstanceStatus::Down));
+            out.push(ShutdownEffect::ScheduleDrawn {
+                range: WEB_SERVER_STOP_MS,
+                step: Step::DestroyBeans,
             });
         }
     }
@@ -262,9 +295,13 @@ impl ShutdownRun {
     /// /pause already ran `DiscoveryClient#shutdown` (listener removed, tasks stopped, DELETE
     /// sent), so the UP reaches nobody: the instance stays unregistered while serving
     /// (spring-cloud-netflix#2099, fixed by moving the client shutdown to
-    /// `EurekaRegistration#close` in SCN 1.4.0).
-    fn resume(out: &mut Vec<ShutdownEffect>) {
+    /// `EurekaRegistration#close` in SCN 1.4.0). On Boot 2.3+ `context.start()` also starts the
+    /// web server /pause had stopped (its lifecycle phase starts after Eureka's phase 0).
+    fn resume(cx: Context, out: &mut Vec<ShutdownEffect>) {
         out.push(ShutdownEffect::SetStatus(InstanceStatus::Up));
+        if cx.release.pause_stops_web_server() {
+            out.push(ShutdownEffect::StartServing);
+        }
     }
 
     /// `DiscoveryClient#shutdown` of the run's process finished.
@@ -276,7 +313,8 @@ impl ShutdownRun {
         match after {
             AfterClientShutdown::Nothing => {}
             AfterClientShutdown::Exit => out.push(ShutdownEffect::Kill),
-            // Dalston runs Boot 1.5: no graceful shutdown, the web server stops at once.
+            // Dalston, and Boot <= 2.2 after bean destruction: no graceful shutdown, the web
+            // server stops at once (`onClose`).
             AfterClientShutdown::StopServingThenExit => {
                 out.push(ShutdownEffect::StopServing {
                     graceful: false,
@@ -388,19 +426,95 @@ mod tests {
         );
     }
 
-    /// Edgware and later (FACTS.md §7): `ContextClosedEvent` sets DOWN, the web server stops,
-    /// then bean destruction runs `DiscoveryClient#shutdown`, and the JVM exits after it.
+    /// Boot 2.3+ (Hoxton.SR5 on, FACTS.md §7, §14): `ContextClosedEvent` sets DOWN, the web
+    /// server's lifecycle stops, then bean destruction runs `DiscoveryClient#shutdown`, and the
+    /// JVM exits after it.
     #[test]
-    fn kill_15_after_edgware_sets_down_stops_the_web_server_then_shuts_the_client_down() {
-        let (mut kill15, cx, next) = begun_kill15(Train::Edgware);
-        let then = Some((Step::DestroyBeans, WEB_SERVER_STOP_MS));
-        let graceful = false;
-        assert_eq!(next, ShutdownEffect::StopServing { graceful, then });
-        assert_eq!(
-            step(&mut kill15, Step::DestroyBeans, cx),
-            [ShutdownEffect::ClientShutdown]
+    fn kill_15_on_boot_2_3_sets_down_stops_the_web_server_then_shuts_the_client_down() {
+        for train in [Train::Hoxton, Train::Y2021, Train::Y2025_1] {
+            let (mut kill15, cx, next) = begun_kill15(train);
+            let then = Some((Step::DestroyBeans, WEB_SERVER_STOP_MS));
+            let graceful = false;
+            assert_eq!(next, ShutdownEffect::StopServing { graceful, then });
+            assert_eq!(
+                step(&mut kill15, Step::DestroyBeans, cx),
+                [ShutdownEffect::ClientShutdown]
+            );
+            assert_eq!(client_shutdown_done(&mut kill15), [ShutdownEffect::Kill]);
+        }
+    }
+
+    /// Boot 1.5–2.2 after Dalston (Edgware … Hoxton.SR4; FACTS.md §14): DOWN, the lifecycle stop
+    /// leaves the web server alone, bean destruction runs `DiscoveryClient#shutdown`, and only
+    /// then does `onClose` stop the web server (at once) before the JVM exits.
+    #[test]
+    fn kill_15_on_boot_2_2_keeps_serving_until_the_client_shut_down() {
+        for train in [Train::Edgware, Train::Finchley, Train::Greenwich] {
+            let (mut kill15, cx, next) = begun_kill15(train);
+            let (range, step_) = (WEB_SERVER_STOP_MS, Step::DestroyBeans);
+            assert_eq!(next, ShutdownEffect::ScheduleDrawn { range, step: step_ });
+            assert_eq!(
+                step(&mut kill15, Step::DestroyBeans, cx),
+                [ShutdownEffect::ClientShutdown]
+            );
+            let stop = ShutdownEffect::StopServing {
+                graceful: false,
+                then: None,
+            };
+            assert_eq!(
+                client_shutdown_done(&mut kill15),
+                [stop, ShutdownEffect::Kill]
+            );
+        }
+        let sr4 = Context {
+            release: Release::parse("Hoxton.SR4").unwrap(),
+            ..context(Train::Hoxton)
+        };
+        let mut kill15 = run(Strategy::Kill15);
+        let begin = step(&mut kill15, Step::Begin, sr4);
+        assert!(
+            !begin
+                .iter()
+                .any(|e| matches!(e, ShutdownEffect::StopServing { .. }))
         );
-        assert_eq!(client_shutdown_done(&mut kill15), [ShutdownEffect::Kill]);
+    }
+
+    /// /pause (FACTS.md §7, §14): on Hoxton.SR5–SR9 (Boot 2.3, commons <= 2.2.6)
+    /// `context.stop()` stops the web server, then sets DOWN; /resume sets UP and starts it
+    /// again. On Hoxton.SR4 (Boot 2.2) only DOWN; from SR10 nothing at all.
+    #[test]
+    fn pause_stops_the_web_server_only_on_boot_2_3_before_commons_2_2_7() {
+        let on = |release: &str| Context {
+            release: Release::parse(release).unwrap(),
+            ..context(Train::Hoxton)
+        };
+        let mut pause = run(Strategy::Pause);
+        pause.config.resume_ms = Some(10_000);
+        let stop = ShutdownEffect::StopServing {
+            graceful: false,
+            then: None,
+        };
+        let down = ShutdownEffect::SetStatus(InstanceStatus::Down);
+        let resume = ShutdownEffect::Schedule {
+            delay_ms: 10_000,
+            step: Step::Resume,
+        };
+        assert_eq!(
+            step(&mut pause, Step::Begin, on("Hoxton.SR9")),
+            [stop, down, resume]
+        );
+        assert_eq!(
+            step(&mut pause, Step::Resume, on("Hoxton.SR9")),
+            [
+                ShutdownEffect::SetStatus(InstanceStatus::Up),
+                ShutdownEffect::StartServing
+            ]
+        );
+        assert_eq!(
+            step(&mut pause, Step::Begin, on("Hoxton.SR4")),
+            [down, resume]
+        );
+        assert_eq!(step(&mut pause, Step::Begin, on("Hoxton.SR10")), [resume]);
     }
 
     /// Dalston (FACTS.md §7): DOWN, then `DiscoveryClient#shutdown` on the same thread a moment

@@ -287,37 +287,46 @@ fn small_fleet_self_preservation_gates_eviction() {
     );
 }
 
-/// FACTS.md §7 / §5.6, Edgware and later: DOWN goes out as a register right away, the web server
-/// stops, and the DELETE waits for the replicator's stop: `awaitTermination(3 s)` times out on
-/// the pending periodic run (due in ~30 s), so the DELETE leaves 3 s after bean destruction.
-/// Edgware itself (Eureka 1.7.2) stops the replicator with shutdownNow: no wait.
+/// FACTS.md §7 / §5.6 / §14, Edgware and later: DOWN goes out as a register right away at the
+/// SIGTERM (300 s), and the DELETE waits for the replicator's stop: `awaitTermination(3 s)` times
+/// out on the pending periodic run (due in ~30 s), so the DELETE leaves 3 s after bean
+/// destruction. Edgware itself (Eureka 1.7.2) stops the replicator with shutdownNow: no wait.
+/// On Boot 2.3+ (Hoxton.SR12) the web server stops at the SIGTERM; on Boot 1.5–2.2 (Edgware,
+/// Greenwich) `onClose` stops it after bean destruction, when the DELETE's reply is back.
 #[test]
 fn kill15_sends_down_then_delete_after_replicator_stop() {
     let kill15 = KILL9.replace("kill-9", "kill-15");
     let target = process(&scenario(&kill15, &[]), "svc-0");
-    for (release, wait) in [("Hoxton", 3_000), ("Edgware", 0)] {
+    let sigterm = SimTime(300_000);
+    for (release, wait, lifecycle) in [
+        ("Hoxton", 3_000, true),
+        ("Greenwich", 3_000, false),
+        ("Edgware", 0, false),
+    ] {
         let s = scenario(&kill15, &[&format!("simulation.release={release}")]);
         let (log, _) = record(&s, 5);
-        let t_stop = times(&log, |o| {
-            *o == Observation::StoppedServing { process: target }
-        })[0];
         let down = log
             .iter()
             .find(|(t, o)| {
-                *t >= t_stop
+                *t >= sigterm
                     && matches!(o, Observation::Registered { process, status }
                         if *process == target && *status == super::InstanceStatus::Down)
             })
             .map(|(t, _)| *t)
             .unwrap();
-        assert_eq!(down, t_stop + LAT, "{release}");
+        assert_eq!(down, sigterm + LAT, "{release}");
         let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target })[0];
-        let after = cancelled.ms() - t_stop.ms();
+        let after = cancelled.ms() - sigterm.ms();
         let (lo, hi) = super::WEB_SERVER_STOP_MS;
         assert!(
             (wait + lo + LAT..=wait + hi + LAT).contains(&after),
-            "{release}: DELETE {after} ms after the stop"
+            "{release}: DELETE {after} ms after the SIGTERM"
         );
+        let stopped = times(&log, |o| {
+            *o == Observation::StoppedServing { process: target }
+        });
+        let expected = if lifecycle { sigterm } else { cancelled + LAT };
+        assert_eq!(stopped, [expected], "{release}");
     }
 }
 
@@ -412,7 +421,9 @@ fn pause_keeps_serving_through_the_wait() {
 /// server at 300 s + LAT; the process serves until 345 s. Hoxton.SR10 (commons 2.2.7): /pause
 /// touches nothing in Eureka, so the instance stays UP (and keeps renewing) through the wait and
 /// the DOWN only comes with the final kill-15 at 345 s, registered at 345 s + LAT. Either way the
-/// DELETE follows the web server stop (5–50 ms) and the replicator's 3 s awaitTermination.
+/// DELETE follows the web server stop (5–50 ms) and the replicator's 3 s awaitTermination. On
+/// SR9 (Boot 2.3) the web server stops at the pause (spring-cloud-commons#788, FACTS.md §14), on
+/// SR10 at the kill-15.
 #[test]
 fn pause_deregisters_up_to_commons_2_2_6_only() {
     let text = KILL9
@@ -445,7 +456,13 @@ fn pause_deregisters_up_to_commons_2_2_6_only() {
         let stopped = times(&log, |o| {
             *o == Observation::StoppedServing { process: target }
         });
-        assert_eq!(stopped, [SimTime(345_000)], "{release}");
+        // Boot 2.3 (SR9) and commons 2.2.6: /pause's `context.stop()` stops the web server.
+        let stops_at = if release == "Hoxton.SR9" {
+            300_000
+        } else {
+            345_000
+        };
+        assert_eq!(stopped, [SimTime(stops_at)], "{release}");
         let renews_in_wait = times(
             &log,
             |o| matches!(o, Observation::Renewed { process, .. } if *process == target),

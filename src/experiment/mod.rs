@@ -207,6 +207,55 @@ mod tests {
         modes_agree(&["shutdown[0].host=vanishes", "simulation.release=2020.0"]);
     }
 
+    /// spring-cloud-commons#788 / spring-cloud-netflix#3869 (FACTS.md §14): on Hoxton.SR9
+    /// (Spring Boot 2.3, commons 2.2.6) /pause's `context.stop()` stops the web server before it
+    /// sets DOWN, so from the pause on callers are refused exactly as after a kill -15 at the
+    /// same instant: the exposures of the two follow one law (two-sample KS at alpha = 0.01,
+    /// critical D = 1.63 sqrt(2 / n), does not reject), about read-only cache + fetch + Ribbon
+    /// refresh = 3 x U(0, 30 s), mean 45 s. Pinned to Boot 2.2 (`simulation.spring-boot`), the
+    /// paused instance serves through its 120 s wait, long after every list dropped it: no dead
+    /// hit at all.
+    #[test]
+    fn spring_cloud_commons_788_pause_refuses_like_kill_15_on_boot_2_3() {
+        let text = |strategy: &str, extra: &[&str]| {
+            ScenarioText::simulation(&[
+                "duration-s = 900",
+                "trials = 300",
+                "seed = 11",
+                "release = \"Hoxton.SR9\"",
+            ])
+            .fleet(20, &["rate-per-s = 20"])
+            .shutdown("svc-0", 300, strategy, extra)
+            .text()
+        };
+        let pause = parse(&text("pause", &["wait-s = 120"]), &[]).unwrap();
+        let kill15 = parse(&text("kill-15", &[]), &[]).unwrap();
+        let exposures = |s: &Scenario| -> Vec<i64> {
+            run_trials(s)
+                .iter()
+                .filter_map(|o| o.shutdowns[0].exposure_ms)
+                .collect()
+        };
+        let (a, b) = (exposures(&pause), exposures(&kill15));
+        let critical = 1.63 * (2.0 / a.len() as f64).sqrt();
+        let d = ks(&a, &b);
+        assert!(d < critical, "KS D = {d:.3} >= {critical:.3}");
+        let mean = a.iter().sum::<i64>() as f64 / a.len() as f64;
+        assert!(
+            (35_000.0..55_000.0).contains(&mean),
+            "mean exposure {mean} ms"
+        );
+
+        let boot_2_2 = parse(
+            &text("pause", &["wait-s = 120"]),
+            &["simulation.spring-boot=2.2.13".to_string()],
+        )
+        .unwrap();
+        for o in run_trials(&boot_2_2) {
+            assert_eq!(o.shutdowns[0].dead_hits, 0, "trial {}", o.trial);
+        }
+    }
+
     fn modes_agree(overrides: &[&str]) {
         let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
         // With one instance, the one that stops is svc-0.

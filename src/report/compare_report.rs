@@ -447,9 +447,10 @@ mod tests {
     use crate::scenario::Strategy;
     use crate::scenario::fixture::{ScenarioText, parse};
 
-    /// Hoxton.SR9: the last release whose /pause deregisters (`Release::pause_deregisters`).
+    /// Hoxton.SR4: the last release whose /pause deregisters and keeps serving
+    /// (`Release::pause_deregisters`, Spring Boot 2.2: `Release::pause_stops_web_server`).
     fn scenario() -> String {
-        let simulation = ["duration-s = 500", "trials = 5", "release = \"Hoxton.SR9\""];
+        let simulation = ["duration-s = 500", "trials = 5", "release = \"Hoxton.SR4\""];
         ScenarioText::simulation(&simulation)
             .fleet(20, &[])
             .shutdown("svc-0", 200, "kill-9", &[])

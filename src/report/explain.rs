@@ -871,6 +871,10 @@ fn resume_text(release: Release) -> String {
          down (listener removed, no heartbeats): nothing is registered, it serves while in no \
          registry (spring-cloud-netflix#2099)"
             .to_string()
+    } else if release.pause_stops_web_server() {
+        "/resume: context.start() sets UP again (a register) and starts the web server /pause \
+         had stopped (Spring Boot 2.3+, FACTS.md §14)"
+            .to_string()
     } else {
         "/resume: context.start() sets UP again; the status change goes out as a register \
          (FACTS.md §7)"
@@ -908,6 +912,13 @@ fn strategy_text(config: &ShutdownConfig, release: Release, client: &ClientConfi
                  shutdown with its DELETE)",
                 client.timeout_per_shutdown_phase_ms as f64 / 1000.0
             )
+        } else if !release.web_server_is_lifecycle() {
+            format!(
+                "kill -15 (Spring Boot {}): the context closes (DOWN, then the Eureka client's \
+                 shutdown with its DELETE at bean destruction; the web server serves until \
+                 onClose stops it after that, FACTS.md §14)",
+                release.boot
+            )
         } else {
             "kill -15: the context closes (DOWN, web server stop, then the Eureka client's \
              shutdown with its DELETE)"
@@ -930,6 +941,12 @@ fn strategy_text(config: &ShutdownConfig, release: Release, client: &ClientConfi
         Strategy::Pause if !release.pause_deregisters() => format!(
             "/pause (spring-cloud-commons >= 2.2.7): only PauseHandler beans pause; Eureka is not \
              told, the instance stays UP and serving {until}"
+        ),
+        Strategy::Pause if release.pause_stops_web_server() => format!(
+            "/pause on Spring Boot {} (spring-cloud-commons {}): context.stop() stops the web \
+             server first, so every request is refused from now, then sets DOWN (deregister; \
+             spring-cloud-commons#788, FACTS.md §14); the process runs on {until}",
+            release.boot, release.commons
         ),
         Strategy::Pause if release.deregister_shuts_client_down() => format!(
             "/pause (Dalston): context.stop() sets DOWN and EurekaServiceRegistry#deregister shuts \

@@ -54,6 +54,18 @@ pub fn recommend(
             )?;
             continue;
         }
+        if strategy == Strategy::Pause && scenario.simulation.release.pause_stops_web_server() {
+            // Boot 2.3+ with commons <= 2.2.6: context.stop() stops the web server at the pause
+            // (FACTS.md §14), so callers are refused from the pause on, whatever the wait.
+            writeln!(
+                out,
+                "\n  pause:\n    no wait makes it clean on {} (Spring Boot {}): /pause stops the \
+                 web server with the rest of the context (spring-cloud-commons#788), so callers \
+                 are refused from the pause on; use service-registry",
+                scenario.simulation.release, scenario.simulation.release.boot
+            )?;
+            continue;
+        }
         let r = measure(text, source, overrides, strategy, options.target)?;
         print_recommendation(out, &r)?;
         if options.what_if {

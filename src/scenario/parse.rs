@@ -335,6 +335,20 @@ impl Builder<'_> {
                 ),
             );
         }
+        if pauses && simulation.release.pause_stops_web_server() {
+            self.warn(
+                &Place::File,
+                format!(
+                    "release {} runs Spring Boot {}: /pause's context.stop() stops the web \
+                     server too (spring-cloud-commons#788, FACTS.md §14), so the paused \
+                     instance refuses every request from the pause on, as after a kill -15; \
+                     on Boot 2.2 (Hoxton.SR4 or older, or simulation.spring-boot) it keeps \
+                     serving while it is deregistered",
+                    simulation.release.name(),
+                    simulation.release.boot
+                ),
+            );
+        }
 
         Ok(Scenario {
             name: name.to_string(),

@@ -85,6 +85,7 @@ impl<O: Observer> World<'_, O> {
                             .schedule_in(phase + stop, Event::Shutdown { run, step });
                     }
                 }
+                ShutdownEffect::StartServing => self.set_serving(p, true),
                 ShutdownEffect::Now(step) => self.on_shutdown_step(run, step),
             }
         }

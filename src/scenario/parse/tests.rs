@@ -377,8 +377,30 @@ fn ribbon_timeouts_default_per_train() {
     assert!(e.contains("ribbon.connectTimeout"), "{e}");
 }
 
+/// FACTS.md §14: /pause on Boot 2.3 with commons <= 2.2.6 (Hoxton.SR5–SR9) stops the web server,
+/// with a warning; not on Boot 2.2 (Hoxton.SR4, or SR9 pinned to 2.2.13), nor from SR10.
+#[test]
+fn pause_warns_that_it_stops_the_web_server_on_boot_2_3() {
+    let pause = "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"pause\"\n\
+                 wait-s = 60\n";
+    let warned = |sets: &[&str]| {
+        let s = parse_set(&format!("{MINIMAL}{pause}"), sets).unwrap();
+        s.warnings
+            .iter()
+            .any(|w| w.contains("stops the web server too"))
+    };
+    assert!(warned(&["simulation.release=Hoxton.SR9"]));
+    assert!(warned(&["simulation.release=Hoxton.SR5"]));
+    assert!(!warned(&["simulation.release=Hoxton.SR4"]));
+    assert!(!warned(&[
+        "simulation.release=Hoxton.SR9",
+        "simulation.spring-boot=2.2.13"
+    ]));
+    assert!(!warned(&["simulation.release=Hoxton.SR10"]));
+}
+
 /// FACTS.md §7: /pause on commons >= 2.2.7 is modelled as doing nothing to Eureka, with a
-/// warning; on Hoxton.SR9 it deregisters and nothing is said.
+/// warning; on Hoxton.SR9 it deregisters and nothing is said of that (but see the next test).
 #[test]
 fn pause_warns_from_commons_2_2_7() {
     let pause = "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"pause\"\n\
@@ -394,6 +416,7 @@ fn pause_warns_from_commons_2_2_7() {
             .any(|w| w.contains("/pause no longer deregisters"))
     };
     assert!(!warned("Hoxton.SR9"));
+    assert!(!warned("Hoxton.SR4"));
     assert!(!warned("Dalston"));
     assert!(warned("Hoxton.SR10"));
     assert!(warned("Hoxton"));
