@@ -76,7 +76,8 @@ pub struct DiscoveryClient {
     /// The local registry: the last full fetch with the deltas applied since (a copy of its own
     /// once a delta changed it, see `delta.rs`).
     pub cache: Option<Rc<Payload>>,
-    /// Per called application: its UP instances in the order of the last shuffle.
+    /// Per called application: its instances in the order of the last shuffle, UP only with
+    /// `filter-only-up-instances` (the default).
     pub up_lists: Vec<(usize, Vec<ProcessId>)>,
     pub(in crate::eureka) rng: RngStream,
     /// The server it calls (`eureka.client.service-url.defaultZone`; one server for now).
@@ -107,7 +108,8 @@ impl DiscoveryClient {
         }
     }
 
-    /// The client's UP instances of `application` (empty if it calls none such).
+    /// The client's instances of `application` (`getInstancesByVipAddress`: UP only unless
+    /// `filter-only-up-instances = false`; empty if it calls none such).
     pub fn up_list(&self, application: usize) -> &[ProcessId] {
         self.up_lists
             .iter()

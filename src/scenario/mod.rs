@@ -3,6 +3,7 @@
 mod error;
 #[cfg(test)]
 pub(crate) mod fixture;
+mod http_client;
 mod keys;
 mod metric;
 mod model;
@@ -10,6 +11,7 @@ mod parse;
 mod release;
 
 pub use error::ScenarioError;
+pub use http_client::{CallPolicy, HttpClient};
 pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};
 pub use model::*;

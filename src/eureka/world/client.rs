@@ -397,21 +397,28 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// `Applications#shuffleInstances(filterOnlyUp)` after every fetch, full or delta: rebuilds
-    /// the per-application lists callers read from the local registry.
+    /// the per-application lists callers read from the local registry, with only UP instances
+    /// when `filter-only-up-instances` (default true), else with every instance the registry
+    /// holds, whatever its status (`Application#_shuffleAndStoreInstances`; FACTS.md §5.5,
+    /// §14). Ribbon filters UP again itself (`update_server_list`); Spring Cloud LoadBalancer
+    /// does not (`EurekaDiscoveryClient#getInstances`).
     pub(super) fn shuffle_up_lists(&mut self, p: ProcessId) {
         let called = self.called_applications(p);
         let client = self.client(p);
         let Some(payload) = client.cache.clone() else {
             return;
         };
+        let only_up = client.config.filter_only_up_instances;
         let mut lists = std::mem::take(&mut client.up_lists);
         lists.clear();
         for application in called {
             let mut list: Vec<ProcessId> = Vec::new();
             for (q, status) in payload.statuses.iter().enumerate() {
-                if *status == Some(InstanceStatus::Up)
-                    && self.processes[q].application == application
-                {
+                let listed = match status {
+                    Some(s) => !only_up || *s == InstanceStatus::Up,
+                    None => false,
+                };
+                if listed && self.processes[q].application == application {
                     list.push(q);
                 }
             }
