@@ -204,3 +204,169 @@ impl CallerConfig {
         policy
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+    use crate::scenario::fixture::{ScenarioText, parse};
+
+    fn scenario(release: &str, caller: &[&str], overrides: &[&str]) -> Scenario {
+        let text = ScenarioText::simulation(&[&format!("release = \"{release}\"")])
+            .fleet(2, caller)
+            .text();
+        let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+        parse(&text, &overrides).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn policy(release: &str, caller: &[&str]) -> CallPolicy {
+        let s = scenario(release, caller, &[]);
+        let c = &s.callers[0];
+        c.policy(&c.calls[0], &s.simulation.release)
+    }
+
+    /// `HttpClient::default_for`: Zuul up to Hoxton, Spring Cloud Gateway from 2020.0 (SCN 3.0
+    /// removed Zuul; FACTS.md §0.1).
+    #[test]
+    fn a_caller_defaults_to_the_trains_gateway() {
+        for train in Train::ALL {
+            let s = scenario(train.name(), &[], &[]);
+            let expected = if train < Train::Y2020 {
+                HttpClient::Zuul
+            } else {
+                HttpClient::Gateway
+            };
+            assert_eq!(s.callers[0].http_client, expected, "{train}");
+        }
+    }
+
+    /// FACTS.md §14 / the module table: no stack retries by default, Zuul keeps its Hystrix
+    /// command, and only a RestTemplate with spring-retry records a refusal twice.
+    #[test]
+    fn each_stack_gets_its_sources_retry_and_accounting_fact_14() {
+        let zuul = policy("Hoxton", &[]);
+        assert!(!zuul.retries() && zuul.zuul_hystrix && zuul.failures_per_refusal == 1);
+        let zuul_retry = policy("Hoxton", &["zuul.retryable = true", "spring-retry = true"]);
+        assert_eq!((zuul_retry.servers, zuul_retry.same), (2, 1));
+        assert_eq!(zuul_retry.failures_per_refusal, 1);
+        assert!(!policy("Hoxton", &["zuul.retryable = true"]).retries());
+        assert!(!policy("Hoxton", &["http-client = \"rest-template\""]).retries());
+        let rest = policy(
+            "Hoxton",
+            &["http-client = \"rest-template\"", "spring-retry = true"],
+        );
+        assert_eq!((rest.servers, rest.failures_per_refusal), (2, 2));
+        assert_eq!(rest.retrier, Some("RibbonLoadBalancedRetryPolicy"));
+        for (release, failures) in [("Dalston", 1), ("Edgware.SR1", 1), ("Edgware.SR2", 2)] {
+            let p = policy(
+                release,
+                &["http-client = \"rest-template\"", "spring-retry = true"],
+            );
+            assert_eq!(p.failures_per_refusal, failures, "{release}");
+        }
+        // spring.cloud.loadbalancer.retry.enabled = false: NeverRetryPolicy, one record.
+        let never = policy(
+            "Hoxton",
+            &[
+                "http-client = \"rest-template\"",
+                "spring-retry = true",
+                "spring.cloud.loadbalancer.retry.enabled = false",
+            ],
+        );
+        assert_eq!((never.servers, never.failures_per_refusal), (1, 1));
+        // Feign on Ribbon: LoadBalancerCommand retries connection errors for every method.
+        let feign_post = policy("Hoxton", &["http-client = \"feign\"", "method = \"POST\""]);
+        assert_eq!(feign_post.servers, 2);
+        assert_eq!(feign_post.retrier, Some("LoadBalancerCommand"));
+        let feign_retry_post = policy(
+            "Hoxton",
+            &[
+                "http-client = \"feign\"",
+                "method = \"POST\"",
+                "spring-retry = true",
+            ],
+        );
+        assert!(
+            !feign_retry_post.retries(),
+            "RibbonLoadBalancedRetryPolicy#canRetry: GET"
+        );
+        for client in ["web-client", "gateway"] {
+            let p = policy("Hoxton", &[&format!("http-client = \"{client}\"")]);
+            assert_eq!((p.servers, p.failures_per_refusal), (1, 0), "{client}");
+        }
+        // Spring Cloud LoadBalancer (2020.0): the gateway and a WebClient do not retry unless
+        // told to; a RestTemplate or Feign with spring-retry does.
+        assert!(!policy("2020.0", &[]).retries());
+        assert!(!policy("2020.0", &["http-client = \"web-client\""]).retries());
+        let web_retry = policy(
+            "2020.0",
+            &[
+                "http-client = \"web-client\"",
+                "spring.cloud.loadbalancer.retry.enabled = true",
+            ],
+        );
+        assert_eq!(
+            web_retry.retrier,
+            Some("RetryableLoadBalancerExchangeFilterFunction")
+        );
+        assert!(web_retry.avoid_previous);
+        for client in ["rest-template", "feign"] {
+            let key = format!("http-client = \"{client}\"");
+            assert!(!policy("2021.0", &[&key]).retries(), "{client}");
+            let p = policy("2021.0", &[&key, "spring-retry = true"]);
+            assert_eq!(
+                p.retrier,
+                Some("BlockingLoadBalancedRetryPolicy"),
+                "{client}"
+            );
+        }
+    }
+
+    /// `zuul` is an alias of `http-client`: true is Zuul; false is the train's default, or
+    /// RestTemplate where that is Zuul; contradicting `http-client` is an error (exit 2).
+    #[test]
+    fn zuul_is_an_alias_of_http_client() {
+        let client =
+            |release: &str, caller: &[&str]| scenario(release, caller, &[]).callers[0].http_client;
+        assert_eq!(client("2021.0", &["zuul = true"]), HttpClient::Zuul);
+        assert_eq!(
+            client("Hoxton", &["zuul = false"]),
+            HttpClient::RestTemplate
+        );
+        assert_eq!(client("2021.0", &["zuul = false"]), HttpClient::Gateway);
+        assert_eq!(
+            client("Hoxton", &["zuul = false", "http-client = \"feign\""]),
+            HttpClient::Feign
+        );
+        let text = ScenarioText::simulation(&[])
+            .fleet(2, &["zuul = true", "http-client = \"feign\""])
+            .text();
+        let e = parse(&text, &[]).unwrap_err().to_string();
+        assert!(e.contains("contradicts"), "{e}");
+        let warned = scenario("2021.0", &["zuul = true"], &[]);
+        assert!(
+            warned
+                .warnings
+                .iter()
+                .any(|w| w.contains("Zuul gateway on Spring Cloud LoadBalancer"))
+        );
+        let warned = scenario(
+            "Hoxton",
+            &["http-client = \"feign\"", "zuul.retryable = true"],
+            &[],
+        );
+        assert!(
+            warned
+                .warnings
+                .iter()
+                .any(|w| w.contains("zuul.retryable` has no effect"))
+        );
+        let warned = scenario("Edgware", &["http-client = \"gateway\""], &[]);
+        assert!(
+            warned
+                .warnings
+                .iter()
+                .any(|w| w.contains("first shipped with Finchley"))
+        );
+    }
+}
