@@ -14,11 +14,10 @@ mod value;
 
 pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 
-use super::http_client::HttpClient;
 use super::metric::{Metric, Statistic};
 use super::model::{
-    ClientConfig, Comparison, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
-    ShutdownConfig, SimulationConfig, Strategy,
+    ClientConfig, Comparison, FinalStop, HttpClient, HttpMethod, NetworkConfig, RibbonConfig,
+    ServerConfig, ShutdownConfig, SimulationConfig, Strategy,
 };
 
 /// A table of the scenario file.

@@ -1,17 +1,17 @@
 //! Scenario files: raw TOML with Spring property names -> a validated [`Scenario`].
 
+mod call_policy;
 mod error;
 #[cfg(test)]
 pub(crate) mod fixture;
-mod http_client;
 mod keys;
 mod metric;
 mod model;
 mod parse;
 mod release;
 
+pub use call_policy::CallPolicy;
 pub use error::ScenarioError;
-pub use http_client::{CallPolicy, HttpClient};
 pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};
 pub use model::*;

@@ -4,8 +4,7 @@
 //! `scenario::parse`; nothing here is optional or unchecked. Every default is the Eureka / Ribbon /
 //! Spring Cloud default named in FACTS.md, and every time is integer milliseconds.
 
-use super::http_client::HttpClient;
-use super::release::Release;
+use super::release::{Release, Train};
 use super::{Metric, Statistic};
 
 /// A whole scenario, ready to simulate.
@@ -200,6 +199,58 @@ pub struct LoadBalancerConfig {
     pub max_retries_on_next_service_instance: u32,
     /// `spring.cloud.loadbalancer.retry.avoid-previous-instance` (true).
     pub avoid_previous_instance: bool,
+}
+
+/// The HTTP client a caller sends its load-balanced requests with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpClient {
+    /// Zuul 1 (`spring-cloud-netflix-zuul`, SCN <= 2.2.x): Ribbon routes through the Apache
+    /// `RibbonLoadBalancingHttpClient`, each in a Hystrix command.
+    Zuul,
+    /// A `@LoadBalanced RestTemplate`.
+    RestTemplate,
+    /// An OpenFeign client (`@FeignClient`).
+    Feign,
+    /// A `@LoadBalanced WebClient.Builder`.
+    WebClient,
+    /// Spring Cloud Gateway with an `lb://` route.
+    Gateway,
+}
+
+impl HttpClient {
+    pub const ALL: [HttpClient; 5] = [
+        HttpClient::Zuul,
+        HttpClient::RestTemplate,
+        HttpClient::Feign,
+        HttpClient::WebClient,
+        HttpClient::Gateway,
+    ];
+
+    /// The spelling in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            HttpClient::Zuul => "zuul",
+            HttpClient::RestTemplate => "rest-template",
+            HttpClient::Feign => "feign",
+            HttpClient::WebClient => "web-client",
+            HttpClient::Gateway => "gateway",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<HttpClient> {
+        HttpClient::ALL.into_iter().find(|c| c.name() == text)
+    }
+
+    /// The train's gateway, the caller a scenario means when it says nothing: Zuul up to
+    /// Hoxton; Spring Cloud Gateway from 2020.0, where Spring Cloud Netflix 3.0 removed Zuul,
+    /// Ribbon and Hystrix (FACTS.md §0.1).
+    pub fn default_for(train: Train) -> HttpClient {
+        if train < Train::Y2020 {
+            HttpClient::Zuul
+        } else {
+            HttpClient::Gateway
+        }
+    }
 }
 
 /// `spring.cloud.loadbalancer.configurations`: which `ServiceInstanceListSupplier` chain.

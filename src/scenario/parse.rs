@@ -27,15 +27,14 @@ mod tests;
 use std::path::Path;
 
 use super::error::{Location, Place, ScenarioError};
-use super::http_client::HttpClient;
 use super::keys::{
     AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, Section, ShutdownDraft, ShutdownRef, closest,
 };
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, FinalStop,
-    NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig,
-    Strategy,
+    HttpClient, NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig,
+    SimulationConfig, Strategy,
 };
 use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};

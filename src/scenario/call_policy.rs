@@ -1,5 +1,5 @@
-//! A caller's HTTP stack (`[[caller]] http-client`) and the retry and `ServerStats` policy it
-//! gets on a given balancer and release (FACTS.md §8, §9, §14; issue 10 item 4).
+//! The retry and `ServerStats` policy a caller's HTTP stack (`[[caller]] http-client`,
+//! [`HttpClient`]) gets on a given balancer and release (FACTS.md §8, §9, §14; issue 10 item 4).
 //!
 //! The rules read a [`CallPolicy`], resolved once per caller and called app by
 //! [`CallerConfig::policy`]; nothing below `scenario` asks which client a caller is.
@@ -22,60 +22,10 @@
 //! reference "Retrying Failed Requests": "you need to include Spring Retry on your application's
 //! classpath".
 
-use super::model::{CallTarget, CallerConfig, HttpMethod, LoadBalancerConfig, RibbonConfig};
+use super::model::{
+    CallTarget, CallerConfig, HttpClient, HttpMethod, LoadBalancerConfig, RibbonConfig,
+};
 use super::release::{Release, Train};
-
-/// The HTTP client a caller sends its load-balanced requests with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HttpClient {
-    /// Zuul 1 (`spring-cloud-netflix-zuul`, SCN <= 2.2.x): Ribbon routes through the Apache
-    /// `RibbonLoadBalancingHttpClient`, each in a Hystrix command.
-    Zuul,
-    /// A `@LoadBalanced RestTemplate`.
-    RestTemplate,
-    /// An OpenFeign client (`@FeignClient`).
-    Feign,
-    /// A `@LoadBalanced WebClient.Builder`.
-    WebClient,
-    /// Spring Cloud Gateway with an `lb://` route.
-    Gateway,
-}
-
-impl HttpClient {
-    pub const ALL: [HttpClient; 5] = [
-        HttpClient::Zuul,
-        HttpClient::RestTemplate,
-        HttpClient::Feign,
-        HttpClient::WebClient,
-        HttpClient::Gateway,
-    ];
-
-    /// The spelling in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            HttpClient::Zuul => "zuul",
-            HttpClient::RestTemplate => "rest-template",
-            HttpClient::Feign => "feign",
-            HttpClient::WebClient => "web-client",
-            HttpClient::Gateway => "gateway",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<HttpClient> {
-        HttpClient::ALL.into_iter().find(|c| c.name() == text)
-    }
-
-    /// The train's gateway, the caller a scenario means when it says nothing: Zuul up to
-    /// Hoxton; Spring Cloud Gateway from 2020.0, where Spring Cloud Netflix 3.0 removed Zuul,
-    /// Ribbon and Hystrix (FACTS.md §0.1).
-    pub fn default_for(train: Train) -> HttpClient {
-        if train < Train::Y2020 {
-            HttpClient::Zuul
-        } else {
-            HttpClient::Gateway
-        }
-    }
-}
 
 /// How one caller's requests to one app are retried and accounted (the rules read only this).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
