@@ -171,6 +171,14 @@ fn the_ribbon_scenario_differs_from_the_loadbalancer_one_only_where_the_caller_d
         assert!(client.graceful_shutdown(plain.simulation.release));
         client.server_shutdown = None;
     }
+    // The Ribbon caller names its stack (a RestTemplate without spring-retry); the 2025.1.4 rig's
+    // caller is the train's default one. Both make one attempt per request.
+    assert_eq!(
+        as_loadbalancer.callers[0].http_client,
+        eureka_sim::scenario::HttpClient::RestTemplate
+    );
+    assert!(!as_loadbalancer.callers[0].spring_retry);
+    as_loadbalancer.callers[0].http_client = plain.callers[0].http_client;
     assert_eq!(as_loadbalancer, plain);
 }
 

@@ -231,7 +231,8 @@ pub struct DiscoveryClient {
     cache: Option<Rc<Payload>>,
     /// The applications this process routes to (a caller's `calls`), in order.
     called: Vec<usize>,
-    /// Per called application: its UP instances in the order of the last shuffle.
+    /// Per called application: its instances in the order of the last shuffle, UP only with
+    /// `filter-only-up-instances` (the default).
     up_lists: Vec<(usize, Vec<ProcessId>)>,
     rng: RngStream,
     /// The server it calls (`eureka.client.service-url.defaultZone`; one server for now).
@@ -314,7 +315,13 @@ impl DiscoveryClient {
         self.info.last_dirty
     }
 
-    /// The client's UP instances of `application` (empty if it calls none such).
+    /// `q` is UP in the client's local registry (what `DiscoveryEnabledNIWSServerList` keeps).
+    pub fn is_up_in_cache(&self, q: ProcessId) -> bool {
+        self.cache.as_ref().is_some_and(|c| c.is_up(q))
+    }
+
+    /// The client's instances of `application` (`getInstancesByVipAddress`: UP only unless
+    /// `filter-only-up-instances = false`; empty if it calls none such).
     pub fn up_list(&self, application: usize) -> &[ProcessId] {
         self.up_lists
             .iter()
@@ -819,17 +826,26 @@ impl DiscoveryClient {
 
     /// `Applications#shuffleInstances(filterOnlyUp)` after every fetch, full or delta: rebuilds
     /// the per-application lists callers read from the local registry (`applications[q]`: the
-    /// application of process `q`).
+    /// application of process `q`), with only UP instances when `filter-only-up-instances`
+    /// (default true), else with every instance the registry holds, whatever its status
+    /// (`Application#_shuffleAndStoreInstances`; FACTS.md §5.5, §14). Ribbon filters UP again
+    /// itself (`update_server_list`); Spring Cloud LoadBalancer does not
+    /// (`EurekaDiscoveryClient#getInstances`).
     fn shuffle_up_lists(&mut self, applications: &[usize], out: &mut impl ClientOutput) {
         let Some(payload) = self.cache.clone() else {
             return;
         };
+        let only_up = self.config.filter_only_up_instances;
         let mut lists = std::mem::take(&mut self.up_lists);
         lists.clear();
         for &application in &self.called {
             let mut list: Vec<ProcessId> = Vec::new();
             for (q, status) in payload.statuses.iter().enumerate() {
-                if *status == Some(InstanceStatus::Up) && applications[q] == application {
+                let listed = match status {
+                    Some(s) => !only_up || *s == InstanceStatus::Up,
+                    None => false,
+                };
+                if listed && applications[q] == application {
                     list.push(q);
                 }
             }

@@ -10,7 +10,7 @@ pub mod ribbon;
 pub(in crate::eureka) mod spring;
 
 use crate::engine::{RngStream, StreamFactory};
-use crate::scenario::{HttpMethod, LoadBalancerConfig, RibbonConfig, Scenario};
+use crate::scenario::{CallPolicy, LoadBalancerConfig, RibbonConfig, Scenario};
 
 use super::ids::ProcessId;
 use super::layout::Layout;
@@ -69,6 +69,7 @@ impl Balancer {
                 threshold: 0,
                 factor_s: 0,
                 max_s: 0,
+                failures_per_refusal: 1,
             },
         }
     }
@@ -112,9 +113,8 @@ pub struct Route {
     /// The caller's HTTP client settings (`ribbon.*`: timeouts and retries apply to both
     /// balancers).
     pub ribbon: RibbonConfig,
-    pub retryable: bool,
-    /// The caller's requests are GETs (retried by default).
-    pub get: bool,
+    /// The caller's stack's retries and `ServerStats` accounting (`CallerConfig::policy`).
+    pub policy: CallPolicy,
     /// What an attempt costs and the Hystrix timeout, if any ([`attempt`]).
     pub costs: AttemptCosts,
     /// The caller's `spring.cloud.loadbalancer.*` settings.
@@ -174,6 +174,7 @@ impl Route {
             .map(|slot| {
                 let caller = &scenario.callers[slot.caller];
                 let target = &caller.calls[slot.target];
+                let policy = caller.policy(target, &scenario.simulation.release);
                 let name = format!(
                     "route/{}/{}",
                     caller.name, scenario.apps[slot.application].name
@@ -183,15 +184,13 @@ impl Route {
                     process: slot.process,
                     application: slot.application,
                     ribbon: target.ribbon.clone(),
-                    retryable: caller.method == HttpMethod::Get
-                        || target.ribbon.ok_to_retry_on_all_operations,
-                    get: caller.method == HttpMethod::Get,
+                    policy,
                     costs: AttemptCosts::of(caller, &target.ribbon),
                     load_balancer: caller.client.load_balancer.clone(),
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
                     balancer: if caller.uses_ribbon(&scenario.simulation.release) {
                         Balancer::Ribbon {
-                            breaker: CircuitBreaker::from_config(&target.ribbon),
+                            breaker: CircuitBreaker::from_config(&target.ribbon, &policy),
                             lb: None,
                         }
                     } else {
@@ -208,17 +207,11 @@ impl Route {
             .collect()
     }
 
-    /// Attempts per request: `(MaxAutoRetries + 1) * (MaxAutoRetriesNextServer + 1)` when the
-    /// request may be retried (GET, or `OkToRetryOnAllOperations`), else 1.
+    /// Servers tried per request and attempts on each: `(MaxAutoRetriesNextServer + 1,
+    /// MaxAutoRetries + 1)` when the caller's stack retries this request, else `(1, 1)`
+    /// ([`CallPolicy`]).
     pub(in crate::eureka) fn servers_to_try(&self) -> (u32, u32) {
-        if self.retryable {
-            (
-                self.ribbon.max_auto_retries_next_server + 1,
-                self.ribbon.max_auto_retries + 1,
-            )
-        } else {
-            (1, 1)
-        }
+        (self.policy.servers, self.policy.same)
     }
 }
 

@@ -592,13 +592,16 @@ fn without_read_only_cache_changes_are_served_at_once() {
 
 /// FACTS.md §8 retries: a GET that hits a refused connection is retried once on the next server
 /// (MaxAutoRetriesNextServer = 1); with a single, dead instance both attempts fail, so every
-/// failed request counts two dead hits. A POST is not retried.
+/// failed request counts two dead hits. A POST is not retried. (A RestTemplate with
+/// spring-retry: `RibbonLoadBalancedRetryPolicy#canRetry`, FACTS.md §14.)
 #[test]
 fn refused_get_is_retried_on_the_next_server_once() {
     let count = |overrides: &[&str]| {
         let mut all = vec![
             "app[0].instances=1",
             "server.eureka.server.enable-self-preservation=false",
+            "caller[0].http-client=rest-template",
+            "caller[0].spring-retry=true",
         ];
         all.extend_from_slice(overrides);
         let s = scenario(KILL9, &all);
@@ -754,11 +757,14 @@ fn dead_hit_times(log: &Log, target: usize) -> Vec<SimTime> {
 /// back in the list at the cursor or next to it, so the 1st or 2nd request hits it (within 200
 /// ms), which trips it for 20 s, then 30 s each time, until Ribbon's list drops it. No request
 /// fails (the retry lands on the live instance), and the exposure does not depend on the breaker.
-/// (Self-preservation is off: one of three clients gone would gate eviction.)
+/// (Self-preservation is off: one of three clients gone would gate eviction.) The caller is a
+/// Feign client, whose Ribbon `LoadBalancerCommand` retries and records one failure per refusal
+/// (FACTS.md §14).
 #[test]
 fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
     const GAP: u64 = 100;
     let overrides = [
+        "caller[0].http-client=feign",
         "app[0].instances=2",
         "caller[0].rate-per-s=10",
         "caller[0].fixed-rate=true",
@@ -856,6 +862,7 @@ fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
 mod delta;
 mod lifecycle;
 mod spring_lb;
+mod stacks;
 
 /// `EurekaNotificationServerListUpdater` (FACTS.md §8): Ribbon's list is read again right after
 /// each of the caller's fetches (every fetch fires the event, changed or not) and at no other

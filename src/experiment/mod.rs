@@ -147,7 +147,27 @@ mod tests {
         modes_agree(&[
             "clients.niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped=false",
             "clients.ribbon.MaxAutoRetriesNextServer=1",
+            "caller[0].http-client=feign",
         ]);
+    }
+
+    /// The same for a RestTemplate with spring-retry, which records each refused attempt twice
+    /// in `ServerStats` (FACTS.md §14): the breaker's stepping and the all-tripped walk count 2
+    /// per refusal; and for a gateway that only calls `choose()` (no record: no breaker).
+    #[test]
+    fn batched_counting_matches_for_the_callers_stacks() {
+        modes_agree(&[
+            "caller[0].http-client=rest-template",
+            "caller[0].spring-retry=true",
+            "clients.ribbon.MaxAutoRetriesNextServer=1",
+        ]);
+        modes_agree(&[
+            "caller[0].http-client=rest-template",
+            "caller[0].spring-retry=true",
+            "app[0].instances=1",
+            "caller[0].rate-per-s=40",
+        ]);
+        modes_agree(&["caller[0].http-client=gateway"]);
     }
 
     /// The same with a single instance: once tripped it stays in the list through the
@@ -161,7 +181,11 @@ mod tests {
     /// with the default retry on another instance (avoiding the one just tried) and without.
     #[test]
     fn batched_counting_matches_through_spring_cloud_loadbalancer() {
-        modes_agree(&["simulation.release=2020.0"]);
+        modes_agree(&[
+            "simulation.release=2020.0",
+            "caller[0].http-client=rest-template",
+            "caller[0].spring-retry=true",
+        ]);
         modes_agree(&[
             "simulation.release=2020.0",
             "clients.spring.cloud.loadbalancer.retry.max-retries-on-next-service-instance=0",
@@ -195,11 +219,15 @@ mod tests {
         modes_agree(&[
             "shutdown[0].host=vanishes",
             "caller[0].zuul=true",
+            "caller[0].spring-retry=true",
+            "caller[0].zuul.retryable=true",
             "clients.ribbon.MaxAutoRetriesNextServer=1",
         ]);
         modes_agree(&[
             "shutdown[0].host=vanishes",
             "caller[0].zuul=true",
+            "caller[0].spring-retry=true",
+            "caller[0].zuul.retryable=true",
             "caller[0].hystrix-timeout-ms=1500",
             "clients.ribbon.MaxAutoRetries=1",
             "clients.ribbon.MaxAutoRetriesNextServer=1",
@@ -274,15 +302,9 @@ mod tests {
         let scenario = parse(&text, &overrides).unwrap();
         let caller = &scenario.callers[0];
         let spring = scenario.simulation.release.train >= crate::scenario::Train::Y2020;
-        let no_retry = if spring {
-            caller
-                .client
-                .load_balancer
-                .max_retries_on_next_service_instance
-                == 0
-        } else {
-            caller.calls[0].ribbon.max_auto_retries_next_server == 0
-        };
+        let no_retry = !caller
+            .policy(&caller.calls[0], &scenario.simulation.release)
+            .retries();
         let fast = run_trials_with(&scenario, RequestMode::Batched, &|| {});
         let slow = run_trials_with(&scenario, RequestMode::PerRequest, &|| {});
         let n = fast.len();

@@ -528,21 +528,28 @@ impl Explanation<'_> {
         let target = *self.layout.targets.get(s)?;
         let app = self.layout.processes.get(target)?.application;
         let release = scenario.simulation.release;
-        let ribbon = self.layout.routes.iter().find_map(|r| {
+        let breaker = self.layout.routes.iter().find_map(|r| {
             let caller = scenario.callers.get(r.caller)?;
             let call = caller.calls.get(r.target)?;
-            (r.application == app
-                && caller.uses_ribbon(&release)
-                && call.ribbon.filter_circuit_tripped)
-                .then_some(&call.ribbon)
+            let policy = caller.policy(call, &release);
+            let breaker =
+                crate::eureka::circuit_breaker::CircuitBreaker::from_config(&call.ribbon, &policy);
+            (r.application == app && caller.uses_ribbon(&release) && breaker.enabled)
+                .then_some(breaker)
         })?;
-        let breaker = crate::eureka::circuit_breaker::CircuitBreaker::from_config(ribbon);
-        let threshold = breaker.threshold.max(1);
+        // A RestTemplate with spring-retry records each refusal twice (FACTS.md §14).
+        let per_refusal = breaker.failures_per_refusal.max(1);
+        let threshold = breaker.threshold.max(1).div_ceil(per_refusal);
         if outcome.dead_hits < u64::from(threshold) || scenario.apps[app].instances < 2 {
             return None;
         }
         let probes: Vec<String> = (0..3)
-            .map(|k| format!("{}", breaker.blackout_ms(threshold + k) / 1000))
+            .map(|k| {
+                format!(
+                    "{}",
+                    breaker.blackout_ms((threshold + k) * per_refusal) / 1000
+                )
+            })
             .collect();
         Some((
             t_stop,

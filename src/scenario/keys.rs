@@ -16,8 +16,8 @@ pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 
 use super::metric::{Metric, Statistic};
 use super::model::{
-    ClientConfig, Comparison, FinalStop, HttpMethod, NetworkConfig, RibbonConfig, ServerConfig,
-    ShutdownConfig, SimulationConfig, Strategy,
+    ClientConfig, Comparison, FinalStop, HttpClient, HttpMethod, NetworkConfig, RibbonConfig,
+    ServerConfig, ShutdownConfig, SimulationConfig, Strategy,
 };
 
 /// A table of the scenario file.
@@ -126,7 +126,10 @@ pub(super) struct CallerDraft {
     pub rate_per_s: f64,
     pub method: HttpMethod,
     pub fixed_rate: bool,
-    pub zuul: bool,
+    pub http_client: Option<HttpClient>,
+    pub zuul: Option<bool>,
+    pub spring_retry: bool,
+    pub zuul_retryable: Option<bool>,
     pub hystrix_timeout_ms: Option<u64>,
 }
 
@@ -261,7 +264,10 @@ impl Default for CallerDraft {
             rate_per_s: 20.0,
             method: HttpMethod::Get,
             fixed_rate: false,
-            zuul: false,
+            http_client: None,
+            zuul: None,
+            spring_retry: false,
+            zuul_retryable: None,
             hystrix_timeout_ms: None,
         }
     }
@@ -747,14 +753,17 @@ pub(super) static DEFS: &[KeyDef] = &[
         "ribbon.MaxAutoRetries",
         RETRIES,
         "0",
-        "Retries on the same server (FACTS.md §8).",
+        "Retries on the same server (FACTS.md §8), for the stacks that retry on Ribbon \
+         (http-client); until issue 10 every Ribbon caller did.",
         |c, v| c.max_auto_retries = v.count(),
     ),
     ribbon(
         "ribbon.MaxAutoRetriesNextServer",
         RETRIES,
         "1",
-        "Retries on the next server (FACTS.md §8).",
+        "Retries on the next server (FACTS.md §8), for the stacks that retry on Ribbon \
+         (http-client): Zuul with spring-retry and zuul.retryable, RestTemplate and Feign with \
+         spring-retry, Feign without it; until issue 10 every Ribbon caller did.",
         |c, v| c.max_auto_retries_next_server = v.count(),
     ),
     ribbon(
@@ -895,9 +904,13 @@ pub(super) static DEFS: &[KeyDef] = &[
     relaxed(
         "spring.cloud.loadbalancer.retry.enabled",
         Kind::Bool,
-        "true",
-        "Spring Cloud LoadBalancer retries refused connections (FACTS.md §9).",
-        Apply::Client(|c, v| c.load_balancer.retry_enabled = v.flag()),
+        "the stack's",
+        "Spring Cloud LoadBalancer retries refused connections (FACTS.md §9): a RestTemplate or \
+         Feign caller with spring-retry unless false; a WebClient caller only when set to true \
+         (ReactorLoadBalancerClientAutoConfiguration: havingValue = \"true\", no \
+         matchIfMissing); Zuul and Spring Cloud Gateway never read it. Until issue 10 every \
+         LoadBalancer caller retried unless false.",
+        Apply::Client(|c, v| c.load_balancer.retry_enabled = Some(v.flag())),
     ),
     relaxed(
         "spring.cloud.loadbalancer.retry.retry-on-all-operations",
@@ -1006,7 +1019,10 @@ pub(super) static DEFS: &[KeyDef] = &[
         "method",
         Kind::Method,
         "GET",
-        "HTTP method of the requests; only GET is retried unless OkToRetryOnAllOperations.",
+        "HTTP method of the requests; only GET is retried unless OkToRetryOnAllOperations \
+         (retry-on-all-operations on Spring Cloud LoadBalancer); Feign on Ribbon without \
+         spring-retry retries refused connections for every method \
+         (FeignLoadBalancer#getRequestSpecificRetryHandler).",
         Apply::Caller(|c, v| {
             if let Val::Method(m) = v {
                 c.method = *m;
@@ -1022,16 +1038,55 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Caller(|c, v| c.fixed_rate = v.flag()),
     ),
     relaxed(
+        "http-client",
+        Kind::Choice(&["zuul", "rest-template", "feign", "web-client", "gateway"]),
+        "the train's gateway",
+        "Model: the caller's HTTP stack, which decides its retries and its ServerStats \
+         accounting (FACTS.md §14): `zuul` (each request in a Hystrix command, \
+         AbstractRibbonCommand#getHystrixTimeout; retries only with spring-retry and \
+         zuul.retryable), `rest-template` (retries only with spring-retry: \
+         RetryLoadBalancerInterceptor, which on Ribbon records each refused attempt twice, so \
+         the breaker trips after 2 refusals), `feign` (on Ribbon, Ribbon's LoadBalancerCommand \
+         retries connection errors by the ribbon.* keys; Feign's Retryer is NEVER_RETRY), \
+         `web-client` (retries only with spring.cloud.loadbalancer.retry.enabled = true set, \
+         2020.0+; on Ribbon it only calls choose(), so the breaker never trips) or `gateway` \
+         (Spring Cloud Gateway: no retry without a Retry filter; on Ribbon only choose()). \
+         Unset: zuul up to Hoxton, gateway from 2020.0. Until issue 10 every caller retried by \
+         the ribbon.* or spring.cloud.loadbalancer.retry.* keys whatever its stack.",
+        Apply::Caller(|c, v| c.http_client = HttpClient::parse(&v.text())),
+    ),
+    relaxed(
         "zuul",
         Kind::Bool,
         "false",
-        "Model: the caller is a Zuul gateway (SCN <= 2.2.x): each Ribbon request runs in a \
-         Hystrix command whose timeout is (ReadTimeout + ConnectTimeout) x (MaxAutoRetries + 1) \
-         x (MaxAutoRetriesNextServer + 1) (AbstractRibbonCommand#getHystrixTimeout, FACTS.md \
-         §8); a request whose connect timeouts reach it fails, and its later retries are never \
-         made. Retries follow the Ribbon keys (zuul.retryable is not modelled as such). Zuul \
-         routes through Ribbon only: with Spring Cloud LoadBalancer it is a warning.",
-        Apply::Caller(|c, v| c.zuul = v.flag()),
+        "Alias: true is http-client = \"zuul\"; false is the train's default stack, or \
+         rest-template where that default is Zuul (up to Hoxton). Until issue 10 a Zuul caller \
+         retried by the ribbon.* keys; it now retries only with spring-retry and \
+         zuul.retryable = true (ZuulProperties#retryable defaults to false), so every refused \
+         request is an error. Zuul routes through Ribbon only: with Spring Cloud LoadBalancer \
+         it is a warning.",
+        Apply::Caller(|c, v| c.zuul = Some(v.flag())),
+    ),
+    relaxed(
+        "zuul.retryable",
+        Kind::Bool,
+        "false",
+        "ZuulProperties#retryable: a Zuul caller retries by the ribbon.* keys \
+         (RibbonLoadBalancedRetryPolicy), but only with spring-retry on its classpath \
+         (RetryableRibbonLoadBalancingHttpClient#isClientRetryable); without it \
+         RibbonLoadBalancingHttpClient never retries (getRequestSpecificRetryHandler(false, \
+         false, ...)).",
+        Apply::Caller(|c, v| c.zuul_retryable = Some(v.flag())),
+    ),
+    relaxed(
+        "spring-retry",
+        Kind::Bool,
+        "false",
+        "Model: spring-retry is on the caller's classpath (no starter brings it). It turns on \
+         the retry of RestTemplate (RetryLoadBalancerInterceptor, if \
+         spring.cloud.loadbalancer.retry.enabled), Feign (RetryableFeignLoadBalancer, \
+         RetryableFeignBlockingLoadBalancerClient) and Zuul with zuul.retryable.",
+        Apply::Caller(|c, v| c.spring_retry = v.flag()),
     ),
     relaxed(
         "hystrix-timeout-ms",

@@ -1,5 +1,6 @@
 //! Scenario files: raw TOML with Spring property names -> a validated [`Scenario`].
 
+mod call_policy;
 mod error;
 #[cfg(test)]
 pub(crate) mod fixture;
@@ -9,6 +10,7 @@ mod model;
 mod parse;
 mod release;
 
+pub use call_policy::CallPolicy;
 pub use error::ScenarioError;
 pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};

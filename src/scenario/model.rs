@@ -4,7 +4,7 @@
 //! `scenario::parse`; nothing here is optional or unchecked. Every default is the Eureka / Ribbon /
 //! Spring Cloud default named in FACTS.md, and every time is integer milliseconds.
 
-use super::release::Release;
+use super::release::{Release, Train};
 use super::{Metric, Statistic};
 
 /// A whole scenario, ready to simulate.
@@ -188,8 +188,9 @@ pub struct LoadBalancerConfig {
     pub refetch_instances: bool,
     /// `spring.cloud.loadbalancer.health-check.refetch-instances-interval` (25 s).
     pub refetch_instances_interval_ms: u64,
-    /// `spring.cloud.loadbalancer.retry.enabled` (true).
-    pub retry_enabled: bool,
+    /// `spring.cloud.loadbalancer.retry.enabled` (`None`: unset, which the blocking clients
+    /// read as true and the reactive `WebClient` as false; `CallerConfig::policy`).
+    pub retry_enabled: Option<bool>,
     /// `spring.cloud.loadbalancer.retry.retry-on-all-operations` (false).
     pub retry_on_all_operations: bool,
     /// `spring.cloud.loadbalancer.retry.max-retries-on-same-service-instance` (0).
@@ -198,6 +199,58 @@ pub struct LoadBalancerConfig {
     pub max_retries_on_next_service_instance: u32,
     /// `spring.cloud.loadbalancer.retry.avoid-previous-instance` (true).
     pub avoid_previous_instance: bool,
+}
+
+/// The HTTP client a caller sends its load-balanced requests with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpClient {
+    /// Zuul 1 (`spring-cloud-netflix-zuul`, SCN <= 2.2.x): Ribbon routes through the Apache
+    /// `RibbonLoadBalancingHttpClient`, each in a Hystrix command.
+    Zuul,
+    /// A `@LoadBalanced RestTemplate`.
+    RestTemplate,
+    /// An OpenFeign client (`@FeignClient`).
+    Feign,
+    /// A `@LoadBalanced WebClient.Builder`.
+    WebClient,
+    /// Spring Cloud Gateway with an `lb://` route.
+    Gateway,
+}
+
+impl HttpClient {
+    pub const ALL: [HttpClient; 5] = [
+        HttpClient::Zuul,
+        HttpClient::RestTemplate,
+        HttpClient::Feign,
+        HttpClient::WebClient,
+        HttpClient::Gateway,
+    ];
+
+    /// The spelling in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            HttpClient::Zuul => "zuul",
+            HttpClient::RestTemplate => "rest-template",
+            HttpClient::Feign => "feign",
+            HttpClient::WebClient => "web-client",
+            HttpClient::Gateway => "gateway",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<HttpClient> {
+        HttpClient::ALL.into_iter().find(|c| c.name() == text)
+    }
+
+    /// The train's gateway, the caller a scenario means when it says nothing: Zuul up to
+    /// Hoxton; Spring Cloud Gateway from 2020.0, where Spring Cloud Netflix 3.0 removed Zuul,
+    /// Ribbon and Hystrix (FACTS.md §0.1).
+    pub fn default_for(train: Train) -> HttpClient {
+        if train < Train::Y2020 {
+            HttpClient::Zuul
+        } else {
+            HttpClient::Gateway
+        }
+    }
 }
 
 /// `spring.cloud.loadbalancer.configurations`: which `ServiceInstanceListSupplier` chain.
@@ -229,7 +282,7 @@ impl Default for LoadBalancerConfig {
             health_check_interval_ms: 25_000,
             refetch_instances: false,
             refetch_instances_interval_ms: 25_000,
-            retry_enabled: true,
+            retry_enabled: None,
             retry_on_all_operations: false,
             max_retries_on_same_service_instance: 0,
             max_retries_on_next_service_instance: 1,
@@ -297,13 +350,19 @@ pub struct CallerConfig {
     /// `fixed-rate` (model, default false): requests arrive exactly every `1 / rate-per-s`
     /// seconds (at a random phase) instead of as a Poisson stream.
     pub fixed_rate: bool,
-    /// `zuul` (model, default false): the caller is a Zuul gateway whose Ribbon routes run in a
-    /// Hystrix command with a timeout (`AbstractRibbonCommand#getHystrixTimeout`, FACTS.md §8).
-    pub zuul: bool,
+    /// `http-client` (model; the `zuul` key is its alias): the HTTP stack the caller sends with,
+    /// by default the train's gateway (`HttpClient::default_for`). Its retry and `ServerStats`
+    /// policy: [`CallerConfig::policy`].
+    pub http_client: HttpClient,
+    /// `spring-retry` (model, default false): spring-retry is on the caller's classpath, which
+    /// the retrying Ribbon clients and the blocking LoadBalancer retry need (FACTS.md §14).
+    pub spring_retry: bool,
+    /// `zuul.retryable` (`ZuulProperties#retryable`, default false).
+    pub zuul_retryable: bool,
     /// `hystrix-timeout-ms` (model): the Hystrix command timeout
     /// (`hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds`); unset: Zuul's
     /// `(ReadTimeout + ConnectTimeout) * (MaxAutoRetries + 1) * (MaxAutoRetriesNextServer + 1)`.
-    /// Setting it makes the caller a Hystrix-wrapped one even without `zuul`
+    /// Setting it makes the caller a Hystrix-wrapped one even when it is not Zuul
     /// (`AttemptCosts::of`).
     pub hystrix_timeout_ms: Option<u64>,
     pub client: ClientConfig,
@@ -644,6 +703,11 @@ impl RibbonConfig {
 }
 
 impl CallerConfig {
+    /// Whether the caller is a Zuul gateway (`http-client = "zuul"`, or `zuul = true`).
+    pub fn is_zuul(&self) -> bool {
+        self.http_client == HttpClient::Zuul
+    }
+
     /// Whether the caller routes through Ribbon (else Spring Cloud LoadBalancer):
     /// `spring.cloud.loadbalancer.ribbon.enabled`, by default Ribbon up to Hoxton (FACTS.md §9).
     pub fn uses_ribbon(&self, release: &Release) -> bool {

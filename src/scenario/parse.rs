@@ -33,8 +33,8 @@ use super::keys::{
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, FinalStop,
-    NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig,
-    Strategy,
+    HttpClient, NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig,
+    SimulationConfig, Strategy,
 };
 use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -273,7 +273,7 @@ impl Builder<'_> {
         }
         for caller in &callers {
             let train = simulation.release.train;
-            if caller.zuul && !caller.uses_ribbon(&simulation.release) {
+            if caller.is_zuul() && !caller.uses_ribbon(&simulation.release) {
                 self.warn(
                     &Place::File,
                     format!(
@@ -462,16 +462,88 @@ impl Builder<'_> {
             );
             self.warn(&table.at, text);
         }
+        let http_client = self.http_client(table, &draft, release)?;
         Ok(CallerConfig {
             name: draft.name,
             calls,
             rate_per_s: draft.rate_per_s,
             method: draft.method,
             fixed_rate: draft.fixed_rate,
-            zuul: draft.zuul,
+            http_client,
+            spring_retry: draft.spring_retry,
+            zuul_retryable: draft.zuul_retryable.unwrap_or(false),
             hystrix_timeout_ms: draft.hystrix_timeout_ms,
             client,
         })
+    }
+
+    /// `http-client`, with `zuul` as its alias: `zuul = true` is Zuul; `zuul = false` is the
+    /// train's default, or RestTemplate where that default is Zuul. The two contradicting each
+    /// other is an error; keys that cannot act on the resolved stack are warnings.
+    fn http_client(
+        &mut self,
+        table: &Resolved,
+        draft: &CallerDraft,
+        release: Release,
+    ) -> Result<HttpClient, ScenarioError> {
+        let train = release.train;
+        let default = HttpClient::default_for(train);
+        let client = match (draft.http_client, draft.zuul) {
+            (Some(c), Some(zuul)) if (c == HttpClient::Zuul) != zuul => {
+                return Err(self.invalid(
+                    table,
+                    "zuul",
+                    format!(
+                        "`zuul = {zuul}` contradicts `http-client = \"{}\"` (zuul is its \
+                         alias)",
+                        c.name()
+                    ),
+                    "leave out zuul, or make it agree with http-client".to_string(),
+                ));
+            }
+            (Some(c), _) => c,
+            (None, Some(true)) => HttpClient::Zuul,
+            (None, Some(false)) if default == HttpClient::Zuul => HttpClient::RestTemplate,
+            (None, _) => default,
+        };
+        let name = &draft.name;
+        if draft.zuul_retryable.is_some() && client != HttpClient::Zuul {
+            self.warn(
+                &table.place_of("zuul.retryable"),
+                format!(
+                    "`zuul.retryable` has no effect: caller `{name}` is {} (http-client), not \
+                     Zuul",
+                    client.name()
+                ),
+            );
+        }
+        if draft.zuul_retryable == Some(true) && !draft.spring_retry {
+            self.warn(
+                &table.place_of("zuul.retryable"),
+                format!(
+                    "caller `{name}`: zuul.retryable = true does nothing without spring-retry \
+                     on the classpath (RibbonLoadBalancingHttpClient never retries; only \
+                     RetryableRibbonLoadBalancingHttpClient reads it): set spring-retry = true"
+                ),
+            );
+        }
+        let first = match client {
+            HttpClient::Zuul | HttpClient::RestTemplate | HttpClient::Feign => None,
+            HttpClient::WebClient | HttpClient::Gateway => Some(Train::Finchley),
+        };
+        if let Some(first) = first
+            && train < first
+        {
+            self.warn(
+                &table.place_of("http-client"),
+                format!(
+                    "caller `{name}` is {} on {train}: a load-balanced WebClient and Spring \
+                     Cloud Gateway first shipped with Finchley (Spring Boot 2.0)",
+                    client.name()
+                ),
+            );
+        }
+        Ok(client)
     }
 
     /// App and caller names are unique and differ from the server's application name.

@@ -453,6 +453,21 @@ impl Release {
         self.eureka >= EurekaVersion::new(1, 9, 3)
     }
 
+    /// Whether `RibbonLoadBalancedRetryPolicy#registerThrowable` records a circuit-tripping
+    /// failure in `ServerStats` (`updateServerInstanceStats`) on top of the one
+    /// `RibbonLoadBalancerClient#execute` records: SCN commit 7cc8a9a95 "Allowing
+    /// RibbonLoadbalancedRetryPolicy to update ServerStats for circuit tripping exceptions"
+    /// (2017-11), first in SCN 1.4.3 (Edgware.SR2, spring-cloud-commons 1.3.2; absent from
+    /// 1.4.2 and from every 1.3.x) and in every 2.x. A RestTemplate with spring-retry on Ribbon
+    /// then counts each refused attempt twice (FACTS.md §14).
+    pub fn retry_policy_records_failures(self) -> bool {
+        match self.train {
+            Train::Dalston => false,
+            Train::Edgware => self.commons >= EurekaVersion::new(1, 3, 2),
+            _ => true,
+        }
+    }
+
     /// Up to spring-cloud-commons 2.2.6, `RestartEndpoint#doPause` is `context.stop()`, which
     /// stops `EurekaAutoServiceRegistration` and so sets DOWN (Dalston: also shuts the client
     /// down). From 2.2.7 (Hoxton.SR10) and in 3.x, `/pause` only calls `PauseHandler` beans and

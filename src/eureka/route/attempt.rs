@@ -50,7 +50,8 @@ pub struct AttemptCosts {
 }
 
 impl AttemptCosts {
-    /// The route's costs: `hystrix-timeout-ms` when set; otherwise, for a Zuul caller, Zuul's
+    /// The route's costs: `hystrix-timeout-ms` when set; otherwise, for a Zuul caller
+    /// ([`CallPolicy::zuul_hystrix`](crate::scenario::CallPolicy)), Zuul's
     /// `AbstractRibbonCommand#getHystrixTimeout` default `(ReadTimeout + ConnectTimeout) *
     /// (MaxAutoRetries + 1) * (MaxAutoRetriesNextServer + 1)` from the route's Ribbon client
     /// config (FACTS.md §8: 4000 ms on Edgware+ defaults); otherwise no Hystrix timeout.
@@ -64,7 +65,7 @@ impl AttemptCosts {
             connect_timeout_ms: ribbon.connect_timeout_ms,
             hystrix_timeout_ms: caller
                 .hystrix_timeout_ms
-                .or_else(|| caller.zuul.then(formula)),
+                .or_else(|| caller.is_zuul().then(formula)),
         }
     }
 
@@ -153,13 +154,15 @@ strategy = "kill-9"
     /// breaker counts `SocketTimeoutException` like `ConnectException`): the routing is the same
     /// whether the host stays or vanishes (same dead hits, errors and exposure for the same
     /// seed), and each dead hit on the vanished host costs exactly ConnectTimeout, none when it
-    /// stays. With the default next-server retry no request fails.
+    /// stays. With a next-server retry (a Feign caller: Ribbon's `LoadBalancerCommand`,
+    /// FACTS.md §14) no request fails.
     #[test]
     fn vanished_host_dead_hit_costs_connect_timeout_fact_7_8() {
         for mode in MODES {
             for (release, connect_ms) in [("Hoxton", 1000), ("Edgware", 1000), ("Dalston", 2000)] {
-                let stays = two_instances(release, &[], mode);
-                let gone = two_instances(release, &["shutdown[0].host=vanishes"], mode);
+                let feign = "caller[0].http-client=feign";
+                let stays = two_instances(release, &[feign], mode);
+                let gone = two_instances(release, &["shutdown[0].host=vanishes", feign], mode);
                 for (s, g) in stays.iter().zip(&gone) {
                     assert!(g.dead_hits >= 3, "{release} {mode:?}: {g:?}");
                     assert_eq!(s.timeout_delay_ms, 0);
@@ -180,16 +183,27 @@ strategy = "kill-9"
     }
 
     /// FACTS.md §8, Zuul's `AbstractRibbonCommand#getHystrixTimeout` on Edgware+ defaults:
-    /// (1000 + 1000) x (0 + 1) x (1 + 1) = 4000 ms. A request to the vanished host waits 1000 ms,
-    /// then its next-server retry is accepted by the live one well within 4000 ms: no error,
-    /// the same dead hits and delays as without Zuul.
+    /// (1000 + 1000) x (0 + 1) x (1 + 1) = 4000 ms (the formula holds whether Zuul retries or
+    /// not). A Zuul caller that retries (spring-retry and `zuul.retryable`, FACTS.md §14): a
+    /// request to the vanished host waits 1000 ms, then its next-server retry is accepted by the
+    /// live one well within 4000 ms: no error, the same dead hits and delays as a caller that
+    /// retries the same way without Hystrix (Feign).
     #[test]
     fn zuul_default_hystrix_timeout_lets_the_retry_succeed_fact_8() {
         for mode in MODES {
-            let plain = two_instances("Hoxton", &["shutdown[0].host=vanishes"], mode);
+            let plain = two_instances(
+                "Hoxton",
+                &["shutdown[0].host=vanishes", "caller[0].http-client=feign"],
+                mode,
+            );
             let zuul = two_instances(
                 "Hoxton",
-                &["shutdown[0].host=vanishes", "caller[0].zuul=true"],
+                &[
+                    "shutdown[0].host=vanishes",
+                    "caller[0].zuul=true",
+                    "caller[0].spring-retry=true",
+                    "caller[0].zuul.retryable=true",
+                ],
                 mode,
             );
             for (p, z) in plain.iter().zip(&zuul) {

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use crate::scenario::LoadBalancerConfig;
+use crate::scenario::CallPolicy;
 
 use super::super::ids::ProcessId;
 use super::attempt::{Answer, AttemptCosts};
@@ -81,7 +81,9 @@ fn add_to(list: &mut Vec<(ProcessId, u64)>, key: ProcessId, count: u64) {
 /// The retry policy in effect: attempts on next instances and on the same instance
 /// (`BlockingLoadBalancedRetryPolicy#canRetryNextServer` allows `nextServerCount <=
 /// max-retries-on-next-service-instance`, `#canRetrySameServer` `sameServerCount <
-/// max-retries-on-same-service-instance`), both only for GET unless `retry-on-all-operations`.
+/// max-retries-on-same-service-instance`), both only for GET unless `retry-on-all-operations`;
+/// none unless the caller's stack retries at all (`CallerConfig::policy`: a RestTemplate or
+/// Feign with spring-retry, a WebClient with `retry.enabled = true` set; FACTS.md §14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::eureka) struct Retries {
     servers: u32,
@@ -90,19 +92,11 @@ pub(in crate::eureka) struct Retries {
 }
 
 impl Retries {
-    pub(in crate::eureka) fn of(config: &LoadBalancerConfig, get: bool) -> Retries {
-        if config.retry_enabled && (get || config.retry_on_all_operations) {
-            Retries {
-                servers: config.max_retries_on_next_service_instance + 1,
-                same: config.max_retries_on_same_service_instance + 1,
-                avoid_previous: config.avoid_previous_instance,
-            }
-        } else {
-            Retries {
-                servers: 1,
-                same: 1,
-                avoid_previous: false,
-            }
+    pub(in crate::eureka) fn of(policy: &CallPolicy) -> Retries {
+        Retries {
+            servers: policy.servers,
+            same: policy.same,
+            avoid_previous: policy.avoid_previous,
         }
     }
 

@@ -136,7 +136,9 @@ impl<O: Observer> World<'_, O> {
                 let attempted = costs.attempt(&mut spent_ms, answer);
                 if let Some(b) = self.route_mut(r).balancer.ribbon_mut() {
                     if dead {
-                        b.stats.note_failure(server, now_ms);
+                        // Once per recorder of the stack (FACTS.md §14).
+                        let times = u64::from(breaker.failures_per_refusal);
+                        b.stats.note_failures(server, times, now_ms);
                     } else {
                         b.stats.note_success(server);
                     }
@@ -236,14 +238,19 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
-    /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList` keeps UP
-    /// only; the single-zone filter keeps all).
+    /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList
+    /// #obtainServersViaDiscovery` keeps `status == UP` itself, so with
+    /// `filter-only-up-instances = false` Ribbon still drops DOWN instances; the single-zone
+    /// filter keeps all).
     fn update_server_list(&mut self, r: RouteId) {
         let route = &self.routes[r];
-        let fresh = self.processes[route.process]
-            .client
+        let client = &self.processes[route.process].client;
+        let fresh: Vec<ProcessId> = client
             .up_list(route.application)
-            .to_vec();
+            .iter()
+            .copied()
+            .filter(|&q| client.is_up_in_cache(q))
+            .collect();
         let Some(balancer) = self.route_mut(r).balancer.ribbon_mut() else {
             return;
         };

@@ -263,7 +263,7 @@ impl<O: Observer> World<'_, O> {
             self.spring_refresh_if_stale(r, now_ms);
         }
         let (route, processes) = self.route_mut_and_processes(r);
-        let retries = Retries::of(&route.load_balancer, route.get);
+        let retries = Retries::of(&route.policy);
         let costs = route.costs;
         let Some(lb) = route.balancer.spring_mut() else {
             return RequestOutcome::default();

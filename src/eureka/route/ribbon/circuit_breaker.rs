@@ -7,7 +7,7 @@
 //! `AvailabilityPredicate` leaves it out of the round robin. When every server is tripped, the
 //! rule's last fallback (`alwaysTrue`) keeps them all, so requests still reach a tripped server.
 
-use crate::scenario::RibbonConfig;
+use crate::scenario::{CallPolicy, RibbonConfig};
 
 use crate::eureka::ids::ProcessId;
 
@@ -23,12 +23,20 @@ pub struct CircuitBreaker {
     pub factor_s: u64,
     /// `circuitTripMaxTimeoutSeconds` (30).
     pub max_s: u64,
+    /// Failures recorded per refused attempt ([`CallPolicy::failures_per_refusal`]): 1, or 2
+    /// for a RestTemplate with spring-retry (`RibbonLoadBalancerClient#execute` and
+    /// `RibbonLoadBalancedRetryPolicy#registerThrowable` both record it, FACTS.md §14).
+    pub failures_per_refusal: u32,
 }
 
 impl CircuitBreaker {
-    pub fn from_config(ribbon: &RibbonConfig) -> CircuitBreaker {
+    /// The breaker of a route: off when the filter is off, or when the caller's stack records
+    /// no failure at all (it only calls `choose`: a WebClient or Spring Cloud Gateway on
+    /// Ribbon), since a count that never grows never trips.
+    pub fn from_config(ribbon: &RibbonConfig, policy: &CallPolicy) -> CircuitBreaker {
         CircuitBreaker {
-            enabled: ribbon.filter_circuit_tripped,
+            enabled: ribbon.filter_circuit_tripped && policy.failures_per_refusal > 0,
+            failures_per_refusal: policy.failures_per_refusal.max(1),
             threshold: ribbon.connection_failure_count_threshold,
             factor_s: ribbon.circuit_trip_timeout_factor_s,
             max_s: ribbon.circuit_trip_max_timeout_s,
@@ -152,6 +160,7 @@ mod tests {
             threshold: 3,
             factor_s: 10,
             max_s: 30,
+            failures_per_refusal: 1,
         }
     }
 

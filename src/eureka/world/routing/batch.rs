@@ -205,6 +205,8 @@ impl<O: Observer> World<'_, O> {
     fn count_walk(&mut self, r: RouteId, from: f64, until: f64, note_failures: bool) {
         let route = &mut self.routes.list[r];
         let (next_servers, same_server) = route.servers_to_try();
+        // Each refused attempt's failures in `ServerStats` (FACTS.md §14).
+        let failures_per_refusal = u64::from(route.balancer.breaker().failures_per_refusal);
         let (Some(arrivals), Some(balancer)) =
             (route.arrivals.as_mut(), route.balancer.ribbon_mut())
         else {
@@ -284,7 +286,9 @@ impl<O: Observer> World<'_, O> {
             .collect();
         if note_failures {
             for &(process, count, last_ms) in &dead {
-                balancer.stats.note_failures(process, count, last_ms);
+                balancer
+                    .stats
+                    .note_failures(process, count * failures_per_refusal, last_ms);
             }
         }
         if let Some((times, accepted)) = served {
@@ -329,7 +333,7 @@ impl<O: Observer> World<'_, O> {
     /// Batched mode: the requests of route `r` in `(from, until]` over its constant list.
     fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
         let route = &mut self.routes.list[r];
-        let retries = Retries::of(&route.load_balancer, route.get);
+        let retries = Retries::of(&route.policy);
         let costs = route.costs;
         let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.balancer.spring_mut())
         else {
