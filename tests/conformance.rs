@@ -264,8 +264,15 @@ fn conform_rejects_a_bad_real_file_with_exit_2() {
 /// model change that moves these laws away from the real stack fails here.
 #[test]
 fn real_stack_trials_with_a_fresh_server_agree_with_the_model() {
+    assert_real_trials_agree("2025.1.4-fresh", &scenario_path(), "the real stack");
+}
+
+/// Runs 1000 simulated trials of `scenario` beside the committed real kill -9 and kill -15
+/// trials of `conformance/results/<results>/` and fails if the KS test at alpha = 0.01 rejects
+/// any metric.
+fn assert_real_trials_agree(results: &str, scenario: &Path, who: &str) {
     use eureka_sim::experiment::conform::{compare_group, group_overrides, read_real_trials};
-    let dir = root().join("conformance/results/2025.1.4-fresh");
+    let dir = root().join("conformance/results").join(results);
     for strategy in ["kill-9", "kill-15"] {
         let path = dir.join(format!("real-{strategy}.csv"));
         let real = read_real_trials(&path).unwrap();
@@ -273,12 +280,12 @@ fn real_stack_trials_with_a_fresh_server_agree_with_the_model() {
         let (s, wait) = (real[0].strategy, real[0].wait_ms);
         let mut sets = group_overrides(s, wait).unwrap();
         sets.push("simulation.trials=1000".to_string());
-        let scenario = load(&scenario_path(), &sets).unwrap();
+        let scenario = load(scenario, &sets).unwrap();
         let group = compare_group(s, wait, path.display().to_string(), &real, scenario, 0.01);
         for m in &group.metrics {
             assert!(
                 !m.rejected,
-                "{strategy} {}: KS D = {:.3}, p = {:.4} < 0.01: the real stack and the model differ",
+                "{strategy} {}: KS D = {:.3}, p = {:.4} < 0.01: {who} and the model differ",
                 m.metric.name(),
                 m.ks_d,
                 m.p_value
@@ -297,28 +304,11 @@ fn real_stack_trials_with_a_fresh_server_agree_with_the_model() {
 /// fails here.
 #[test]
 fn real_ribbon_caller_trials_agree_with_the_models_ribbon() {
-    use eureka_sim::experiment::conform::{compare_group, group_overrides, read_real_trials};
-    let dir = root().join("conformance/results/Hoxton.SR12-ribbon");
-    for strategy in ["kill-9", "kill-15"] {
-        let path = dir.join(format!("real-{strategy}.csv"));
-        let real = read_real_trials(&path).unwrap();
-        assert!(real.len() >= 30, "{strategy}: {} real trials", real.len());
-        let (s, wait) = (real[0].strategy, real[0].wait_ms);
-        let mut sets = group_overrides(s, wait).unwrap();
-        sets.push("simulation.trials=1000".to_string());
-        let scenario = load(&ribbon_scenario_path(), &sets).unwrap();
-        let group = compare_group(s, wait, path.display().to_string(), &real, scenario, 0.01);
-        for m in &group.metrics {
-            assert!(
-                !m.rejected,
-                "{strategy} {}: KS D = {:.3}, p = {:.4} < 0.01: the real Ribbon caller and the \
-                 model differ",
-                m.metric.name(),
-                m.ks_d,
-                m.p_value
-            );
-        }
-    }
+    assert_real_trials_agree(
+        "Hoxton.SR12-ribbon",
+        &ribbon_scenario_path(),
+        "the real Ribbon caller",
+    );
 }
 
 /// The known difference of the Ribbon runs (README.md, "Checked against the real stack"): the

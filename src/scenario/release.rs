@@ -637,8 +637,9 @@ mod tests {
                     Train::Dalston | Train::Edgware => (1, 5),
                     Train::Finchley => (2, 0),
                     Train::Greenwich => (2, 1),
-                    Train::Hoxton if sr.name.len() <= 3 && sr.name < "SR5" => (2, 2),
-                    Train::Hoxton if sr.name == "RELEASE" => (2, 2),
+                    Train::Hoxton if ["RELEASE", "SR1", "SR2", "SR3", "SR4"].contains(&sr.name) => {
+                        (2, 2)
+                    }
                     Train::Hoxton => (2, 3),
                     Train::Y2020 => (2, 4),
                     Train::Y2021 => (2, 6),
