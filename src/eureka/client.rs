@@ -297,6 +297,14 @@ impl DiscoveryClient {
         client
     }
 
+    /// Whether its heartbeats still renew a lease: it registers with Eureka, its scheduled
+    /// tasks run and `shutdown()` has not begun (`DiscoveryClient#shutdown` cancels them).
+    pub fn renews(&self) -> bool {
+        self.config.register_with_eureka
+            && self.tasks_running
+            && matches!(self.shutdown, ShutdownPhase::Running)
+    }
+
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }

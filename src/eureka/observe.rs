@@ -127,11 +127,88 @@ pub enum Observation {
     Restarted { process: ProcessId },
     /// `[[deploy]]` `deploy` started a batch of `size` instances.
     DeployBatch { deploy: usize, size: usize },
+    /// `/resume` made a stopped process accept requests again.
+    ResumedServing { process: ProcessId },
+    /// The trial ended while some view (registry, read-only cache, a caller's Eureka cache or
+    /// balancer list) still listed the stopped `process`, for this reason.
+    StillListed {
+        process: ProcessId,
+        holding: Holding,
+    },
+}
+
+/// Why a stopped instance is still listed when a trial ends, from the state at that instant,
+/// layer by layer from the server down (the first layer that holds it decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Holding {
+    /// The registry keeps it UP because its Eureka client still renews the lease (the process
+    /// is alive: its web server stopped but the client heartbeats, e.g. `/pause` on Boot 2.3
+    /// with a health check that reports UP).
+    StillRenewing,
+    /// The registry keeps it UP through an overridden status of UP (`InstanceStatusOverrideRule`:
+    /// the override wins over what the instance reports).
+    Override,
+    /// The lease is not yet expired (`Lease#isExpired`: last renew + duration, counted twice).
+    LeaseNotExpired,
+    /// Expired, but `isLeaseExpirationEnabled()` is false: the renews of the last minute do not
+    /// exceed `numberOfRenewsPerMinThreshold` (self-preservation, FACTS.md §2.2).
+    SelfPreservation,
+    /// Expired, but the threshold is 0, which disables expiration
+    /// (`numberOfRenewsPerMinThreshold > 0 && ...`), e.g. a standalone server with no peers and
+    /// `registry-sync-retries = 0` (Netflix/eureka#1459).
+    ZeroThreshold,
+    /// Expired and expiration enabled: the next eviction run had not come yet.
+    EvictionPending,
+    /// The registry no longer lists it UP, but `GET /apps` still serves it (the read-only
+    /// cache had not been refreshed yet).
+    ResponseCache,
+    /// The server no longer serves it, but a caller's Eureka cache or balancer list still has
+    /// it: that caller did not fetch or refresh since (fetching off, no traffic to re-read a
+    /// Spring Cloud LoadBalancer cache, Dalston's notification updater, or the end came first).
+    Caller,
+}
+
+impl Holding {
+    /// The name in `trials.csv` (`unresolved_reason`) and `summary.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Holding::StillRenewing => "still_renewing",
+            Holding::Override => "status_override",
+            Holding::LeaseNotExpired => "lease_not_expired",
+            Holding::SelfPreservation => "self_preservation",
+            Holding::ZeroThreshold => "zero_threshold",
+            Holding::EvictionPending => "eviction_pending",
+            Holding::ResponseCache => "response_cache",
+            Holding::Caller => "caller_not_refreshed",
+        }
+    }
+
+    /// Words for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Holding::StillRenewing => "still listed: its client still renews the lease",
+            Holding::Override => "still listed: an overridden status of UP",
+            Holding::LeaseNotExpired => "still listed: the lease had not expired",
+            Holding::SelfPreservation => "still listed: self-preservation blocks eviction",
+            Holding::ZeroThreshold => "still listed: a renewal threshold of 0 disables eviction",
+            Holding::EvictionPending => "still listed: expired, the eviction run had not come",
+            Holding::ResponseCache => "still listed: the read-only cache had not refreshed",
+            Holding::Caller => "still listed: a caller had not fetched or refreshed since",
+        }
+    }
 }
 
 /// A consumer of observations.
 pub trait Observer {
     fn observe(&mut self, at: SimTime, observation: Observation);
+
+    /// Whether this observer has the news it waits for. From `duration-s` on, a trial goes on
+    /// until every observer is settled, up to `max-duration-s`; one that waits for nothing is
+    /// settled at once (the default).
+    fn settled(&self) -> bool {
+        true
+    }
 }
 
 /// Ignores everything (for benchmarks of the bare engine).
@@ -146,6 +223,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn observe(&mut self, at: SimTime, observation: Observation) {
         self.0.observe(at, observation.clone());
         self.1.observe(at, observation);
+    }
+
+    fn settled(&self) -> bool {
+        self.0.settled() && self.1.settled()
     }
 }
 

@@ -11,6 +11,7 @@ use crate::scenario::{Release, ServerConfig};
 use super::ids::ProcessId;
 use super::lease::Lease;
 use super::measured_rate::MeasuredRate;
+use super::observe::Holding;
 pub use super::protocol::Registrant;
 use super::status::InstanceStatus;
 
@@ -95,6 +96,31 @@ impl Registry {
     /// Whether the process is registered with status UP (what "still UP in the registry" means).
     pub fn is_up(&self, p: ProcessId) -> bool {
         matches!(self.entries[p], Some(e) if e.info.status == InstanceStatus::Up)
+    }
+
+    /// Why the registry still lists `p` UP at `now` (`None` when it does not): its client
+    /// still renews (`renewing`: the process is alive and heartbeats), an overridden status of
+    /// UP, a lease not yet expired, expiry disabled by self-preservation or by a zero threshold
+    /// (`isLeaseExpirationEnabled`, FACTS.md §2.2), or an expired lease whose eviction run has
+    /// not come.
+    pub fn holding(&self, now: SimTime, p: ProcessId, renewing: bool) -> Option<Holding> {
+        if !self.is_up(p) {
+            return None;
+        }
+        let entry = self.entries[p]?;
+        Some(if self.overrides[p] == Some(InstanceStatus::Up) {
+            Holding::Override
+        } else if renewing {
+            Holding::StillRenewing
+        } else if !entry.lease.is_expired(now, 0) {
+            Holding::LeaseNotExpired
+        } else if self.is_lease_expiration_enabled() {
+            Holding::EvictionPending
+        } else if self.enable_self_preservation && self.renews_per_min_threshold <= 0 {
+            Holding::ZeroThreshold
+        } else {
+            Holding::SelfPreservation
+        })
     }
 
     /// Statuses of every registered process, in process order (a full-registry payload).
@@ -411,6 +437,47 @@ mod tests {
 
     fn status(r: &Registry, p: ProcessId) -> InstanceStatus {
         r.entry(p).unwrap().info.status
+    }
+
+    /// Why a stopped instance is still UP, one rule each: a live client renewing, a fresh
+    /// lease before `registration + 90 s` (`Lease#isExpired`, strict), a zero threshold, renews
+    /// at or below the threshold (self-preservation: `renewsLastMin > threshold`, strict), and an
+    /// expired lease with expiry enabled (the eviction run has not come).
+    #[test]
+    fn holding_names_the_rule_that_keeps_an_instance() {
+        let t0 = SimTime(0);
+        let mut r = registry(3);
+        r.register(t0, 0, up(1));
+        assert_eq!(r.holding(t0, 1, false), None, "never registered");
+        assert_eq!(r.holding(t0, 0, true), Some(Holding::StillRenewing));
+        assert_eq!(
+            r.holding(SimTime(90_000), 0, false),
+            Some(Holding::LeaseNotExpired)
+        );
+        let expired = SimTime(90_001);
+        // No expected clients (`openForTraffic(0)` on a server that synced none): threshold 0.
+        r.open_for_traffic(0);
+        assert_eq!(r.threshold(), 0);
+        assert_eq!(r.holding(expired, 0, false), Some(Holding::ZeroThreshold));
+        // 2 expected clients: threshold (int)(2 * 2 * 0.85) = 3.
+        r.open_for_traffic(2);
+        assert_eq!(r.threshold(), 3);
+        for _ in 0..3 {
+            r.renews_last_min.increment();
+        }
+        r.renews_last_min.roll();
+        assert_eq!(
+            r.holding(expired, 0, false),
+            Some(Holding::SelfPreservation)
+        );
+        r.renews_last_min.increment();
+        r.renews_last_min.increment();
+        r.renews_last_min.increment();
+        r.renews_last_min.increment();
+        r.renews_last_min.roll();
+        assert_eq!(r.holding(expired, 0, false), Some(Holding::EvictionPending));
+        r.cancel(expired, 0, true);
+        assert_eq!(r.holding(expired, 0, false), None, "cancelled");
     }
 
     #[test]

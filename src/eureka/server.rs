@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use super::delta::RecentlyChangedQueue;
 use super::ids::ProcessId;
-use super::observe::Observation;
+use super::observe::{Holding, Observation};
 use super::protocol::{Call, DeltaPayload, Payload, Reply};
 use super::registry::{Registry, RenewOutcome};
 use super::response_cache::{ResponseCache, first_fill_delay};
@@ -116,6 +116,17 @@ impl EurekaServer {
     /// started, plus this model's wake-up lateness.
     fn timer_delay(&mut self, period_ms: u64) -> u64 {
         period_ms + self.rng.between(0, self.config.timer_lateness_ms)
+    }
+}
+
+impl EurekaServer {
+    /// Why this server still lists `p` at `now`, if it does: the registry's reason
+    /// ([`Registry::holding`]) while it is UP there, else [`Holding::ResponseCache`] while
+    /// `GET /apps` still serves it UP.
+    pub fn holding(&self, now: SimTime, p: ProcessId, renewing: bool) -> Option<Holding> {
+        self.registry
+            .holding(now, p, renewing)
+            .or_else(|| self.served_up[p].then_some(Holding::ResponseCache))
     }
 }
 

@@ -16,6 +16,8 @@ pub struct TrialTrace {
     pub log: Vec<(SimTime, Observation)>,
     /// The same outcomes `run` reports for this trial.
     pub outcomes: Vec<ShutdownOutcome>,
+    /// When the trial ended (`duration-s`, or later when it waited for the news).
+    pub end: SimTime,
 }
 
 /// Runs trial `trial` of the scenario exactly as `run` does (same seed, same request mode) and
@@ -25,13 +27,14 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
     let layout = Layout::new(scenario);
     let observer = (MetricsObserver::new(&layout), Vec::new());
     let world = World::with_mode(scenario, seed, observer, mode);
-    let ((metrics, log), _) = world.run();
+    let ((metrics, log), ran) = world.run();
     TrialTrace {
         trial,
         seed,
         layout,
         log,
         outcomes: metrics.outcomes(),
+        end: ran.end,
     }
 }
 

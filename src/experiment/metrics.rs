@@ -1,7 +1,7 @@
 //! Turns one trial's observations into the metrics of each shutdown.
 
 use crate::engine::SimTime;
-use crate::eureka::{Layout, Observation, Observer, ProcessId};
+use crate::eureka::{Holding, Layout, Observation, Observer, ProcessId};
 use crate::scenario::Metric;
 
 /// Whether a process is UP in one view, and since when it is not.
@@ -47,14 +47,10 @@ enum Removal {
     NeverPresent,
 }
 
-/// Why a trial has no value of a metric (an empty cell in `trials.csv`), as far as the simulator
-/// knows today. The removal metrics (`exposure_ms`, `*_removed_ms`) are measured from the stop
-/// and end when the last view drops the instance; `last_dead_hit_ms` needs a dead hit.
-///
-/// A later change (trials that run until the news has spread, up to a cap) will replace
-/// [`Unresolved::ListedAtEnd`] by why the instance is still listed at the cap
-/// (self-preservation, a zero threshold, a lease not yet expirable, an override, a partition):
-/// new variants here, each with its [`Unresolved::name`].
+/// Why a trial has no value of a metric (an empty cell in `trials.csv`). The removal metrics
+/// (`exposure_ms`, `*_removed_ms`) are measured from the stop and end when the last view drops
+/// the instance; `last_dead_hit_ms` needs a dead hit. A trial waits for the removals up to
+/// `max-duration-s`; a view that still lists the instance then says why ([`Holding`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Unresolved {
     /// `last_dead_hit_ms`: no request was refused by the instance.
@@ -70,18 +66,28 @@ pub enum Unresolved {
     Restarted,
     /// This view never listed the instance (e.g. it was never UP in the registry).
     NeverListed,
-    /// A view still listed the instance when the trial ended.
+    /// A view still listed the instance at `max-duration-s`, for this reason.
+    Held(Holding),
+    /// A view still listed the instance when the trial ended and no reason was found.
     ListedAtEnd,
 }
 
 impl Unresolved {
     /// Every reason, in the order reports list them.
-    pub const ALL: [Unresolved; 6] = [
+    pub const ALL: [Unresolved; 14] = [
         Unresolved::NoDeadHit,
         Unresolved::StoppedBeforeServing,
         Unresolved::NotStopped,
         Unresolved::Restarted,
         Unresolved::NeverListed,
+        Unresolved::Held(Holding::StillRenewing),
+        Unresolved::Held(Holding::Override),
+        Unresolved::Held(Holding::LeaseNotExpired),
+        Unresolved::Held(Holding::SelfPreservation),
+        Unresolved::Held(Holding::ZeroThreshold),
+        Unresolved::Held(Holding::EvictionPending),
+        Unresolved::Held(Holding::ResponseCache),
+        Unresolved::Held(Holding::Caller),
         Unresolved::ListedAtEnd,
     ];
 
@@ -93,6 +99,7 @@ impl Unresolved {
             Unresolved::NotStopped => "not_stopped",
             Unresolved::Restarted => "restarted",
             Unresolved::NeverListed => "never_listed",
+            Unresolved::Held(holding) => holding.name(),
             Unresolved::ListedAtEnd => "listed_at_end",
         }
     }
@@ -105,6 +112,7 @@ impl Unresolved {
             Unresolved::NotStopped => "did not stop serving in the trial",
             Unresolved::Restarted => "restarted while still listed",
             Unresolved::NeverListed => "never listed",
+            Unresolved::Held(holding) => holding.label(),
             Unresolved::ListedAtEnd => "still listed at the end",
         }
     }
@@ -199,6 +207,10 @@ struct TargetTracker {
     timeout_delay_ms: u64,
     /// The process restarted: the outcome is that of the incarnation that stopped.
     frozen: bool,
+    /// `/resume` made it serve again after its stop.
+    resumed: bool,
+    /// Why a view still listed it when the trial ended.
+    holding: Option<Holding>,
 }
 
 /// Observer that keeps just what the metrics need.
@@ -258,6 +270,17 @@ impl MetricsObserver {
 }
 
 impl TargetTracker {
+    /// Nothing more to wait for: it restarted, resumed, never stopped, or no view lists it.
+    fn settled(&self) -> bool {
+        self.frozen
+            || self.resumed
+            || self.t_stop.is_none()
+            || !(self.registry.up
+                || self.served.up
+                || self.clients.iter().any(|(_, p)| p.up)
+                || self.ribbons.iter().any(|(_, p)| p.up))
+    }
+
     fn outcome(&self) -> ShutdownOutcome {
         let Some(t_stop) = self.t_stop else {
             // Ever UP in the registry means it served (it registers UP once its web server is
@@ -284,7 +307,10 @@ impl TargetTracker {
             Removal::At(_) => None,
             Removal::NeverPresent => Some(Unresolved::NeverListed),
             Removal::StillPresent if self.frozen => Some(Unresolved::Restarted),
-            Removal::StillPresent => Some(Unresolved::ListedAtEnd),
+            Removal::StillPresent => Some(
+                self.holding
+                    .map_or(Unresolved::ListedAtEnd, Unresolved::Held),
+            ),
         };
         let registry = removed_everywhere([&self.registry]);
         let served = removed_everywhere([&self.served]);
@@ -323,9 +349,24 @@ impl TargetTracker {
 }
 
 impl Observer for MetricsObserver {
+    /// Every stopped instance has left every view (or will not: it restarted or resumed).
+    fn settled(&self) -> bool {
+        self.targets.iter().all(TargetTracker::settled)
+    }
+
     #[inline]
     fn observe(&mut self, at: SimTime, observation: Observation) {
         match observation {
+            Observation::ResumedServing { process } => {
+                if let Some(t) = self.tracker(process) {
+                    t.resumed = true;
+                }
+            }
+            Observation::StillListed { process, holding } => {
+                if let Some(t) = self.tracker(process) {
+                    t.holding = Some(holding);
+                }
+            }
             Observation::Restarted { process } => {
                 if let Some(t) = self.tracker(process) {
                     t.frozen = true;

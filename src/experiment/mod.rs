@@ -26,7 +26,7 @@ pub use sweep::{PointResult, Sweep, Vary};
 
 use rayon::prelude::*;
 
-use crate::engine::{SimTime, trial_seed};
+use crate::engine::trial_seed;
 use crate::eureka::{Layout, RequestMode, World};
 use crate::scenario::Scenario;
 
@@ -42,6 +42,9 @@ pub struct TrialOutcome {
     pub deploys: Vec<deploy_metrics::DeployOutcome>,
     /// Events the trial handled.
     pub events: u64,
+    /// When the trial ended: `duration-s`, or later when it waited for a stopped instance to
+    /// leave every view (up to `max-duration-s`).
+    pub end_ms: u64,
 }
 
 /// Simulates one trial. Pure and deterministic: the same scenario and seed give the same outcome.
@@ -59,24 +62,26 @@ pub fn simulate_with(
     let layout = Layout::new(scenario);
     let metrics = MetricsObserver::new(&layout);
     if scenario.deploys.is_empty() {
-        let (observer, events) = World::with_mode(scenario, seed, metrics, mode).run();
+        let (observer, ran) = World::with_mode(scenario, seed, metrics, mode).run();
         return TrialOutcome {
             trial,
             seed,
             shutdowns: observer.outcomes(),
             deploys: Vec::new(),
-            events,
+            events: ran.events,
+            end_ms: ran.end.ms(),
         };
     }
     let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
-    let ((metrics, deploys), events) =
+    let ((metrics, deploys), ran) =
         World::with_mode(scenario, seed, (metrics, deploys), mode).run();
     TrialOutcome {
         trial,
         seed,
         shutdowns: metrics.outcomes(),
-        deploys: deploys.finish(SimTime(scenario.simulation.duration_ms)),
-        events,
+        deploys: deploys.finish(ran.end),
+        events: ran.events,
+        end_ms: ran.end.ms(),
     }
 }
 
@@ -108,6 +113,7 @@ pub fn run_trials_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eureka::Holding;
     use crate::scenario::Metric;
     use crate::scenario::fixture::{ScenarioText, bundled, parse};
 
@@ -281,6 +287,86 @@ mod tests {
         .unwrap();
         for o in run_trials(&boot_2_2) {
             assert_eq!(o.shutdowns[0].dead_hits, 0, "trial {}", o.trial);
+        }
+    }
+
+    /// Issue: a kill -9 50 s before the planned end used to be cut by the end and reported
+    /// "unresolved" like self-preservation. The trial now waits for the news: every trial
+    /// resolves, inside the kill -9 bounds of FACTS.md §1-§8 (last renew 0-30 s before the stop,
+    /// expiry 2 x 90 s after it, then eviction 0-60 s, read-only cache, fetch and Ribbon refresh
+    /// 0-30 s each: 150-330 s), with the same law as a kill -9 well inside the trial
+    /// (two-sample KS at alpha = 0.01 does not reject); and the trial ends at the instant the
+    /// last view dropped it.
+    #[test]
+    fn a_kill_9_just_before_the_end_waits_for_the_news() {
+        let at = |at_s: u64| {
+            let sets = [
+                format!("shutdown[0].at-s={at_s}"),
+                "simulation.trials=300".into(),
+            ];
+            run_trials(&bundled("kill-9", &sets))
+        };
+        let late = at(850);
+        let early = at(500);
+        let exposures = |outcomes: &[TrialOutcome]| -> Vec<i64> {
+            outcomes
+                .iter()
+                .map(|o| o.shutdowns[0].exposure_ms.expect("resolved"))
+                .collect()
+        };
+        let (a, b) = (exposures(&late), exposures(&early));
+        for &x in &a {
+            assert!((150_000..=330_000).contains(&x), "exposure {x} ms");
+        }
+        let critical = 1.63 * (2.0 / a.len() as f64).sqrt();
+        let d = ks(&a, &b);
+        assert!(d < critical, "KS D = {d:.3} >= {critical:.3}");
+        for o in &late {
+            let x = &o.shutdowns[0];
+            let last_removal = [
+                x.server_removed_ms,
+                x.readonly_removed_ms,
+                x.client_removed_ms,
+                x.ribbon_removed_ms,
+            ]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap();
+            assert_eq!(o.end_ms, x.t_stop_ms.unwrap() + last_removal as u64);
+        }
+        // Well inside the trial nothing changes: it ends at duration-s.
+        assert!(early.iter().all(|o| o.end_ms == 900_000));
+    }
+
+    /// What holds an instance at the cap is named (FACTS.md §2.2): self-preservation in the
+    /// bundled 5-instance fleet (renews 10 <= threshold 11), a zero threshold in the standalone
+    /// server of Netflix/eureka#1459; the trial ran to `max-duration-s`, a day after the kill.
+    #[test]
+    fn still_listed_at_the_cap_says_why() {
+        let cases = [
+            ("self-preservation", Holding::SelfPreservation),
+            (
+                "incidents/eureka-1459-standalone-threshold-0",
+                Holding::ZeroThreshold,
+            ),
+        ];
+        for (stem, holding) in cases {
+            let s = bundled(stem, &["simulation.trials=3".to_string()]);
+            let cap = s.shutdowns[0].at_ms + crate::scenario::WAIT_FOR_NEWS_MS;
+            assert_eq!(s.simulation.max_duration_ms, cap, "{stem}");
+            for o in run_trials(&s) {
+                assert_eq!(o.end_ms, cap, "{stem}");
+                assert_eq!(
+                    o.shutdowns[0].unresolved(Metric::ExposureMs),
+                    Some(Unresolved::Held(holding)),
+                    "{stem}"
+                );
+                assert_eq!(
+                    o.shutdowns[0].unresolved_reasons(),
+                    [Unresolved::Held(holding)]
+                );
+            }
         }
     }
 

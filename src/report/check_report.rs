@@ -196,6 +196,7 @@ strategy = "kill-9"
                 }],
                 deploys: Vec::new(),
                 events: 0,
+                end_ms: 900_000,
             })
             .collect()
     }

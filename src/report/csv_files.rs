@@ -8,10 +8,11 @@ use crate::scenario::Scenario;
 use super::columns::{SUMMARY_STATS, cells, header};
 use super::{SummaryRow, reasons_cell};
 
-/// The last column, `unresolved_reason`, says why any of `exposure_ms` and the four
-/// `*_removed_ms` cells is empty (`experiment::Unresolved`, names joined by `;`); it is empty when
-/// they all have a value.
-pub const TRIALS_HEADER: [&str; 16] = [
+/// `trial_end_ms` is when the trial ended: `duration-s`, or later when it waited for the
+/// stopped instance to leave every view (up to `max-duration-s`). The last column,
+/// `unresolved_reason`, says why any of `exposure_ms` and the four `*_removed_ms` cells is empty
+/// (`experiment::Unresolved`, names joined by `;`); it is empty when they all have a value.
+pub const TRIALS_HEADER: [&str; 17] = [
     "trial",
     "seed",
     "instance",
@@ -27,6 +28,7 @@ pub const TRIALS_HEADER: [&str; 16] = [
     "readonly_removed_ms",
     "client_removed_ms",
     "ribbon_removed_ms",
+    "trial_end_ms",
     "unresolved_reason",
 ];
 
@@ -66,6 +68,7 @@ pub fn write_trials_csv<W: Write>(
                 opt(outcome.readonly_removed_ms),
                 opt(outcome.client_removed_ms),
                 opt(outcome.ribbon_removed_ms),
+                trial.end_ms.to_string(),
                 outcome
                     .unresolved_reasons()
                     .iter()

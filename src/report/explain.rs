@@ -610,10 +610,25 @@ impl Explanation<'_> {
                 format!("still listed when its process restarted at {}", secs(*t)),
                 "not before the restart".to_string(),
             ),
-            None => (
-                "still listed at the end".to_string(),
-                "never (still there at the end)".to_string(),
-            ),
+            None => {
+                let end = secs(self.end);
+                let why = self.log.iter().find_map(|(_, o)| match o {
+                    Observation::StillListed { process, holding } if *process == target => {
+                        Some(holding.label())
+                    }
+                    _ => None,
+                });
+                match why {
+                    Some(why) => (
+                        format!("{why} when the trial ended at {end}"),
+                        format!("never (by {end})"),
+                    ),
+                    None => (
+                        "still listed at the end".to_string(),
+                        "never (still there at the end)".to_string(),
+                    ),
+                }
+            }
         };
         let ms = |v: Option<i64>| v.map_or(never.clone(), relative);
         if outcome.t_stop_ms.is_none() {

@@ -106,7 +106,50 @@ pub fn render_summary(
         out.push_str(&intervals(rows.iter().filter(|r| r.shutdown == s)));
         out.push_str(&where_the_news_waited(s, outcomes, balancer));
     }
+    out.push_str(&waited_line(scenario, outcomes));
     out
+}
+
+/// `3 of 200 trial(s) ran past duration-s (900 s) waiting for the stopped instance to leave
+/// every view: 2 saw it by 1153.2 s at the latest, 1 reached max-duration-s (87300 s) with it
+/// still listed (why: unresolved_reason)`; empty when every trial ended at duration-s.
+fn waited_line(scenario: &Scenario, outcomes: &[TrialOutcome]) -> String {
+    let sim = &scenario.simulation;
+    let past: Vec<u64> = outcomes
+        .iter()
+        .map(|o| o.end_ms)
+        .filter(|&end| end > sim.duration_ms)
+        .collect();
+    if past.is_empty() {
+        return String::new();
+    }
+    let capped = past
+        .iter()
+        .filter(|&&end| end >= sim.max_duration_ms)
+        .count();
+    let mut parts = Vec::new();
+    if let Some(latest) = past.iter().filter(|&&end| end < sim.max_duration_ms).max() {
+        parts.push(format!(
+            "{} saw it leave by {:.1} s at the latest",
+            past.len() - capped,
+            *latest as f64 / 1000.0
+        ));
+    }
+    if capped > 0 {
+        parts.push(format!(
+            "{capped} reached max-duration-s ({} s) with it still listed (why: \
+             unresolved_reason)",
+            sim.max_duration_ms as f64 / 1000.0
+        ));
+    }
+    format!(
+        "\n{} of {} trial(s) ran past duration-s ({} s) waiting for the stopped instance to leave \
+         every view: {}\n",
+        past.len(),
+        outcomes.len(),
+        sim.duration_ms as f64 / 1000.0,
+        parts.join(", ")
+    )
 }
 
 /// The exposure over the trials: its mean with the mean's 95 % t-interval, the highest

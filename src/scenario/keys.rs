@@ -361,6 +361,8 @@ const MILLIS: Kind = Kind::millis(1, 86_400_000);
 const RETRIES: Kind = Kind::count(0, 100);
 /// Seven days: long enough for any propagation question, short enough to finish.
 const MAX_DURATION_S: u64 = 604_800;
+/// `max-duration-s`: a week plus the default day of waiting.
+const MAX_CAP_S: u64 = MAX_DURATION_S + 86_400;
 
 const fn relaxed(
     key: &'static str,
@@ -423,6 +425,15 @@ pub(super) static DEFS: &[KeyDef] = &[
         "900",
         "Simulated time per trial, in seconds; every shutdown must be over before it ends.",
         Apply::Simulation(|c, v| c.duration_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "max-duration-s",
+        Kind::seconds(1, MAX_CAP_S),
+        "a day after the last planned action",
+        "Longest simulated time per trial: from duration-s on, a trial goes on until every \
+         stopped instance has left every view, and stops here at the latest (reporting why it is \
+         still listed). At least duration-s.",
+        Apply::Simulation(|c, v| c.max_duration_ms = v.secs_as_ms()),
     ),
     relaxed(
         "trials",

@@ -29,11 +29,20 @@ pub struct Scenario {
     pub warnings: Vec<String>,
 }
 
+/// How long after its last planned action (a stop, the end of a wait or a pause, a restart, a
+/// deploy's start) a trial may wait for the news by default: a day, longer than any expiry,
+/// eviction and cache chain Eureka's settings allow short of self-preservation.
+pub const WAIT_FOR_NEWS_MS: u64 = 86_400_000;
+
 /// `[simulation]`: the run itself and the modelling assumptions that are not Spring properties.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimulationConfig {
-    /// `duration-s`: simulated time per trial (default 900 s).
+    /// `duration-s`: the least simulated time per trial (default 900 s).
     pub duration_ms: u64,
+    /// `max-duration-s`: the most; a trial still waiting for the news at `duration-s` runs on
+    /// to here (default [`WAIT_FOR_NEWS_MS`] after the last planned action, which the parser
+    /// works out).
+    pub max_duration_ms: u64,
     /// `trials` (default 100).
     pub trials: u32,
     /// `seed` (default 1).
@@ -505,6 +514,27 @@ impl Strategy {
     }
 }
 
+impl ShutdownConfig {
+    /// The last instant the plan acts (ms): the stop, the end of a wait, a `/resume`, a
+    /// `preStop` sleep, or the SIGKILL after a lost SIGTERM.
+    pub fn last_planned_ms(&self) -> u64 {
+        let wait = match self.resume_ms {
+            Some(resume) if self.strategy == Strategy::Pause => resume,
+            _ if self.strategy.waits() => self.wait_ms,
+            _ => 0,
+        };
+        let grace = if self.sigterm_reaches_jvm {
+            0
+        } else {
+            self.termination_grace_ms
+        };
+        self.at_ms
+            .saturating_add(self.prestop_ms)
+            .saturating_add(wait)
+            .saturating_add(grace)
+    }
+}
+
 /// How a paused / taken-out-of-service instance finally stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FinalStop {
@@ -596,6 +626,7 @@ impl Default for SimulationConfig {
     fn default() -> Self {
         SimulationConfig {
             duration_ms: 900_000,
+            max_duration_ms: WAIT_FOR_NEWS_MS,
             trials: 100,
             seed: 1,
             release: Release::default(),

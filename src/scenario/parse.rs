@@ -32,9 +32,9 @@ use super::keys::{
 };
 use super::metric::Statistic;
 use super::model::{
-    AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, FinalStop,
-    HttpClient, NetworkConfig, RibbonConfig, Scenario, ServerConfig, ShutdownConfig,
-    SimulationConfig, Strategy,
+    AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
+    FinalStop, HttpClient, NetworkConfig, RestartConfig, RestartWhen, RibbonConfig, Scenario,
+    ServerConfig, ShutdownConfig, SimulationConfig, Strategy, WAIT_FOR_NEWS_MS,
 };
 use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -152,6 +152,46 @@ impl Builder<'_> {
         }
     }
 
+    /// `max-duration-s`: by default a day ([`WAIT_FOR_NEWS_MS`]) after the last planned action
+    /// and never below `duration-s`; one written below `duration-s` is an error.
+    fn resolve_max_duration(
+        &self,
+        table: Option<&Resolved>,
+        simulation: &mut SimulationConfig,
+        shutdowns: &[ShutdownConfig],
+        restarts: &[RestartConfig],
+        deploys: &[DeployConfig],
+    ) -> Result<(), ScenarioError> {
+        let duration = simulation.duration_ms;
+        if let Some(table) = table.filter(|t| t.get("max-duration-s").is_some()) {
+            if simulation.max_duration_ms < duration {
+                return Err(self.invalid(
+                    table,
+                    "max-duration-s",
+                    format!(
+                        "{} s is below simulation.duration-s = {} s",
+                        simulation.max_duration_ms / 1000,
+                        duration / 1000
+                    ),
+                    format!("at least {} (duration-s)", duration / 1000),
+                ));
+            }
+            return Ok(());
+        }
+        let last_action = shutdowns
+            .iter()
+            .map(ShutdownConfig::last_planned_ms)
+            .chain(restarts.iter().filter_map(|r| match r.when {
+                RestartWhen::At(at) => Some(at),
+                RestartWhen::AfterExit(_) => None,
+            }))
+            .chain(deploys.iter().map(|d| d.at_ms))
+            .max()
+            .unwrap_or(0);
+        simulation.max_duration_ms = duration.max(last_action + WAIT_FOR_NEWS_MS);
+        Ok(())
+    }
+
     /// `<app>.ribbon.*` in a table whose process does not route requests.
     fn warn_per_app_ribbon(&mut self, table: &Resolved, why: &str) {
         for s in table.settings.iter().filter(|s| s.scope != Scope::Global) {
@@ -235,6 +275,13 @@ impl Builder<'_> {
         let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
         self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 
+        self.resolve_max_duration(
+            single(Section::Simulation),
+            &mut simulation,
+            &shutdowns,
+            &restarts,
+            &deploys,
+        )?;
         if callers.is_empty() {
             self.warn(
                 &Place::File,

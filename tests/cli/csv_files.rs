@@ -5,7 +5,7 @@ use std::fmt;
 /// `trials.csv`'s header, as documented to users.
 pub const TRIALS_HEADER: &str = "trial,seed,instance,strategy,t_stop_ms,exposure_ms,dead_hits,errors,\
 inflight_failed,timeout_delay_ms,last_dead_hit_ms,server_removed_ms,readonly_removed_ms,client_removed_ms,ribbon_removed_ms,\
-unresolved_reason";
+trial_end_ms,unresolved_reason";
 
 /// `summary.csv`'s header, as documented to users.
 pub const SUMMARY_HEADER: &str =
@@ -103,6 +103,8 @@ pub struct TrialRow {
     pub readonly_removed_ms: Option<i64>,
     pub client_removed_ms: Option<i64>,
     pub ribbon_removed_ms: Option<i64>,
+    /// When the trial ended (`duration-s`, or later when it waited for the news).
+    pub trial_end_ms: u64,
     /// Why a removal cell is empty (`listed_at_end`, ...; `;`-joined), empty when none is.
     pub unresolved_reason: String,
 }
@@ -125,6 +127,7 @@ impl TrialRow {
             col("client_removed_ms"),
             col("ribbon_removed_ms"),
             col("unresolved_reason"),
+            col("trial_end_ms"),
         ];
         table
             .rows
@@ -144,6 +147,7 @@ impl TrialRow {
                 client_removed_ms: optional(&r[c[11]], "client_removed_ms"),
                 ribbon_removed_ms: optional(&r[c[12]], "ribbon_removed_ms"),
                 unresolved_reason: r[c[13]].clone(),
+                trial_end_ms: number(&r[c[14]], "trial_end_ms"),
             })
             .collect()
     }

@@ -320,8 +320,9 @@ fn tuned_5s_caches_lag_at_most_5_s_each() {
 
 /// self-preservation.toml (FACTS.md §2.5 worked example): 5 instances + 1 gateway give
 /// expected = 7 and threshold floor(7 x 2 x 0.85) = 11; after the kill 10 renews a minute do not
-/// exceed it, expiration stays disabled and the lease is never evicted: every trial unresolved,
-/// and the gateway keeps hitting the dead instance until the trial ends.
+/// exceed it, expiration stays disabled and the lease is never evicted: every trial waits to its
+/// cap (a day after the kill), unresolved with the reason `self_preservation`, and the gateway
+/// keeps hitting the dead instance until then.
 #[test]
 fn self_preservation_never_evicts() {
     let out = Test::scenario("self-preservation.toml")
@@ -331,9 +332,11 @@ fn self_preservation_never_evicts() {
     let doc: toml_edit::DocumentMut = super::test::bundled_text("self-preservation.toml")
         .parse()
         .expect("valid TOML");
-    let duration_ms = doc["simulation"]["duration-s"].as_integer().unwrap() * S;
     let at_ms = doc["shutdown"][0]["at-s"].as_integer().unwrap() * S;
+    let end_ms = at_ms + 86_400 * S;
     for r in &rows {
+        assert_eq!(r.unresolved_reason, "self_preservation", "{r:#?}");
+        assert_eq!(r.trial_end_ms as i64, end_ms, "{r:#?}");
         assert_eq!(r.exposure_ms, None, "{r:#?}");
         assert_eq!(r.server_removed_ms, None, "{r:#?}");
         assert_eq!(r.readonly_removed_ms, None, "{r:#?}");
@@ -344,8 +347,8 @@ fn self_preservation_never_evicts() {
         // request through every 30 s at most, FACTS.md §8).
         within(
             r.last_dead_hit_ms,
-            duration_ms - at_ms - 60 * S,
-            duration_ms - at_ms,
+            end_ms - at_ms - 60 * S,
+            end_ms - at_ms,
             "last_dead_hit_ms",
             r,
         );

@@ -24,7 +24,7 @@ use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
 use super::deploy::DeployRun;
 use super::ids::{ProcessId, RouteId, ServerId};
 use super::layout::{Layout, ProcessKind};
-use super::observe::{Observation, Observer};
+use super::observe::{Holding, Observation, Observer};
 use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
 use super::route::{RequestMode, Route, SpringTimer};
@@ -124,7 +124,19 @@ pub struct World<'s, O: Observer> {
     pub(super) scratch_marks: Vec<bool>,
     /// Scratch space: a client's effects that wait for the world, carried out in order.
     pub(super) client_effects: Vec<ClientEffect>,
+    /// `duration-s`: the trial runs at least this long.
     end: SimTime,
+    /// `max-duration-s`: and at most this long.
+    cap: SimTime,
+}
+
+/// What [`World::run`] tells besides the observer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ran {
+    /// Events handled.
+    pub events: u64,
+    /// The instant the trial ended: `duration-s`, or later when it waited for the news.
+    pub end: SimTime,
 }
 
 impl<'s, O: Observer> World<'s, O> {
@@ -184,6 +196,12 @@ impl<'s, O: Observer> World<'s, O> {
             scratch_marks: Vec::new(),
             client_effects: Vec::new(),
             end: SimTime(scenario.simulation.duration_ms),
+            cap: SimTime(
+                scenario
+                    .simulation
+                    .max_duration_ms
+                    .max(scenario.simulation.duration_ms),
+            ),
         };
         let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
         let server_start = setup.below(phase);
@@ -213,19 +231,74 @@ impl<'s, O: Observer> World<'s, O> {
         world
     }
 
-    /// Runs to the end of the trial and returns the observer and the number of events handled.
-    pub fn run(mut self) -> (O, u64) {
-        let mut handled = 0u64;
+    /// Runs the trial and returns the observer, the number of events handled and the instant
+    /// the trial ended. It runs to `duration-s`; if the observer is not yet settled then (a view
+    /// still lists a stopped instance), it goes on until it is, up to `max-duration-s`, and ends
+    /// at the instant of the event that settled it. Whatever still lists a stopped instance at
+    /// the end is reported with its reason ([`Observation::StillListed`]).
+    pub fn run(mut self) -> (O, Ran) {
+        let mut events = 0u64;
         while self.step() {
-            handled += 1;
+            events += 1;
         }
-        self.settle_routes_until(self.end);
-        (self.observer, handled)
+        let mut end = self.end;
+        if !self.observer.settled() {
+            end = self.cap;
+            while self.step_until(self.cap) {
+                events += 1;
+                if self.observer.settled() {
+                    end = self.now();
+                    break;
+                }
+            }
+        }
+        self.settle_routes_until(end);
+        self.report_still_listed(end);
+        (self.observer, Ran { events, end })
     }
 
-    /// Handles the next event due before the end; false when there is none.
+    /// Reports, for each stopped shutdown target that a view still lists at `end`, why
+    /// ([`EurekaServer::holding`], else a caller that has not caught up).
+    fn report_still_listed(&mut self, end: SimTime) {
+        let server = ServerId::FIRST.index();
+        for run in 0..self.shutdowns.len() {
+            let p = self.shutdowns[run].process;
+            if self.processes[p].serving() || self.shutdowns[..run].iter().any(|s| s.process == p) {
+                continue;
+            }
+            let renewing = self.processes[p].alive() && self.processes[p].client.renews();
+            let holding = self.servers[server]
+                .holding(end, p, renewing)
+                .or_else(|| self.caller_still_lists(p).then_some(Holding::Caller));
+            if let Some(holding) = holding {
+                self.observe(Observation::StillListed {
+                    process: p,
+                    holding,
+                });
+            }
+        }
+    }
+
+    /// Whether some caller's Eureka cache or balancer list still has `p` UP.
+    fn caller_still_lists(&self, p: ProcessId) -> bool {
+        let application = self.applications[p];
+        self.routes.iter().any(|route| {
+            let balancer = &route.balancer;
+            route.application == application
+                && (self.processes[route.process].client.is_up_in_cache(p)
+                    || balancer.ribbon().is_some_and(|lb| lb.servers.contains(&p))
+                    || balancer.spring().is_some_and(|lb| lb.servers.contains(&p)))
+        })
+    }
+
+    /// Handles the next event due by `duration-s`; false when there is none.
     pub fn step(&mut self) -> bool {
-        let Some((_, event)) = self.queue.pop_until(self.end) else {
+        self.step_until(self.end)
+    }
+
+    /// Handles the next event due by `until`; false when there is none.
+    fn step_until(&mut self, until: SimTime) -> bool {
+        let Some((_, event)) = self.queue.pop_until(until) else {
             return false;
         };
         match event {

@@ -44,6 +44,10 @@ impl Routes {
     pub(super) fn len(&self) -> usize {
         self.list.len()
     }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &Route> {
+        self.list.iter()
+    }
 }
 
 impl Index<RouteId> for Routes {

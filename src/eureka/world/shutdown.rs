@@ -2,7 +2,7 @@
 //! the step machine) and carries out the [`ShutdownEffect`]s it returns, in order.
 
 use crate::eureka::ids::ProcessId;
-use crate::eureka::observe::Observer;
+use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::shutdown::{Context, ShutdownEffect, ShutdownRun, Step};
 
 use super::{Event, World};
@@ -85,7 +85,10 @@ impl<O: Observer> World<'_, O> {
                             .schedule_in(phase + stop, Event::Shutdown { run, step });
                     }
                 }
-                ShutdownEffect::StartServing => self.set_serving(p, true),
+                ShutdownEffect::StartServing => {
+                    self.set_serving(p, true);
+                    self.observe(Observation::ResumedServing { process: p });
+                }
                 ShutdownEffect::Now(step) => self.on_shutdown_step(run, step),
             }
         }

@@ -95,7 +95,14 @@ fn documented_defaults_are_the_default_impls() {
             let Some(def) = DEFS.iter().find(|d| d.key == doc.key) else {
                 continue; // <app>.ribbon.<Key>
             };
-            if doc.default == "the train's" || doc.default == "the stack's" {
+            // Defaults worked out from other keys.
+            if [
+                "the train's",
+                "the stack's",
+                "a day after the last planned action",
+            ]
+            .contains(&doc.default)
+            {
                 continue;
             }
             // "true (false in [server])": the [server] default is the Default impl's too.
@@ -848,4 +855,23 @@ fn load_names_the_scenario_after_the_file_and_reports_io_errors() {
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `max-duration-s`: by default a day after the last planned action (here the pause's end,
+/// 300 + 60 s), never below `duration-s`; written, it must be at least `duration-s`.
+#[test]
+fn max_duration_defaults_to_a_day_after_the_last_action() {
+    let s = ok(FULL);
+    assert_eq!(s.simulation.max_duration_ms, 360_000 + 86_400_000);
+    let s = parse_set(FULL, &["simulation.max-duration-s=600"]).unwrap();
+    assert_eq!(s.simulation.max_duration_ms, 600_000);
+    let e = parse_set(FULL, &["simulation.max-duration-s=599"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("simulation.max-duration-s"), "{e}");
+    assert!(
+        e.contains("599 s is below simulation.duration-s = 600 s"),
+        "{e}"
+    );
+    assert!(e.contains("at least 600"), "{e}");
 }
