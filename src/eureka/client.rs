@@ -158,6 +158,13 @@ impl SupervisedTask {
         out.arm(self.interval_ms, ClientTimer::Task { task, generation });
     }
 
+    /// Steady start: the next run `delay_ms` from now (a phase of the interval).
+    fn arm_in(&mut self, delay_ms: u64, out: &mut impl ClientOutput) {
+        self.generation += 1;
+        let (task, generation) = (self.task, self.generation);
+        out.arm(delay_ms, ClientTimer::Task { task, generation });
+    }
+
     /// The executor is shut down: the armed run never happens.
     fn cancel(&mut self) {
         self.generation += 1;
@@ -166,6 +173,15 @@ impl SupervisedTask {
     fn armed_with(&self, generation: u32) -> bool {
         self.generation == generation
     }
+}
+
+/// Steady start: what the server holds for a client that registered long ago.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadyLease {
+    pub registrant: Registrant,
+    /// When its next heartbeat is due (ms from now, in `(0, interval]`).
+    pub next_renew_ms: u64,
+    pub interval_ms: u64,
 }
 
 /// The client's own `InstanceInfo`.
@@ -413,6 +429,63 @@ impl DiscoveryClient {
         } else {
             self.constructed_fetch(now, wall_ms, out);
         }
+    }
+
+    /// `simulation.start = "steady"`: the process has run for a long time. Its InstanceInfo is
+    /// UP and clean (registered long ago), its tasks run, its web server is up, and each of its
+    /// three periodic tasks (heartbeat, cache refresh, replicator) is at an independent uniform
+    /// phase in `(0, interval]` drawn from its own stream (their fixed delays, counted from the
+    /// end of each run, drift apart with request times). Returns what the server holds for it
+    /// and when its next renew is due, if it registers. [`DiscoveryClient::restore_cache`] then
+    /// gives it the registry its last fetch read.
+    pub fn start_steady(
+        &mut self,
+        now: SimTime,
+        wall_ms: u64,
+        out: &mut impl ClientOutput,
+    ) -> Option<SteadyLease> {
+        out.observe(Observation::ClientCreated { process: self.id });
+        out.observe(Observation::ClientTasksStarted { process: self.id });
+        self.info = InstanceInfo {
+            status: InstanceStatus::Up,
+            dirty: false,
+            last_dirty: wall_ms.saturating_sub(1),
+        };
+        self.tasks_running = true;
+        if !self.config.register_with_eureka {
+            return None;
+        }
+        self.listener = self.config.on_demand_update_status_change;
+        let renew_interval = self.config.lease_renewal_interval_s * 1000;
+        let next_renew = self.rng.between(1, renew_interval.max(1));
+        self.heartbeat.arm_in(next_renew, out);
+        let replication = self.replication_interval_ms();
+        let next_replication = self.rng.between(1, replication.max(1));
+        self.replicator.periodic_due = Some(now + next_replication);
+        let generation = self.replicator.generation;
+        out.arm(next_replication, ClientTimer::Replicator { generation });
+        Some(SteadyLease {
+            registrant: self.registrant(),
+            next_renew_ms: next_renew,
+            interval_ms: renew_interval,
+        })
+    }
+
+    /// Steady start: the local registry is `payload` (what the server serves; nothing changed
+    /// since the last fetch), and the next fetch comes at a uniform phase of the interval.
+    pub fn restore_cache(
+        &mut self,
+        payload: Rc<Payload>,
+        applications: &[usize],
+        out: &mut impl ClientOutput,
+    ) {
+        if !self.config.fetch_registry {
+            return;
+        }
+        self.apply_fetch(payload, applications, out);
+        let interval = self.config.registry_fetch_interval_s * 1000;
+        let next = self.rng.between(1, interval.max(1));
+        self.cache_refresh.arm_in(next, out);
     }
 
     /// After the constructor's fetch: the optional enforced register, then the scheduled tasks.

@@ -92,6 +92,15 @@ impl RecentlyChangedQueue {
         self.push(now, p, reference);
     }
 
+    /// Steady start: the holder of a lease registered long ago (ADDED, its item long purged),
+    /// so that a later cancel or status change queues an item for it.
+    pub fn restore_holder(&mut self, p: ProcessId, status: InstanceStatus) {
+        self.holders[p] = Some(Rc::new(Cell::new(Holder {
+            status,
+            action: ActionType::Added,
+        })));
+    }
+
     /// `AbstractInstanceRegistry#statusUpdate` (status changed) and `#deleteStatusOverride`
     /// (an override existed): the holder takes `status` and ActionType MODIFIED; an item is
     /// queued.

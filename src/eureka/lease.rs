@@ -37,6 +37,20 @@ impl Lease {
         self.renewed = true;
     }
 
+    /// Steady start: the lease as its last `renew()` at `renewed_at_ms` (before time 0, so
+    /// possibly negative) left it, `lastUpdateTimestamp = renewed_at + duration` (clamped at 0,
+    /// the earliest instant the simulation knows).
+    pub fn renewed_before(renewed_at_ms: i64, duration_ms: u64) -> Lease {
+        let last_update = (renewed_at_ms + duration_ms as i64).max(0) as u64;
+        Lease {
+            registration: SimTime(0),
+            last_update: SimTime(last_update),
+            duration_ms,
+            eviction: None,
+            renewed: true,
+        }
+    }
+
     /// `Lease#cancel`: the first cancel wins.
     pub fn cancel(&mut self, now: SimTime) {
         if self.eviction.is_none() {

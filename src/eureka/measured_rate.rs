@@ -20,6 +20,18 @@ impl MeasuredRate {
         self.last = std::mem::take(&mut self.current);
     }
 
+    /// Steady start: the counts a long history left, `last` in the last complete window and
+    /// `current` since the last roll.
+    pub fn restore(&mut self, last: u64, current: u64) {
+        self.last = last;
+        self.current = current;
+    }
+
+    /// The renews counted since the last roll.
+    pub fn current(&self) -> u64 {
+        self.current
+    }
+
     /// `MeasuredRate#getCount`.
     pub fn count(&self) -> u64 {
         self.last

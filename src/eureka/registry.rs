@@ -232,6 +232,15 @@ impl Registry {
         kept_holder
     }
 
+    /// Steady start: `p` registered long ago (expected clients counted as `register` counts
+    /// them) and last renewed at `renewed_at_ms` (before time 0).
+    pub fn restore(&mut self, p: ProcessId, registrant: Registrant, renewed_at_ms: i64) {
+        self.register(SimTime(0), p, registrant);
+        if let Some(entry) = self.entries[p].as_mut() {
+            entry.lease = Lease::renewed_before(renewed_at_ms, registrant.lease_duration_ms);
+        }
+    }
+
     /// `AbstractInstanceRegistry#renew`: a renew of a held status the rules turn into UNKNOWN fails
     /// (and is not counted); otherwise the held status is silently reset to the rules' answer
     /// (no cache invalidation), the renew is counted and the lease stamped `now + duration`.

@@ -16,7 +16,7 @@ use std::rc::Rc;
 use super::delta::RecentlyChangedQueue;
 use super::ids::ProcessId;
 use super::observe::{Holding, Observation};
-use super::protocol::{Call, DeltaPayload, Payload, Reply};
+use super::protocol::{Call, DeltaPayload, Payload, Registrant, Reply};
 use super::registry::{Registry, RenewOutcome};
 use super::response_cache::{ResponseCache, first_fill_delay};
 use super::status::InstanceStatus;
@@ -80,6 +80,8 @@ pub struct EurekaServer {
     /// UP-ness of each process in the registry and in the served payload, as last observed.
     registry_up: Vec<bool>,
     served_up: Vec<bool>,
+    /// Steady start: when the renews-last-minute roll first runs (ms).
+    renews_roll_due_ms: u64,
 }
 
 impl EurekaServer {
@@ -104,6 +106,7 @@ impl EurekaServer {
             last_eviction: None,
             registry_up: vec![false; processes],
             served_up: vec![false; processes],
+            renews_roll_due_ms: 0,
         }
     }
 
@@ -155,6 +158,94 @@ impl EurekaServer {
         let eviction = self.config.eviction_interval_ms;
         let delay = self.timer_delay(eviction);
         out.arm(delay, ServerTimer::Eviction);
+    }
+
+    /// `simulation.start = "steady"`: the server as after a long uptime. Every periodic timer
+    /// (delta retention, threshold update, renews roll, eviction) is at an independent uniform
+    /// phase in `(0, period]`, drawn from the server's stream (`java.util.Timer` fixed-delay
+    /// tasks drift apart with their lateness over days); the read-only fill stays on the wall
+    /// clock, whose offset is already random. The registry is opened as [`EurekaServer::start`]
+    /// opens it; [`EurekaServer::restore`] then adds the registrations and
+    /// [`EurekaServer::settle_caches`] fills the caches.
+    pub fn start_steady(&mut self, wall_now_ms: u64, out: &mut impl ServerOutput) {
+        out.observe(Observation::ServerStarted);
+        let retention = self.config.delta_retention_timer_interval_ms;
+        let phase = self.rng.between(1, retention.max(1));
+        out.arm(phase, ServerTimer::DeltaRetention);
+        let fill_interval = self.config.response_cache_update_interval_ms;
+        if self.cache.uses_read_only() {
+            let first = first_fill_delay(wall_now_ms, fill_interval);
+            let lateness = self.timer_delay(0);
+            out.arm(first + lateness, ServerTimer::CacheFill);
+        }
+        let update = self.config.renewal_threshold_update_interval_ms;
+        let phase = self.rng.between(1, update.max(1));
+        out.arm(phase, ServerTimer::ThresholdUpdate);
+        let count = i64::from(self.config.default_open_for_traffic_count);
+        self.registry.open_for_traffic(count);
+        let roll = self.rng.between(1, RENEWS_WINDOW_MS);
+        self.renews_roll_due_ms = roll;
+        out.arm(roll, ServerTimer::RenewsRoll);
+        let eviction = self.config.eviction_interval_ms;
+        let phase = self.rng.between(1, eviction.max(1));
+        out.arm(phase, ServerTimer::Eviction);
+    }
+
+    /// Steady start: `p` registered long ago and has renewed every `interval_ms` since, the
+    /// next renew due at `next_renew_ms` (in `(0, interval]`); with `renews = false` it never
+    /// renewed after registering (then it only stays while its fresh lease lasts). Its renews
+    /// are counted into the two buckets of renews-last-minute ([`renews_in_windows`]). Nothing
+    /// enters the delta queue: the registrations are older than its retention.
+    pub fn restore(
+        &mut self,
+        p: ProcessId,
+        registrant: Registrant,
+        next_renew_ms: u64,
+        interval_ms: u64,
+        out: &mut impl ServerOutput,
+    ) {
+        let last_renew = next_renew_ms as i64 - interval_ms as i64;
+        self.registry.restore(p, registrant, last_renew);
+        if let Some(entry) = self.registry.entry(p) {
+            self.recently_changed.restore_holder(p, entry.info.status);
+        }
+        let (last, current) =
+            renews_in_windows(next_renew_ms, interval_ms, self.renews_roll_due_ms);
+        let rate = &mut self.registry.renews_last_min;
+        let (l, c) = (rate.count(), rate.current());
+        rate.restore(l + last, c + current);
+        self.note_registry(p, out);
+    }
+
+    /// Steady start, after the registrations: both keys clients read (`ALL_APPS`,
+    /// `ALL_APPS_DELTA`) have been read long ago, so both levels hold them: the registry as it
+    /// is, and an empty delta (the registrations are older than the delta queue's retention).
+    pub fn settle_caches(&mut self, now: SimTime, out: &mut impl ServerOutput) {
+        let server = &mut *self;
+        let registry = &server.registry;
+        let (payload, _) = server.cache.get(now, || registry.statuses());
+        let changed = &server.recently_changed;
+        server
+            .delta_cache
+            .get(now, || changed.delta_content(&registry.statuses()));
+        self.note_served(&payload, out);
+    }
+
+    /// Steady start: the 15-minute `updateRenewalThreshold` has run many times, which leaves
+    /// the threshold where one run leaves it (its reset is idempotent).
+    pub fn settle_threshold(&mut self, embedded_client_up_count: i64) {
+        self.registry
+            .update_renewal_threshold(embedded_client_up_count);
+    }
+
+    /// What `GET /apps` serves now (the read-only level, or the read-write one when off).
+    pub fn served_payload(&mut self, now: SimTime) -> Rc<Payload> {
+        let server = &mut *self;
+        let registry = &server.registry;
+        if let Some(payload) = server.cache.served() {
+            return Rc::clone(payload);
+        }
+        server.cache.get(now, || registry.statuses()).0
     }
 
     pub fn on_timer(
@@ -393,6 +484,28 @@ impl EurekaServer {
 /// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous run
 /// this run started, never negative; 0 on the first run (FACTS.md §2.1). It is added to every
 /// lease's expiry, so a late eviction run does not evict leases a GC pause kept from renewing.
+/// Steady start: of the renews at `next - k * interval` (k >= 1, all before time 0), how many
+/// fell in the last complete renews-last-minute window, `(roll - 120 s, roll - 60 s]`, and how
+/// many since the last roll, `(roll - 60 s, 0]`, where `roll` in `(0, 60 s]` is the roll
+/// timer's next run.
+pub fn renews_in_windows(next_ms: u64, interval_ms: u64, roll_ms: u64) -> (u64, u64) {
+    let interval = interval_ms.max(1) as i64;
+    let next = next_ms as i64;
+    // #{k >= 1 : next - k * interval > a}
+    let after = |a: i64| -> u64 {
+        if next - a <= 0 {
+            0
+        } else {
+            ((next - a - 1) / interval) as u64
+        }
+    };
+    let window = RENEWS_WINDOW_MS as i64;
+    let roll = roll_ms as i64;
+    let current = after(roll - window);
+    let last = after(roll - 2 * window) - current;
+    (last, current)
+}
+
 pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) -> u64 {
     match previous {
         Some(prev) => now.saturating_since(prev).saturating_sub(period_ms),
@@ -415,6 +528,23 @@ mod tests {
 
     /// The server alone, without a world: bootstrap arms its timers in the order of FACTS.md
     /// §2.7 (delta retention, cache fill, threshold update, renews roll, eviction).
+    /// Steady start's renew counts, by hand: renews every 30 s at -20, -50, -80, -110 s ...
+    /// (next at +10 s); the roll due at +20 s, so the last roll was at -40 s and the one before
+    /// at -100 s: one renew since (-20 s), two in the last complete window (-50, -80 s). With
+    /// renews every 10 s (next at +10 s: -0, -10, ... s) a 60 s window holds 6 whatever the phase.
+    #[test]
+    fn steady_renews_fill_the_last_minute_windows() {
+        assert_eq!(renews_in_windows(10_000, 30_000, 20_000), (2, 1));
+        // Renews at 0, -30, -60 s ...; rolls at 0 and -60 s: none since, 0 and -30 s before.
+        assert_eq!(renews_in_windows(30_000, 30_000, 60_000), (2, 0));
+        for roll in [1, 7_000, 59_999, 60_000] {
+            let (last, _) = renews_in_windows(10_000, 10_000, roll);
+            assert_eq!(last, 6, "roll {roll}");
+        }
+        // A renew exactly on the last roll (-40 s) counts in the window that roll closed.
+        assert_eq!(renews_in_windows(20_000, 60_000, 20_000), (1, 0));
+    }
+
     #[test]
     fn start_arms_the_timers_in_bootstrap_order() {
         let mut server = server();

@@ -12,12 +12,16 @@ use super::world::World;
 /// One-way latency of every REST call in these tests (no jitter), so request times are exact.
 const LAT: u64 = 5;
 
+/// A cold start (`simulation.start = "cold"`): these timelines are derived by hand from the
+/// start-up sequence (server open, create, register at web-server start, first fetch), which
+/// the steady start replaces by its end state (`steady` tests in `tests/steady.rs`).
 fn scenario(extra: &str, overrides: &[&str]) -> Scenario {
     let text = format!(
         r#"
 [simulation]
 duration-s = 900
 trials = 1
+start = "cold"
 context-start-spread-ms = 0
 [network]
 latency-ms = {LAT}
@@ -863,6 +867,7 @@ mod delta;
 mod lifecycle;
 mod spring_lb;
 mod stacks;
+mod steady;
 
 /// `EurekaNotificationServerListUpdater` (FACTS.md §8): Ribbon's list is read again right after
 /// each of the caller's fetches (every fetch fires the event, changed or not) and at no other

@@ -111,6 +111,8 @@ pub fn run_trials_with(
 }
 
 #[cfg(test)]
+mod steady_tests;
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::eureka::Holding;
@@ -118,7 +120,7 @@ mod tests {
     use crate::scenario::fixture::{ScenarioText, bundled, parse};
 
     /// Two-sample Kolmogorov-Smirnov statistic.
-    fn ks(a: &[i64], b: &[i64]) -> f64 {
+    pub(super) fn ks(a: &[i64], b: &[i64]) -> f64 {
         let (mut a, mut b) = (a.to_vec(), b.to_vec());
         a.sort_unstable();
         b.sort_unstable();

@@ -1251,6 +1251,7 @@ mod tests {
     fn a_balancer_that_never_listed_the_instance_is_said_so() {
         let sets = [
             "simulation.release=2020.0".to_string(),
+            "simulation.start=cold".to_string(),
             "simulation.start-spread-s=120".to_string(),
             "clients.spring.cloud.loadbalancer.configurations=health-check".to_string(),
         ];

@@ -17,7 +17,7 @@ pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 use super::metric::{Metric, Statistic};
 use super::model::{
     ClientConfig, Comparison, FinalStop, HttpClient, HttpMethod, NetworkConfig, RibbonConfig,
-    ServerConfig, ShutdownConfig, SimulationConfig, Strategy,
+    ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
 };
 
 /// A table of the scenario file.
@@ -484,6 +484,24 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Simulation(|c, v| {
             if let Val::Version(b) = v {
                 c.release.boot = *b;
+            }
+        }),
+    ),
+    relaxed(
+        "start",
+        Kind::Choice(&["steady", "cold"]),
+        "steady",
+        "`steady`: at time 0 the fleet has been up for a long time: every process registered, \
+         its lease renewed, the caches and balancer lists full, and every periodic timer \
+         (heartbeat, fetch, replicator, Ribbon refresh, LoadBalancer cache, eviction, renews \
+         roll, threshold update) at an independent uniform phase. `cold`: the server opens in \
+         the first eviction period and every process starts within start-spread-s after it, \
+         which ties some phases to each other for hours (start-up questions).",
+        Apply::Simulation(|c, v| {
+            c.start = if v.text() == "cold" {
+                Start::Cold
+            } else {
+                Start::Steady
             }
         }),
     ),

@@ -34,6 +34,17 @@ pub struct Scenario {
 /// eviction and cache chain Eureka's settings allow short of self-preservation.
 pub const WAIT_FOR_NEWS_MS: u64 = 86_400_000;
 
+/// `simulation.start`: what the world looks like at time 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// The fleet has been up for a long time: registered, renewed, caches full, every periodic
+    /// timer at an independent uniform phase.
+    Steady,
+    /// The server and every process start in the first minutes (their timers' phases follow
+    /// from the start-up sequence).
+    Cold,
+}
+
 /// `[simulation]`: the run itself and the modelling assumptions that are not Spring properties.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimulationConfig {
@@ -49,8 +60,10 @@ pub struct SimulationConfig {
     pub seed: u64,
     /// `release` (default Hoxton) and optional `eureka-version`.
     pub release: Release,
-    /// `start-spread-s`: every app instance and caller process starts at a uniformly random
-    /// instant in `[0, start-spread)` (default 60 s).
+    /// `start`: a fleet up for a long time (default) or a cold start.
+    pub start: Start,
+    /// `start-spread-s` (cold start): every app instance and caller process starts at a
+    /// uniformly random instant in `[0, start-spread)` (default 60 s).
     pub start_spread_ms: u64,
     /// `context-start-ms`: least time from the Eureka client's scheduled tasks starting to the
     /// web server being ready (Spring Cloud registers then, FACTS.md §5.1; default 3000 ms).
@@ -627,6 +640,7 @@ impl Default for SimulationConfig {
         SimulationConfig {
             duration_ms: 900_000,
             max_duration_ms: WAIT_FOR_NEWS_MS,
+            start: Start::Steady,
             trials: 100,
             seed: 1,
             release: Release::default(),

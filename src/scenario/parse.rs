@@ -34,7 +34,7 @@ use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
     FinalStop, HttpClient, NetworkConfig, RestartConfig, RestartWhen, RibbonConfig, Scenario,
-    ServerConfig, ShutdownConfig, SimulationConfig, Strategy, WAIT_FOR_NEWS_MS,
+    ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy, WAIT_FOR_NEWS_MS,
 };
 use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -303,8 +303,9 @@ impl Builder<'_> {
             + simulation.context_start_ms
             + simulation.context_start_spread_ms
             + 1_000;
+        let cold = simulation.start == Start::Cold;
         for (i, shutdown) in shutdowns.iter().enumerate() {
-            if shutdown.at_ms < ready_by_ms {
+            if cold && shutdown.at_ms < ready_by_ms {
                 self.warn(
                     &Place::File,
                     format!(

@@ -21,11 +21,11 @@ impl<O: Observer> World<'_, O> {
     /// ([`ClientSink`]); from the first that needs the whole world (which holds the client) on,
     /// after the call.
     #[inline]
-    fn with_client(
+    pub(super) fn with_client<R>(
         &mut self,
         p: ProcessId,
-        rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut ClientSink<'_, O>),
-    ) {
+        rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut ClientSink<'_, O>) -> R,
+    ) -> R {
         let mut deferred = std::mem::take(&mut self.client_effects);
         let client = &mut self.processes[p].client;
         let mut sink = ClientSink {
@@ -38,13 +38,14 @@ impl<O: Observer> World<'_, O> {
             observer: &mut self.observer,
             deferred: &mut deferred,
         };
-        rule(client, &self.applications, &mut sink);
+        let result = rule(client, &self.applications, &mut sink);
         if !deferred.is_empty() {
             for effect in deferred.drain(..) {
                 self.client_effect(p, effect);
             }
         }
         self.client_effects = deferred;
+        result
     }
 
     /// Carries out one effect of `p`'s client that waited for the world.
@@ -153,7 +154,7 @@ impl<O: Observer> World<'_, O> {
 /// once (the parts of the world they need, borrowed beside the client), until the client asks
 /// for something only the whole world can do (the balancers' lists, a shutdown's next step);
 /// from then on its effects wait in `deferred`, in order, for the call to return.
-struct ClientSink<'w, O: Observer> {
+pub(super) struct ClientSink<'w, O: Observer> {
     process: ProcessId,
     server: ServerId,
     network: &'w NetworkConfig,

@@ -16,9 +16,10 @@ mod routing;
 mod server;
 mod shutdown;
 mod spring;
+mod steady;
 
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
-use crate::scenario::{ClientConfig, NetworkConfig, Scenario};
+use crate::scenario::{ClientConfig, NetworkConfig, Scenario, Start};
 
 use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
 use super::deploy::DeployRun;
@@ -140,11 +141,9 @@ pub struct Ran {
 }
 
 impl<'s, O: Observer> World<'s, O> {
-    /// Builds the world of the trial with seed `trial_seed` and schedules its start: the server
-    /// opens at a random instant in `[0, max(eviction period, 60 s))`, so the phase of its
-    /// eviction and renews-last-minute timers relative to a shutdown is random, as it is for a
-    /// server that has been up for a while; every app instance and caller is created at a random
-    /// instant in `[server start, server start + start-spread)`.
+    /// Builds the world of the trial with seed `trial_seed` and its start: by default the fleet
+    /// as after a long uptime (`steady.rs`), or a cold start
+    /// ([`World::schedule_cold_start`]).
     pub fn new(scenario: &'s Scenario, trial_seed: u64, observer: O) -> Self {
         Self::with_mode(scenario, trial_seed, observer, RequestMode::default())
     }
@@ -203,18 +202,9 @@ impl<'s, O: Observer> World<'s, O> {
                     .max(scenario.simulation.duration_ms),
             ),
         };
-        let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
-        let server_start = setup.below(phase);
-        world
-            .queue
-            .schedule(SimTime(server_start), Event::ServerStart(ServerId::FIRST));
-        // Replacement processes (restarts under a new id, deploys) start when their owner says.
-        for p in 0..layout.first_replacement {
-            let at = match world.processes[p].kind {
-                ProcessKind::Server => server_start,
-                _ => server_start + setup.below(scenario.simulation.start_spread_ms.max(1)),
-            };
-            world.queue.schedule(SimTime(at), Event::ClientCreate(p));
+        match scenario.simulation.start {
+            Start::Steady => world.start_steady(layout.first_replacement),
+            Start::Cold => world.schedule_cold_start(&mut setup, layout.first_replacement),
         }
         for run in 0..world.shutdowns.len() {
             let at = SimTime(world.shutdowns[run].config.at_ms);
@@ -229,6 +219,26 @@ impl<'s, O: Observer> World<'s, O> {
         world.schedule_restarts();
         world.schedule_deploys();
         world
+    }
+
+    /// `simulation.start = "cold"`: the server opens at a random instant in `[0, max(eviction
+    /// period, 60 s))`, so the phase of its eviction and renews-last-minute timers relative to a
+    /// shutdown is random; every app instance and caller is created at a random instant in
+    /// `[server start, server start + start-spread)`. Replacement processes (restarts under a
+    /// new id, deploys) start when their owner says.
+    fn schedule_cold_start(&mut self, setup: &mut RngStream, first_replacement: usize) {
+        let scenario = self.scenario;
+        let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
+        let server_start = setup.below(phase);
+        self.queue
+            .schedule(SimTime(server_start), Event::ServerStart(ServerId::FIRST));
+        for p in 0..first_replacement {
+            let at = match self.processes[p].kind {
+                ProcessKind::Server => server_start,
+                _ => server_start + setup.below(scenario.simulation.start_spread_ms.max(1)),
+            };
+            self.queue.schedule(SimTime(at), Event::ClientCreate(p));
+        }
     }
 
     /// Runs the trial and returns the observer, the number of events handled and the instant

@@ -12,7 +12,6 @@ impl<O: Observer> World<'_, O> {
     /// The caller's web server is up: requests start arriving; with eager loading the load
     /// balancers are created now.
     pub(super) fn start_caller_traffic(&mut self, caller: usize) {
-        let now = self.now();
         for r in 0..self.routes.len() {
             if self.routes[r].caller != caller {
                 continue;
@@ -20,14 +19,20 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].balancer.uses_ribbon() && self.routes[r].ribbon.eager_load {
                 self.create_balancer(r);
             }
-            let route = self.route_mut(r);
-            if let Some(arrivals) = route.arrivals.as_mut() {
-                let first = now.ms() as f64 * 1000.0 + arrivals.first_gap(&mut route.rng);
-                arrivals.anchor(first);
-                route.next_arrival_us = first;
-                let at = SimTime((first / 1000.0) as u64);
-                self.queue.schedule(at, Event::Arrivals { route: r });
-            }
+            self.start_arrivals(r);
+        }
+    }
+
+    /// Route `r`'s requests start arriving now: the first after [`Arrivals::first_gap`].
+    pub(super) fn start_arrivals(&mut self, r: RouteId) {
+        let now = self.now();
+        let route = self.route_mut(r);
+        if let Some(arrivals) = route.arrivals.as_mut() {
+            let first = now.ms() as f64 * 1000.0 + arrivals.first_gap(&mut route.rng);
+            arrivals.anchor(first);
+            route.next_arrival_us = first;
+            let at = SimTime((first / 1000.0) as u64);
+            self.queue.schedule(at, Event::Arrivals { route: r });
         }
     }
 
@@ -242,7 +247,7 @@ impl<O: Observer> World<'_, O> {
     /// #obtainServersViaDiscovery` keeps `status == UP` itself, so with
     /// `filter-only-up-instances = false` Ribbon still drops DOWN instances; the single-zone
     /// filter keeps all).
-    fn update_server_list(&mut self, r: RouteId) {
+    pub(super) fn update_server_list(&mut self, r: RouteId) {
         let route = &self.routes[r];
         let client = &self.processes[route.process].client;
         let fresh: Vec<ProcessId> = client

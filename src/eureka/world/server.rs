@@ -7,7 +7,7 @@ use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::Observation;
 use crate::eureka::observe::Observer;
 use crate::eureka::protocol::Call;
-use crate::eureka::server::{ServerOutput, ServerTimer};
+use crate::eureka::server::{EurekaServer, ServerOutput, ServerTimer};
 
 use super::{Event, Process, World, report};
 
@@ -22,6 +22,21 @@ impl<O: Observer> World<'_, O> {
             observer: &mut self.observer,
         };
         self.servers[s.index()].start(wall, &mut out);
+    }
+
+    /// Calls `rule` on server `s` with the world as its output.
+    pub(super) fn with_server<R>(
+        &mut self,
+        s: ServerId,
+        rule: impl FnOnce(&mut EurekaServer, &mut ServerSink<'_, O>) -> R,
+    ) -> R {
+        let mut out = ServerSink {
+            server: s,
+            queue: &mut self.queue,
+            deploys: &mut self.deploys,
+            observer: &mut self.observer,
+        };
+        rule(&mut self.servers[s.index()], &mut out)
     }
 
     /// One of the server's timers fired ([`EurekaServer::on_timer`]).
@@ -58,7 +73,7 @@ impl<O: Observer> World<'_, O> {
 
 /// The world as a server sees it: observations are reported and timers armed at once, in the
 /// server's order (the parts of the world it needs, borrowed beside the server).
-struct ServerSink<'w, O: Observer> {
+pub(super) struct ServerSink<'w, O: Observer> {
     server: ServerId,
     queue: &'w mut EventQueue<Event>,
     deploys: &'w mut [DeployRun],
@@ -78,7 +93,7 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
 }
 
 /// The server's embedded client's count for the 15-minute threshold update (FACTS.md §2.4).
-fn embedded_client_up_count(processes: &[Process]) -> i64 {
+pub(super) fn embedded_client_up_count(processes: &[Process]) -> i64 {
     processes
         .iter()
         .find(|p| p.kind == ProcessKind::Server)

@@ -734,14 +734,16 @@ fn duplicate_keys_in_two_spellings_name_both_places() {
 }
 
 /// A shutdown before the instance is sure to serve (server start within the first eviction
-/// period + start spread + context start and its spread) is allowed but flagged.
+/// period + start spread + context start and its spread) is allowed but flagged, on a cold
+/// start; a steady fleet serves from time 0.
 #[test]
 fn an_early_shutdown_is_flagged() {
     let early = |at: u64| {
-        ok(&format!(
-            "{MINIMAL}[[caller]]\nname = \"gw\"\ncalls = \"svc\"\n\
+        parse(&format!(
+            "[simulation]\nstart = \"cold\"\n{MINIMAL}[[caller]]\nname = \"gw\"\ncalls = \"svc\"\n\
              [[shutdown]]\ninstance = \"svc-0\"\nat-s = {at}\nstrategy = \"kill-9\"\n"
         ))
+        .unwrap()
         .warnings
         .iter()
         .any(|w| w.contains("may not be serving yet"))
@@ -749,6 +751,16 @@ fn an_early_shutdown_is_flagged() {
     // 60 + 60 + 3 + 30 + 1 = 154 s at defaults.
     assert!(early(153));
     assert!(!early(154));
+    let steady = ok(&format!(
+        "{MINIMAL}[[caller]]\nname = \"gw\"\ncalls = \"svc\"\n\
+         [[shutdown]]\ninstance = \"svc-0\"\nat-s = 0\nstrategy = \"kill-9\"\n"
+    ));
+    assert!(
+        steady
+            .warnings
+            .iter()
+            .all(|w| !w.contains("may not be serving yet"))
+    );
 }
 
 #[test]

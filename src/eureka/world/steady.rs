@@ -1,0 +1,101 @@
+//! `simulation.start = "steady"`: the world at time 0 as after a long uptime. Each rule builds
+//! its own steady state (`EurekaServer::start_steady` / `restore` / `settle_caches` /
+//! `settle_threshold`, `DiscoveryClient::start_steady` / `restore_cache`, the balancers'
+//! steady creation); this file only calls them in the order the history would have left them:
+//! the server opens, every process of the fleet is registered and renewed, the caches serve the
+//! registry, every client's last fetch read it, the threshold has been updated, and the web
+//! servers serve with the callers' traffic and balancers running.
+
+use crate::eureka::ids::{RouteId, ServerId};
+use crate::eureka::layout::ProcessKind;
+use crate::eureka::observe::Observer;
+
+use super::server::embedded_client_up_count;
+use super::{Event, World};
+
+impl<O: Observer> World<'_, O> {
+    /// Builds the steady state of every process below `first_replacement` (replacements start
+    /// when their restart or deploy says, as in a cold start).
+    pub(super) fn start_steady(&mut self, first_replacement: usize) {
+        let (now, wall) = (self.now(), self.wall_now());
+        let s = ServerId::FIRST;
+        self.with_server(s, |server, out| server.start_steady(wall, out));
+        for p in 0..first_replacement {
+            self.set_alive(p, true);
+            let lease = self.with_client(p, |client, _, out| client.start_steady(now, wall, out));
+            if let Some(lease) = lease {
+                self.with_server(s, |server, out| {
+                    server.restore(
+                        p,
+                        lease.registrant,
+                        lease.next_renew_ms,
+                        lease.interval_ms,
+                        out,
+                    );
+                });
+            }
+        }
+        let payload = self.with_server(s, |server, out| {
+            server.settle_caches(now, out);
+            server.served_payload(now)
+        });
+        for p in 0..first_replacement {
+            let payload = std::rc::Rc::clone(&payload);
+            self.with_client(p, |client, applications, out| {
+                client.restore_cache(payload, applications, out);
+            });
+        }
+        let count = embedded_client_up_count(&self.processes);
+        self.servers[s.index()].settle_threshold(count);
+        for p in 0..first_replacement {
+            self.set_serving(p, true);
+            if let ProcessKind::Caller { caller } = self.processes[p].kind {
+                self.start_caller_traffic_steady(caller);
+            }
+        }
+    }
+}
+
+impl<O: Observer> World<'_, O> {
+    /// Steady start of a caller: its requests arrive from now on (memoryless, or the fixed grid
+    /// at a uniform phase) and its balancers exist, as long-running ones are.
+    fn start_caller_traffic_steady(&mut self, caller: usize) {
+        for r in 0..self.routes.len() {
+            if self.routes[r].caller != caller {
+                continue;
+            }
+            if self.routes[r].balancer.uses_ribbon() {
+                self.create_ribbon_steady(r);
+            }
+            self.start_arrivals(r);
+        }
+    }
+
+    /// Ribbon as after a long run: the list read from the client's cache, the round-robin cursor
+    /// anywhere in it (`incrementAndGetModulo` keeps it below the list size), no failures in
+    /// `ServerStats`, and the `PollingServerListUpdater` at a uniform phase of its interval.
+    fn create_ribbon_steady(&mut self, r: RouteId) {
+        self.route_mut(r).balancer.create_ribbon();
+        self.update_server_list(r);
+        let route = self.route_mut(r);
+        let n = route.balancer.ribbon().map_or(0, |lb| lb.servers.len()) as u64;
+        let cursor = route.rng.below(n.max(1)) as usize;
+        if let Some(lb) = route.balancer.ribbon_mut() {
+            lb.set_cursor(cursor);
+        }
+        if route.ribbon.eureka_notification_updater {
+            return;
+        }
+        let interval = route.ribbon.server_list_refresh_interval_ms;
+        let phase = route.rng.between(1, interval.max(1));
+        route.refresh_generation += 1;
+        let generation = route.refresh_generation;
+        self.queue.schedule_in(
+            phase,
+            Event::RibbonRefresh {
+                route: r,
+                generation,
+            },
+        );
+    }
+}
