@@ -19,7 +19,7 @@ pub use attempt::{Answer, AttemptCosts};
 use inflight::Served;
 pub use ribbon::RibbonLoadBalancer;
 use ribbon::circuit_breaker::CircuitBreaker;
-pub use spring::{SpringLoadBalancer, SpringTimer};
+pub use spring::{SpringEffect, SpringInputs, SpringLoadBalancer, SpringTimer, Traffic};
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
 pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
@@ -164,6 +164,39 @@ pub(in crate::eureka) struct RequestOutcome {
     pub(in crate::eureka) failed: bool,
     /// The server that accepted the request.
     pub(in crate::eureka) accepted: Option<ProcessId>,
+}
+
+/// Where a balancer reports one request's attempts, in the order it makes them (the world turns
+/// them into observations).
+pub trait AttemptOutput {
+    /// Nothing to choose from: the request fails at once.
+    fn no_server(&mut self);
+    /// An attempt on `process`; `dead`: refused or timed out.
+    fn attempt(&mut self, process: ProcessId, dead: bool);
+    /// The caller waited `delay_ms` on `process`'s connect timeout.
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64);
+}
+
+/// One report of [`AttemptOutput`], as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptEffect {
+    NoServer,
+    Attempt { process: ProcessId, dead: bool },
+    ConnectTimeout { process: ProcessId, delay_ms: u64 },
+}
+
+impl AttemptOutput for Vec<AttemptEffect> {
+    fn no_server(&mut self) {
+        self.push(AttemptEffect::NoServer);
+    }
+
+    fn attempt(&mut self, process: ProcessId, dead: bool) {
+        self.push(AttemptEffect::Attempt { process, dead });
+    }
+
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
+        self.push(AttemptEffect::ConnectTimeout { process, delay_ms });
+    }
 }
 
 impl Route {

@@ -14,34 +14,31 @@
 
 use std::collections::HashMap;
 
-use crate::scenario::CallPolicy;
+use crate::engine::RngStream;
+use crate::scenario::{CallPolicy, LoadBalancerConfig, SupplierKind};
 
 use super::super::ids::ProcessId;
+use super::arrivals::Arrivals;
 use super::attempt::{Answer, AttemptCosts};
+use super::inflight::Accepted;
+use super::{AttemptEffect, AttemptOutput, RequestOutcome};
 
 /// `RoundRobinLoadBalancer` and its instance-list supplier for one called service.
 #[derive(Debug)]
 pub struct SpringLoadBalancer {
     /// `RoundRobinLoadBalancer#position`, seeded `new Random().nextInt(1000)`.
-    pub(in crate::eureka) position: u64,
+    position: u64,
     /// The list the round robin chooses from (the cached list, the health-checked list, or the
     /// Eureka client's list when caching is off).
-    pub servers: Vec<ProcessId>,
+    servers: Vec<ProcessId>,
     /// Caching supplier: when the cached list was written (`None`: nothing valid is cached).
-    pub(in crate::eureka) written_ms: Option<u64>,
+    written_ms: Option<u64>,
     /// Health-check supplier: the instances it checks (the first list, or the last refetched).
-    pub(in crate::eureka) checked: Vec<ProcessId>,
+    checked: Vec<ProcessId>,
     /// Guards this balancer's timers.
-    pub(in crate::eureka) generation: u32,
+    generation: u32,
     /// Batched mode: the instant (µs) of the request that will find the cache expired.
-    pub(in crate::eureka) pending_miss_us: Option<f64>,
-}
-
-impl SpringLoadBalancer {
-    /// Batched mode: the cache is empty and the request that will read it is scheduled.
-    pub fn miss_pending(&self) -> bool {
-        self.pending_miss_us.is_some()
-    }
+    pending_miss_us: Option<f64>,
 }
 
 /// The timers of a Spring Cloud LoadBalancer.
@@ -57,17 +54,408 @@ pub enum SpringTimer {
     Refetch,
 }
 
+/// What a Spring Cloud LoadBalancer rule reads of its caller at one instant.
+pub struct SpringInputs<'a> {
+    pub now_ms: u64,
+    /// Batched request counting: the cache's expiry is a timer and the request that finds it
+    /// expired is drawn ahead (module doc); per-request mode checks the entry at each request.
+    pub batched: bool,
+    /// The caller's `spring.cloud.loadbalancer.*` settings.
+    pub config: &'a LoadBalancerConfig,
+    /// The caller's retries ([`CallPolicy`]) and what an attempt costs.
+    pub policy: &'a CallPolicy,
+    pub costs: AttemptCosts,
+    /// The Eureka client's UP list of the called app (`DiscoveryClientServiceInstanceListSupplier`
+    /// → `EurekaDiscoveryClient#getInstances`, from the client's local cache).
+    pub client_list: &'a [ProcessId],
+    /// How each instance answers a connection; its `/actuator/health` answers exactly when it
+    /// accepts.
+    pub answer: &'a dyn Fn(ProcessId) -> Answer,
+}
+
+/// The route's request stream, for the rules that wait for a request: the position's seed and,
+/// in batched mode, the request that will find the cache expired.
+pub struct Traffic<'a> {
+    /// The route's own random stream.
+    pub rng: &'a mut RngStream,
+    /// The route's arrivals (`None`: no traffic).
+    pub arrivals: Option<&'a mut Arrivals>,
+    /// Batched mode: requests after this instant (µs) are not yet counted (`None`: none is
+    /// counted until the pending miss's request, which is handled singly).
+    pub count_from_us: &'a mut Option<f64>,
+}
+
+/// What a Spring Cloud LoadBalancer rule asks of the world, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpringEffect {
+    /// The supplier (re)read its list: `old` was replaced by `new` (observed as a refresh and
+    /// the instances that entered and left).
+    ListChanged {
+        old: Vec<ProcessId>,
+        new: Vec<ProcessId>,
+    },
+    /// Arm `timer` `delay_ms` from now, guarded by `generation`.
+    Schedule {
+        delay_ms: u64,
+        timer: SpringTimer,
+        generation: u32,
+    },
+    /// An attempt of the request at hand (observed one by one).
+    Attempt(AttemptEffect),
+    /// Batched mode: the request at `at_us` that found the cache expired went through the
+    /// balancer singly (kept for the in-flight count, observed if it failed).
+    Served { at_us: f64, outcome: RequestOutcome },
+}
+
+impl AttemptOutput for Vec<SpringEffect> {
+    fn no_server(&mut self) {
+        self.push(SpringEffect::Attempt(AttemptEffect::NoServer));
+    }
+
+    fn attempt(&mut self, process: ProcessId, dead: bool) {
+        self.push(SpringEffect::Attempt(AttemptEffect::Attempt {
+            process,
+            dead,
+        }));
+    }
+
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
+        self.push(SpringEffect::Attempt(AttemptEffect::ConnectTimeout {
+            process,
+            delay_ms,
+        }));
+    }
+}
+
+impl SpringLoadBalancer {
+    /// The balancer's creation at the first request (`LoadBalancerClientFactory` creates the
+    /// child context lazily): the position is seeded from the route's stream, the supplier
+    /// reads its first list, and the health-check supplier starts its rounds. `request_us` is
+    /// the instant of the request that creates it.
+    pub fn create(
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        request_us: f64,
+        out: &mut Vec<SpringEffect>,
+    ) -> SpringLoadBalancer {
+        let mut lb = SpringLoadBalancer {
+            position: traffic.rng.below(1000),
+            servers: Vec::new(),
+            written_ms: None,
+            checked: Vec::new(),
+            generation: 0,
+            pending_miss_us: None,
+        };
+        let config = cx.config;
+        match config.configurations {
+            SupplierKind::Default => {
+                lb.set_list(cx.client_list.to_vec(), out);
+                if config.cache_enabled {
+                    lb.cache_written(cx, traffic, request_us, out);
+                }
+            }
+            SupplierKind::HealthCheck => {
+                lb.checked = cx.client_list.to_vec();
+                if config.health_check_initial_delay_ms == 0 {
+                    lb.health_check_round(cx, out);
+                    lb.schedule(
+                        config.health_check_interval_ms,
+                        SpringTimer::HealthCheck,
+                        out,
+                    );
+                } else {
+                    // Nothing is checked yet: the first list is used as it is.
+                    lb.set_list(lb.checked.clone(), out);
+                    lb.schedule(
+                        config.health_check_initial_delay_ms,
+                        SpringTimer::HealthCheck,
+                        out,
+                    );
+                }
+                if config.refetch_instances {
+                    lb.schedule(
+                        config.refetch_instances_interval_ms,
+                        SpringTimer::Refetch,
+                        out,
+                    );
+                }
+            }
+        }
+        lb
+    }
+
+    /// The list the round robin chooses from.
+    pub fn servers(&self) -> &[ProcessId] {
+        &self.servers
+    }
+
+    /// Batched mode: the cache is empty and the request that will read it is scheduled.
+    pub fn miss_pending(&self) -> bool {
+        self.pending_miss_us.is_some()
+    }
+
+    /// Whether a timer armed with `generation` is still this balancer's.
+    pub fn is_current(&self, generation: u32) -> bool {
+        self.generation == generation
+    }
+
+    /// A timer fired (a stale one does nothing): the cache entry expired (batched mode: the
+    /// next request is drawn and waited for), that request arrived (it re-reads the list, goes
+    /// through the balancer and the new entry is written), a health-check round, or a refetch
+    /// of the instances to check (a new list starts a new health-check flux on it at once).
+    pub fn on_timer(
+        &mut self,
+        generation: u32,
+        timer: SpringTimer,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        if !self.is_current(generation) {
+            return;
+        }
+        let config = cx.config;
+        match timer {
+            SpringTimer::CacheExpired => {
+                self.pend_cache_miss(cx, traffic, cx.now_ms as f64 * 1000.0, out);
+            }
+            SpringTimer::CacheMiss => {
+                let Some(at) = self.pending_miss_us.take() else {
+                    return;
+                };
+                self.set_list(cx.client_list.to_vec(), out);
+                let outcome = self.request(cx, traffic, out);
+                out.push(SpringEffect::Served { at_us: at, outcome });
+                *traffic.count_from_us = Some(at);
+                self.cache_written(cx, traffic, at, out);
+            }
+            SpringTimer::HealthCheck => {
+                self.health_check_round(cx, out);
+                self.schedule(
+                    config.health_check_interval_ms,
+                    SpringTimer::HealthCheck,
+                    out,
+                );
+            }
+            SpringTimer::Refetch => {
+                self.checked = cx.client_list.to_vec();
+                // A new list starts a new health-check flux on it at once.
+                self.health_check_round(cx, out);
+                self.schedule(
+                    config.refetch_instances_interval_ms,
+                    SpringTimer::Refetch,
+                    out,
+                );
+            }
+        }
+    }
+
+    /// Whether the balancer reads the Eureka client's list at every request
+    /// (`cache.enabled = false` with the default supplier), and so follows its new lists at once.
+    pub fn follows_client_lists(config: &LoadBalancerConfig) -> bool {
+        !config.cache_enabled && config.configurations == SupplierKind::Default
+    }
+
+    /// The Eureka client has new lists: a balancer without cache reads them at once
+    /// ([`SpringLoadBalancer::follows_client_lists`]).
+    pub fn on_client_lists_changed(&mut self, cx: &SpringInputs<'_>, out: &mut Vec<SpringEffect>) {
+        if Self::follows_client_lists(cx.config) {
+            self.set_list(cx.client_list.to_vec(), out);
+        }
+    }
+
+    /// One request now through `RoundRobinLoadBalancer` with the retry policy ([`walk_one`]);
+    /// in per-request mode the caching supplier first re-reads a stale entry
+    /// ([`SpringLoadBalancer::refresh_if_stale`]). Reports to `out` that nothing was chosen, or
+    /// every refused or timed-out attempt in order and then the connect-timeout delay waited on
+    /// each instance.
+    pub fn request(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) -> RequestOutcome {
+        if !cx.batched {
+            self.refresh_if_stale(cx, traffic, out);
+        }
+        let retries = Retries::of(cx.policy);
+        let walked = walk_one(
+            &mut self.position,
+            &self.servers,
+            cx.answer,
+            retries,
+            cx.costs,
+        );
+        if walked.first.is_none() {
+            out.no_server();
+            return RequestOutcome::default();
+        }
+        for &p in &walked.refused {
+            out.attempt(p, true);
+        }
+        for &(process, delay_ms) in &walked.delays {
+            out.connect_timeout(process, delay_ms);
+        }
+        RequestOutcome {
+            first: walked.first,
+            failed: walked.failed,
+            accepted: walked.accepted,
+        }
+    }
+
+    /// Batched mode: which instance accepts each request from the current position over the
+    /// constant list (for the in-flight count): [`walk_one`]'s course depends only on the
+    /// position modulo [`Retries::period`].
+    pub fn accepted_walk(
+        &self,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        policy: &CallPolicy,
+        costs: AttemptCosts,
+    ) -> Accepted {
+        let retries = Retries::of(policy);
+        let servers = &self.servers;
+        Accepted::walk(self.position, retries.period(servers.len()), |pos| {
+            walk_one(pos, servers, answer, retries, costs).accepted
+        })
+    }
+
+    /// Batched mode: `requests` requests over the constant, non-empty list. `None` when every
+    /// instance accepts: only the position moves (`incrementAndGet` per request, not with a
+    /// single instance); otherwise what [`walk_many`] counts.
+    pub fn walk_requests(
+        &mut self,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        policy: &CallPolicy,
+        costs: AttemptCosts,
+        requests: u64,
+    ) -> Option<ManyWalked> {
+        if self.servers.iter().all(|&p| answer(p).accepts()) {
+            if self.servers.len() > 1 {
+                self.position += requests;
+            }
+            return None;
+        }
+        let retries = Retries::of(policy);
+        Some(walk_many(
+            &mut self.position,
+            &self.servers,
+            answer,
+            retries,
+            costs,
+            requests,
+        ))
+    }
+
+    fn set_list(&mut self, fresh: Vec<ProcessId>, out: &mut Vec<SpringEffect>) {
+        let old = std::mem::replace(&mut self.servers, fresh.clone());
+        out.push(SpringEffect::ListChanged { old, new: fresh });
+    }
+
+    fn schedule(&self, delay_ms: u64, timer: SpringTimer, out: &mut Vec<SpringEffect>) {
+        out.push(SpringEffect::Schedule {
+            delay_ms,
+            timer,
+            generation: self.generation,
+        });
+    }
+
+    /// `CachingServiceInstanceListSupplier` wrote the list now; an empty list is not kept (it
+    /// counts as a miss), so the next request reads again. Batched mode arms the expiry
+    /// (per-request mode checks at each request); `request_us` is the instant of the request
+    /// that read the list.
+    fn cache_written(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        request_us: f64,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        self.written_ms = (!self.servers.is_empty()).then_some(cx.now_ms);
+        if !cx.batched {
+            return;
+        }
+        if self.written_ms.is_some() {
+            self.schedule(cx.config.cache_ttl_ms, SpringTimer::CacheExpired, out);
+        } else {
+            self.pend_cache_miss(cx, traffic, request_us, out);
+        }
+    }
+
+    /// Batched mode: nothing valid is cached from `from_us` on, so the next request re-reads
+    /// the list. Draws that request and schedules the miss at it; no request is counted before
+    /// it (none arrives in between, by construction).
+    fn pend_cache_miss(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        from_us: f64,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        *traffic.count_from_us = None;
+        let Some(arrivals) = traffic.arrivals.as_deref_mut() else {
+            return;
+        };
+        let Some(at) = arrivals.next_within(traffic.rng, from_us, f64::INFINITY) else {
+            return;
+        };
+        self.pending_miss_us = Some(at);
+        self.written_ms = None;
+        let at_ms = ((at / 1000.0) as u64).max(cx.now_ms);
+        self.schedule(at_ms - cx.now_ms, SpringTimer::CacheMiss, out);
+    }
+
+    /// `HealthCheckServiceInstanceListSupplier#healthCheckFlux`: every checked instance whose
+    /// `/actuator/health` answers is kept. A process that does not accept connections fails
+    /// its check; one that was taken out of Eureka but still serves passes it (the health
+    /// endpoint knows nothing of Eureka's status).
+    fn health_check_round(&mut self, cx: &SpringInputs<'_>, out: &mut Vec<SpringEffect>) {
+        let healthy: Vec<ProcessId> = self
+            .checked
+            .iter()
+            .copied()
+            .filter(|&p| (cx.answer)(p).accepts())
+            .collect();
+        self.set_list(healthy, out);
+    }
+
+    /// Per-request mode: the caching supplier re-reads an expired or empty entry (Caffeine's
+    /// `expireAfterWrite`: expired from `written + ttl` on); without the cache every request
+    /// reads the Eureka client's list.
+    fn refresh_if_stale(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        let config = cx.config;
+        if config.configurations != SupplierKind::Default {
+            return;
+        }
+        let stale = !config.cache_enabled
+            || self.servers.is_empty()
+            || self
+                .written_ms
+                .is_none_or(|w| cx.now_ms >= w + config.cache_ttl_ms);
+        if stale {
+            self.set_list(cx.client_list.to_vec(), out);
+            if config.cache_enabled {
+                self.cache_written(cx, traffic, cx.now_ms as f64 * 1000.0, out);
+            }
+        }
+    }
+}
+
 /// What one request did to the round robin and the instances.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(in crate::eureka) struct Walked {
-    pub(in crate::eureka) first: Option<ProcessId>,
-    pub(in crate::eureka) failed: bool,
+struct Walked {
+    first: Option<ProcessId>,
+    failed: bool,
     /// The instance that accepted the request.
-    pub(in crate::eureka) accepted: Option<ProcessId>,
+    accepted: Option<ProcessId>,
     /// Refused or timed-out attempts, in order.
-    pub(in crate::eureka) refused: Vec<ProcessId>,
+    refused: Vec<ProcessId>,
     /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
-    pub(in crate::eureka) delays: Vec<(ProcessId, u64)>,
+    delays: Vec<(ProcessId, u64)>,
 }
 
 /// Adds `count` to `key`'s entry of a small association list.
@@ -85,14 +473,14 @@ fn add_to(list: &mut Vec<(ProcessId, u64)>, key: ProcessId, count: u64) {
 /// none unless the caller's stack retries at all (`CallerConfig::policy`: a RestTemplate or
 /// Feign with spring-retry, a WebClient with `retry.enabled = true` set; FACTS.md §14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::eureka) struct Retries {
+struct Retries {
     servers: u32,
     same: u32,
     avoid_previous: bool,
 }
 
 impl Retries {
-    pub(in crate::eureka) fn of(policy: &CallPolicy) -> Retries {
+    fn of(policy: &CallPolicy) -> Retries {
         Retries {
             servers: policy.servers,
             same: policy.same,
@@ -102,7 +490,7 @@ impl Retries {
 
     /// The round-robin state that decides a request: the position modulo every list size a
     /// request may choose from (the list, and the list without the instance just tried).
-    pub(in crate::eureka) fn period(self, n: usize) -> u64 {
+    fn period(self, n: usize) -> u64 {
         let n = n as u64;
         if self.avoid_previous && self.servers > 1 && n > 2 {
             n * (n - 1)
@@ -140,7 +528,7 @@ fn choose(position: &mut u64, servers: &[ProcessId], skip: Option<usize>) -> Opt
 /// instances other than the one just tried, unless none would be left. Each attempt costs what
 /// [`AttemptCosts::attempt`] says (a connect timeout on a vanished host; a Hystrix timeout ends
 /// the request).
-pub(in crate::eureka) fn walk_one(
+fn walk_one(
     position: &mut u64,
     servers: &[ProcessId],
     answer: &dyn Fn(ProcessId) -> Answer,
@@ -198,7 +586,7 @@ pub(in crate::eureka) struct ManyWalked {
 /// on the position modulo [`Retries::period`], so the walk of positions is eventually periodic
 /// and is summed over its cycle instead of request by request once it repeats. (The position is
 /// taken as it is, without `choose`'s 31-bit mask: exact until a route has made 2^31 choices.)
-pub(in crate::eureka) fn walk_many(
+fn walk_many(
     position: &mut u64,
     servers: &[ProcessId],
     answer: &dyn Fn(ProcessId) -> Answer,

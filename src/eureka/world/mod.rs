@@ -27,7 +27,7 @@ use super::layout::{Layout, ProcessKind};
 use super::observe::{Observation, Observer};
 use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
-use super::route::{RequestMode, Route, SpringTimer};
+use super::route::{RequestMode, Route, SpringEffect, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 pub use routing::Process;
@@ -124,6 +124,8 @@ pub struct World<'s, O: Observer> {
     pub(super) scratch_marks: Vec<bool>,
     /// Scratch space: a client's effects that wait for the world, carried out in order.
     pub(super) client_effects: Vec<ClientEffect>,
+    /// Scratch space: one Spring Cloud LoadBalancer rule call's effects, carried out in order.
+    pub(super) spring_effects: Vec<SpringEffect>,
     end: SimTime,
 }
 
@@ -183,6 +185,7 @@ impl<'s, O: Observer> World<'s, O> {
             request_mode,
             scratch_marks: Vec::new(),
             client_effects: Vec::new(),
+            spring_effects: Vec::new(),
             end: SimTime(scenario.simulation.duration_ms),
         };
         let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);

@@ -3,7 +3,7 @@
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::{RIBBON_FIRST_REFRESH_MS, RequestMode, RequestOutcome};
+use crate::eureka::route::{AttemptEffect, RIBBON_FIRST_REFRESH_MS, RequestMode, RequestOutcome};
 use crate::scenario::Train;
 
 use super::{Event, World};
@@ -69,10 +69,9 @@ impl<O: Observer> World<'_, O> {
             self.route_one_request(r, now_ms, true)
         } else {
             if self.routes[r].balancer.spring().is_none() {
-                let request_us = self.routes[r].next_arrival_us;
-                self.create_spring_balancer(r, request_us);
+                self.create_spring_balancer(r, at_us);
             }
-            self.spring_request(r, now_ms, true)
+            self.spring_request(r)
         };
         self.note_served_one(r, at_us, outcome.accepted);
         self.report_failed(r, outcome, true);
@@ -95,6 +94,43 @@ impl<O: Observer> World<'_, O> {
                 count: 1,
             });
         }
+    }
+
+    /// Observes one attempt of a request on route `r` at `now_ms`: `per_attempt` reports every
+    /// attempt as an [`Observation::Attempt`]; otherwise refused ones are reported as counts
+    /// stamped `now_ms`.
+    pub(super) fn observe_attempt(
+        &mut self,
+        r: RouteId,
+        now_ms: u64,
+        per_attempt: bool,
+        attempt: AttemptEffect,
+    ) {
+        let observation = match attempt {
+            AttemptEffect::NoServer if per_attempt => Observation::NoServer { route: r },
+            AttemptEffect::NoServer => Observation::NoServers { route: r, count: 1 },
+            AttemptEffect::Attempt { process, dead } if per_attempt => Observation::Attempt {
+                route: r,
+                process,
+                dead,
+            },
+            AttemptEffect::Attempt {
+                process,
+                dead: true,
+            } => Observation::DeadHits {
+                route: r,
+                process,
+                count: 1,
+                last: SimTime(now_ms),
+            },
+            AttemptEffect::Attempt { dead: false, .. } => return,
+            AttemptEffect::ConnectTimeout { process, delay_ms } => Observation::ConnectTimeouts {
+                route: r,
+                process,
+                delay_ms,
+            },
+        };
+        self.observe(observation);
     }
 
     /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`: each
@@ -255,13 +291,13 @@ impl<O: Observer> World<'_, O> {
             return;
         };
         let old = std::mem::replace(&mut balancer.servers, fresh.clone());
-        self.observe(Observation::RibbonRefreshed { route: r });
-        self.observe_list_change(r, &old, &fresh);
+        self.observe_list_read(r, &old, &fresh);
     }
 
-    /// Observes which processes entered and left route `r`'s balancer list, in O(n) with a
-    /// scratch mark per process.
-    pub(super) fn observe_list_change(&mut self, r: RouteId, old: &[ProcessId], new: &[ProcessId]) {
+    /// A balancer of route `r` read its list (observed as a refresh), `old` replaced by `new`:
+    /// observes which processes entered and left it, in O(n) with a scratch mark per process.
+    pub(super) fn observe_list_read(&mut self, r: RouteId, old: &[ProcessId], new: &[ProcessId]) {
+        self.observe(Observation::RibbonRefreshed { route: r });
         let mut marks = std::mem::take(&mut self.scratch_marks);
         marks.resize(self.processes.len(), false);
         for &p in old {

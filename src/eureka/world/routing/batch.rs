@@ -21,7 +21,6 @@ use crate::eureka::route::Answer;
 use crate::eureka::route::inflight::Accepted;
 use crate::eureka::route::ribbon::circuit_breaker::eligible_servers;
 use crate::eureka::route::ribbon::round_robin::{first_pick, run_batch, step};
-use crate::eureka::route::spring::{Retries, walk_many, walk_one};
 
 use super::World;
 
@@ -330,11 +329,11 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
-    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list.
+    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list
+    /// ([`SpringLoadBalancer::walk_requests`](crate::eureka::route::SpringLoadBalancer)).
     fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
         let route = &mut self.routes.list[r];
-        let retries = Retries::of(&route.policy);
-        let costs = route.costs;
+        let tracks_in_flight = route.tracks_in_flight();
         let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.balancer.spring_mut())
         else {
             return;
@@ -344,7 +343,7 @@ impl<O: Observer> World<'_, O> {
         if requests == 0 {
             return;
         }
-        if lb.servers.is_empty() {
+        if lb.servers().is_empty() {
             self.observe(Observation::NoServers {
                 route: r,
                 count: requests,
@@ -352,33 +351,18 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         let processes = &self.processes;
-        let mut served = None;
-        if route.service_us > 0.0 {
-            let answer = |p: ProcessId| processes[p].answer();
-            let servers = &lb.servers;
-            let accepted = Accepted::walk(lb.position, retries.period(servers.len()), |pos| {
-                walk_one(pos, servers, &answer, retries, costs).accepted
-            });
-            served = Some((arrivals.span_times(&span), accepted));
-        }
-        if lb.servers.iter().all(|&p| processes[p].serving()) {
-            if lb.servers.len() > 1 {
-                lb.position += requests;
-            }
+        let answer = |p: ProcessId| processes[p].answer();
+        let (policy, costs) = (&route.policy, route.costs);
+        let mut served = tracks_in_flight.then(|| {
+            let accepted = lb.accepted_walk(&answer, policy, costs);
+            (arrivals.span_times(&span), accepted)
+        });
+        let Some(walked) = lb.walk_requests(&answer, policy, costs, requests) else {
             if let Some((times, accepted)) = served {
                 route.note_served_span(until, requests, times, accepted);
             }
             return;
-        }
-        let answer = |p: ProcessId| processes[p].answer();
-        let walked = walk_many(
-            &mut lb.position,
-            &lb.servers,
-            &answer,
-            retries,
-            costs,
-            requests,
-        );
+        };
         let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
         // One sample of the span's instants serves the last dead hits and the in-flight count.
         let times = match served.as_mut() {
