@@ -17,12 +17,9 @@ use super::layout::Layout;
 pub use arrivals::Arrivals;
 pub use attempt::{Answer, AttemptCosts};
 use inflight::Served;
-pub use ribbon::RibbonLoadBalancer;
 use ribbon::circuit_breaker::CircuitBreaker;
+pub use ribbon::{ClientLists, RIBBON_FIRST_REFRESH_MS, Ribbon, RibbonEffect, RibbonLoadBalancer};
 pub use spring::{SpringEffect, SpringInputs, SpringLoadBalancer, SpringTimer, Traffic};
-
-/// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
-pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
 
 /// How a route picks an instance: Ribbon (Edgware to Hoxton: `ZoneAvoidanceRule` with its
 /// server list, round-robin cursor and circuit breaker, FACTS.md §8) or Spring Cloud
@@ -30,32 +27,26 @@ pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
 /// created at the first request (Ribbon also at start with `eager-load`).
 #[derive(Debug)]
 pub enum Balancer {
-    Ribbon {
-        /// `niws.loadbalancer.*` availability filter.
-        breaker: CircuitBreaker,
-        lb: Option<RibbonLoadBalancer>,
-    },
-    Spring {
-        lb: Option<SpringLoadBalancer>,
-    },
+    Ribbon(Ribbon),
+    Spring { lb: Option<SpringLoadBalancer> },
 }
 
 impl Balancer {
     pub fn uses_ribbon(&self) -> bool {
-        matches!(self, Balancer::Ribbon { .. })
+        matches!(self, Balancer::Ribbon(_))
     }
 
     /// Ribbon's load balancer, once created.
     pub fn ribbon(&self) -> Option<&RibbonLoadBalancer> {
         match self {
-            Balancer::Ribbon { lb, .. } => lb.as_ref(),
+            Balancer::Ribbon(ribbon) => ribbon.lb(),
             Balancer::Spring { .. } => None,
         }
     }
 
     pub fn ribbon_mut(&mut self) -> Option<&mut RibbonLoadBalancer> {
         match self {
-            Balancer::Ribbon { lb, .. } => lb.as_mut(),
+            Balancer::Ribbon(ribbon) => ribbon.lb_mut(),
             Balancer::Spring { .. } => None,
         }
     }
@@ -63,7 +54,7 @@ impl Balancer {
     /// Ribbon's circuit breaker settings (a Spring Cloud LoadBalancer has none: disabled).
     pub fn breaker(&self) -> CircuitBreaker {
         match self {
-            Balancer::Ribbon { breaker, .. } => *breaker,
+            Balancer::Ribbon(ribbon) => ribbon.breaker(),
             Balancer::Spring { .. } => CircuitBreaker {
                 enabled: false,
                 threshold: 0,
@@ -78,21 +69,14 @@ impl Balancer {
     pub fn spring(&self) -> Option<&SpringLoadBalancer> {
         match self {
             Balancer::Spring { lb } => lb.as_ref(),
-            Balancer::Ribbon { .. } => None,
+            Balancer::Ribbon(_) => None,
         }
     }
 
     pub fn spring_mut(&mut self) -> Option<&mut SpringLoadBalancer> {
         match self {
             Balancer::Spring { lb } => lb.as_mut(),
-            Balancer::Ribbon { .. } => None,
-        }
-    }
-
-    /// Creates Ribbon's load balancer (a no-op on a Spring route).
-    pub fn create_ribbon(&mut self) {
-        if let Balancer::Ribbon { lb, .. } = self {
-            *lb = Some(RibbonLoadBalancer::default());
+            Balancer::Ribbon(_) => None,
         }
     }
 
@@ -123,7 +107,6 @@ pub struct Route {
     pub(in crate::eureka) arrivals: Option<Arrivals>,
     /// Which balancer picks the instance, and its state once created.
     pub balancer: Balancer,
-    pub(in crate::eureka) refresh_generation: u32,
     /// The next arrival, in microseconds of simulated time (per-request mode).
     pub(in crate::eureka) next_arrival_us: f64,
     /// Batched mode, after the first request: arrivals since this instant (µs) are not yet
@@ -222,14 +205,13 @@ impl Route {
                     load_balancer: caller.client.load_balancer.clone(),
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
                     balancer: if caller.uses_ribbon(&scenario.simulation.release) {
-                        Balancer::Ribbon {
-                            breaker: CircuitBreaker::from_config(&target.ribbon, &policy),
-                            lb: None,
-                        }
+                        Balancer::Ribbon(Ribbon::new(CircuitBreaker::from_config(
+                            &target.ribbon,
+                            &policy,
+                        )))
                     } else {
                         Balancer::Spring { lb: None }
                     },
-                    refresh_generation: 0,
                     next_arrival_us: 0.0,
                     batch_from_us: None,
                     rng: streams.stream(&name),

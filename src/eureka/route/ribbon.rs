@@ -1,15 +1,226 @@
-//! Ribbon (Edgware to Hoxton, FACTS.md §8), all in one place: the load balancer with its server
-//! list and round-robin cursor (here), the availability filter's circuit breaker
+//! Ribbon (Edgware to Hoxton, FACTS.md §8), all in one place: a route's Ribbon with its server
+//! list updaters and its per-request walk ([`Ribbon`]), the load balancer with its server list
+//! and round-robin cursor ([`RibbonLoadBalancer`]), the availability filter's circuit breaker
 //! ([`circuit_breaker`]) and the round robin's summed walk for batched requests
 //! ([`round_robin`]). What an attempt costs is shared with Spring Cloud LoadBalancer
 //! (`route::attempt`).
+//!
+//! Like the other rules, [`Ribbon`] is told the time and what it reads of the caller's Eureka
+//! client ([`ClientLists`]) and returns what the world must do ([`RibbonEffect`]s, in order;
+//! a request's attempts through [`AttemptOutput`]).
 
 pub mod circuit_breaker;
 pub mod round_robin;
 
 use crate::eureka::ids::ProcessId;
+use crate::scenario::RibbonConfig;
 
+use super::{Answer, AttemptCosts, AttemptOutput, RequestOutcome};
 use circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
+
+/// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
+pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
+
+/// What Ribbon asks of the world, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RibbonEffect {
+    /// `updateListOfServers` ran: the list `old` was replaced by `new` (observed as a refresh
+    /// and the instances that entered and left).
+    ListChanged {
+        old: Vec<ProcessId>,
+        new: Vec<ProcessId>,
+    },
+    /// `PollingServerListUpdater`'s task runs `delay_ms` from now, guarded by `generation`.
+    ScheduleRefresh { delay_ms: u64, generation: u32 },
+}
+
+/// What Ribbon's server list reads of the caller's Eureka client.
+#[derive(Clone, Copy)]
+pub struct ClientLists<'a> {
+    /// The client's UP list of the called app, in the client's order.
+    pub up_list: &'a [ProcessId],
+    /// Whether an instance's status in the client's local cache is UP.
+    pub is_up: &'a dyn Fn(ProcessId) -> bool,
+}
+
+/// Ribbon on one route: the availability filter's settings, the load balancer once created, and
+/// the generation of its `PollingServerListUpdater` task.
+#[derive(Debug)]
+pub struct Ribbon {
+    /// `niws.loadbalancer.*` availability filter.
+    breaker: CircuitBreaker,
+    lb: Option<RibbonLoadBalancer>,
+    /// Guards the polling updater's timer: a (re)created load balancer starts a new one.
+    refresh_generation: u32,
+}
+
+impl Ribbon {
+    /// A route's Ribbon before its load balancer is created.
+    pub fn new(breaker: CircuitBreaker) -> Ribbon {
+        Ribbon {
+            breaker,
+            lb: None,
+            refresh_generation: 0,
+        }
+    }
+
+    /// The circuit breaker's settings.
+    pub fn breaker(&self) -> CircuitBreaker {
+        self.breaker
+    }
+
+    /// The load balancer, once created.
+    pub fn lb(&self) -> Option<&RibbonLoadBalancer> {
+        self.lb.as_ref()
+    }
+
+    pub fn lb_mut(&mut self) -> Option<&mut RibbonLoadBalancer> {
+        self.lb.as_mut()
+    }
+
+    /// The load balancer's constructor (`DynamicServerListLoadBalancer`, at the first request or
+    /// at start with `eager-load`): one synchronous list update, then the polling updater
+    /// (first run [`RIBBON_FIRST_REFRESH_MS`] later). `EurekaNotificationServerListUpdater` has
+    /// no timer: the client's fetches drive it ([`Ribbon::on_cache_refreshed`]).
+    pub fn create(
+        &mut self,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        self.lb = Some(RibbonLoadBalancer::default());
+        self.update_list_of_servers(client, out);
+        if config.eureka_notification_updater {
+            return;
+        }
+        self.refresh_generation += 1;
+        out.push(RibbonEffect::ScheduleRefresh {
+            delay_ms: RIBBON_FIRST_REFRESH_MS,
+            generation: self.refresh_generation,
+        });
+    }
+
+    /// Whether the polling updater's timer armed with `generation` is the current one.
+    pub fn refresh_is_current(&self, generation: u32) -> bool {
+        self.refresh_generation == generation
+    }
+
+    /// `PollingServerListUpdater`'s task, re-armed `ServerListRefreshInterval` after it ran
+    /// (a stale timer does nothing).
+    pub fn on_refresh(
+        &mut self,
+        generation: u32,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        if !self.refresh_is_current(generation) {
+            return;
+        }
+        self.update_list_of_servers(client, out);
+        out.push(RibbonEffect::ScheduleRefresh {
+            delay_ms: config.server_list_refresh_interval_ms,
+            generation,
+        });
+    }
+
+    /// Whether the client's `CacheRefreshedEvent` updates this load balancer: it uses
+    /// `EurekaNotificationServerListUpdater` and has been created.
+    pub fn follows_cache_refreshed(&self, config: &RibbonConfig) -> bool {
+        config.eureka_notification_updater && self.lb.is_some()
+    }
+
+    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): the Eureka client fires a
+    /// `CacheRefreshedEvent` after every successful fetch, changed or not, and the updater runs
+    /// one `updateListOfServers` on its pool (taken as immediate). (Whether the event reaches
+    /// the updater at all is the client's side: not on Dalston, see the world's handler.)
+    pub fn on_cache_refreshed(
+        &mut self,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        if self.follows_cache_refreshed(config) {
+            self.update_list_of_servers(client, out);
+        }
+    }
+
+    /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
+    /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList
+    /// #obtainServersViaDiscovery` keeps `status == UP` itself, so with
+    /// `filter-only-up-instances = false` Ribbon still drops DOWN instances; the single-zone
+    /// filter keeps all).
+    fn update_list_of_servers(&mut self, client: ClientLists<'_>, out: &mut Vec<RibbonEffect>) {
+        let Some(lb) = self.lb.as_mut() else {
+            return;
+        };
+        let fresh: Vec<ProcessId> = client
+            .up_list
+            .iter()
+            .copied()
+            .filter(|&q| (client.is_up)(q))
+            .collect();
+        let old = std::mem::replace(&mut lb.servers, fresh.clone());
+        out.push(RibbonEffect::ListChanged { old, new: fresh });
+    }
+
+    /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`:
+    /// `(next_servers, same_server)` servers and attempts on each ([`super::Route::servers_to_try`]);
+    /// each next-server retry chooses again through the availability filter; each refused or
+    /// timed out attempt is a circuit-tripping failure of its server (recorded
+    /// `failures_per_refusal` times, once per recorder of the stack, FACTS.md §14) and any
+    /// accepted one clears the server's count (`LoadBalancerContext#noteRequestCompletion`);
+    /// each attempt's cost and the Hystrix timeout follow [`AttemptCosts::attempt`]. Every
+    /// attempt is reported to `out` as it is made, with its connect-timeout delay if any.
+    pub fn request(
+        &mut self,
+        (next_servers, same_server): (u32, u32),
+        costs: AttemptCosts,
+        now_ms: u64,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        out: &mut impl AttemptOutput,
+    ) -> RequestOutcome {
+        let breaker = self.breaker;
+        let mut spent_ms = 0;
+        let mut outcome = RequestOutcome::default();
+        for _ in 0..next_servers {
+            let Some(lb) = self.lb.as_mut() else {
+                out.no_server();
+                return RequestOutcome::default();
+            };
+            let Some(server) = lb.choose_available(&breaker, now_ms) else {
+                out.no_server();
+                return RequestOutcome::default();
+            };
+            outcome.first.get_or_insert(server);
+            for _ in 0..same_server {
+                let answered = answer(server);
+                let dead = !answered.accepts();
+                let attempted = costs.attempt(&mut spent_ms, answered);
+                if dead {
+                    let times = u64::from(breaker.failures_per_refusal);
+                    lb.stats.note_failures(server, times, now_ms);
+                } else {
+                    lb.stats.note_success(server);
+                }
+                out.attempt(server, dead);
+                if attempted.delay_ms > 0 {
+                    out.connect_timeout(server, attempted.delay_ms);
+                }
+                if !dead {
+                    outcome.accepted = Some(server);
+                    return outcome;
+                }
+                if attempted.gave_up {
+                    outcome.failed = true;
+                    return outcome;
+                }
+            }
+        }
+        outcome.failed = outcome.first.is_some();
+        outcome
+    }
+}
 
 /// Ribbon's `DynamicServerListLoadBalancer` with `ZoneAvoidanceRule` in a single zone: the
 /// server list, the round-robin cursor and the per-server circuit-breaker stats.

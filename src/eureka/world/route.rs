@@ -1,10 +1,15 @@
-//! The world's handlers for `route` (the rules and their state live in `eureka::route`).
+//! The world's handlers for `route`: a route's arrivals, and Ribbon's events handed to the
+//! route's [`Ribbon`] (which owns the list updaters, the load balancer and the per-request
+//! walk), whose [`RibbonEffect`]s and attempts are carried out here, in order.
 
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::{AttemptEffect, RIBBON_FIRST_REFRESH_MS, RequestMode, RequestOutcome};
-use crate::scenario::Train;
+use crate::eureka::route::{
+    AttemptEffect, AttemptOutput, Balancer, ClientLists, RequestMode, RequestOutcome, Ribbon,
+    RibbonEffect,
+};
+use crate::scenario::{RibbonConfig, Train};
 
 use super::{Event, World};
 
@@ -18,7 +23,7 @@ impl<O: Observer> World<'_, O> {
                 continue;
             }
             if self.routes[r].balancer.uses_ribbon() && self.routes[r].ribbon.eager_load {
-                self.create_balancer(r);
+                self.create_ribbon_balancer(r);
             }
             let route = self.route_mut(r);
             if let Some(arrivals) = route.arrivals.as_mut() {
@@ -64,9 +69,9 @@ impl<O: Observer> World<'_, O> {
         let at_us = self.routes[r].next_arrival_us;
         let outcome = if self.routes[r].balancer.uses_ribbon() {
             if self.routes[r].balancer.ribbon().is_none() {
-                self.create_balancer(r);
+                self.create_ribbon_balancer(r);
             }
-            self.route_one_request(r, now_ms, true)
+            self.ribbon_request(r, now_ms, true)
         } else {
             if self.routes[r].balancer.spring().is_none() {
                 self.create_spring_balancer(r, at_us);
@@ -133,165 +138,114 @@ impl<O: Observer> World<'_, O> {
         self.observe(observation);
     }
 
-    /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`: each
-    /// next-server retry chooses again through the availability filter; each refused or timed
-    /// out attempt is a circuit-tripping failure of its server and any accepted one clears the
-    /// server's count (`LoadBalancerContext#noteRequestCompletion`); each attempt's cost and the
-    /// Hystrix timeout follow [`AttemptCosts::attempt`]. `per_attempt` reports every attempt as
-    /// an [`Observation::Attempt`]; otherwise refused ones are reported as counts stamped
-    /// `now_ms`.
-    pub(super) fn route_one_request(
+    /// One request through route `r`'s Ribbon at `now_ms` ([`Ribbon::request`]), its attempts
+    /// observed as [`World::observe_attempt`] says.
+    pub(super) fn ribbon_request(
         &mut self,
         r: RouteId,
         now_ms: u64,
         per_attempt: bool,
     ) -> RequestOutcome {
-        let (next_servers, same_server) = self.routes[r].servers_to_try();
-        let costs = self.routes[r].costs;
-        let mut spent_ms = 0;
-        let mut outcome = RequestOutcome::default();
-        for _ in 0..next_servers {
-            let route = self.route_mut(r);
-            let breaker = route.balancer.breaker();
-            let Some(server) = route
-                .balancer
-                .ribbon_mut()
-                .and_then(|b| b.choose_available(&breaker, now_ms))
-            else {
-                if per_attempt {
-                    self.observe(Observation::NoServer { route: r });
-                } else {
-                    self.observe(Observation::NoServers { route: r, count: 1 });
-                }
-                return RequestOutcome::default();
-            };
-            outcome.first.get_or_insert(server);
-            for _ in 0..same_server {
-                let answer = self.processes[server].answer();
-                let dead = !answer.accepts();
-                let attempted = costs.attempt(&mut spent_ms, answer);
-                if let Some(b) = self.route_mut(r).balancer.ribbon_mut() {
-                    if dead {
-                        // Once per recorder of the stack (FACTS.md §14).
-                        let times = u64::from(breaker.failures_per_refusal);
-                        b.stats.note_failures(server, times, now_ms);
-                    } else {
-                        b.stats.note_success(server);
-                    }
-                }
-                if per_attempt {
-                    self.observe(Observation::Attempt {
-                        route: r,
-                        process: server,
-                        dead,
-                    });
-                } else if dead {
-                    self.observe(Observation::DeadHits {
-                        route: r,
-                        process: server,
-                        count: 1,
-                        last: SimTime(now_ms),
-                    });
-                }
-                if attempted.delay_ms > 0 {
-                    self.observe(Observation::ConnectTimeouts {
-                        route: r,
-                        process: server,
-                        delay_ms: attempted.delay_ms,
-                    });
-                }
-                if !dead {
-                    outcome.accepted = Some(server);
-                    return outcome;
-                }
-                if attempted.gave_up {
-                    outcome.failed = true;
-                    return outcome;
-                }
+        let mut attempts = std::mem::take(&mut self.scratch_attempts);
+        let (route, processes) = self.route_mut_and_processes(r);
+        let answer = |p: ProcessId| processes[p].answer();
+        let tries = route.servers_to_try();
+        let costs = route.costs;
+        let outcome = match &mut route.balancer {
+            Balancer::Ribbon(ribbon) => {
+                ribbon.request(tries, costs, now_ms, &answer, &mut attempts)
             }
+            Balancer::Spring { .. } => {
+                attempts.no_server();
+                RequestOutcome::default()
+            }
+        };
+        for attempt in attempts.drain(..) {
+            self.observe_attempt(r, now_ms, per_attempt, attempt);
         }
-        outcome.failed = outcome.first.is_some();
+        self.scratch_attempts = attempts;
         outcome
     }
 
-    /// The load balancer's constructor: one synchronous list update, then the polling updater
-    /// (first run 1 s later).
-    fn create_balancer(&mut self, r: RouteId) {
-        self.route_mut(r).balancer.create_ribbon();
-        self.update_server_list(r);
-        if self.routes[r].ribbon.eureka_notification_updater {
-            // EurekaNotificationServerListUpdater: no timer, the client's fetches drive it.
-            return;
+    /// Calls `rule` on route `r`'s Ribbon (through the choke point) with what it reads of the
+    /// caller's Eureka client, then carries out its effects in order.
+    fn with_ribbon(
+        &mut self,
+        r: RouteId,
+        rule: impl FnOnce(&mut Ribbon, &RibbonConfig, ClientLists<'_>, &mut Vec<RibbonEffect>),
+    ) {
+        let mut effects = std::mem::take(&mut self.ribbon_effects);
+        let (route, processes) = self.route_mut_and_processes(r);
+        let client = &processes[route.process].client;
+        let is_up = |q: ProcessId| client.is_up_in_cache(q);
+        let lists = ClientLists {
+            up_list: client.up_list(route.application),
+            is_up: &is_up,
+        };
+        if let Balancer::Ribbon(ribbon) = &mut route.balancer {
+            rule(ribbon, &route.ribbon, lists, &mut effects);
         }
-        let route = self.route_mut(r);
-        route.refresh_generation += 1;
-        let generation = route.refresh_generation;
-        self.queue.schedule_in(
-            RIBBON_FIRST_REFRESH_MS,
-            Event::RibbonRefresh {
-                route: r,
-                generation,
-            },
-        );
+        for effect in effects.drain(..) {
+            match effect {
+                RibbonEffect::ListChanged { old, new } => self.observe_list_read(r, &old, &new),
+                RibbonEffect::ScheduleRefresh {
+                    delay_ms,
+                    generation,
+                } => self.queue.schedule_in(
+                    delay_ms,
+                    Event::RibbonRefresh {
+                        route: r,
+                        generation,
+                    },
+                ),
+            }
+        }
+        self.ribbon_effects = effects;
     }
 
-    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): the Eureka client fires a
-    /// `CacheRefreshedEvent` after every successful fetch, changed or not, and the updater runs
-    /// one `updateListOfServers` on its pool (taken as immediate). On Dalston the event never
-    /// reaches it (`CloudEurekaClient#onCacheRefreshed` did not call the super method), so the
-    /// list stays as the constructor read it.
+    /// Ribbon's load balancer is created ([`Ribbon::create`]).
+    fn create_ribbon_balancer(&mut self, r: RouteId) {
+        self.with_ribbon(r, |ribbon, config, lists, out| {
+            ribbon.create(config, lists, out);
+        });
+    }
+
+    /// The Eureka client of `p` fired its `CacheRefreshedEvent` after a fetch: the routes whose
+    /// Ribbon follows it update their lists ([`Ribbon::on_cache_refreshed`]). On Dalston the
+    /// event never reaches the updater (`CloudEurekaClient#onCacheRefreshed` did not call the
+    /// super method, FACTS.md §8), so the list stays as the constructor read it.
     pub(super) fn notify_ribbon_updaters(&mut self, p: ProcessId) {
         if self.scenario.simulation.release.train == Train::Dalston {
             return;
         }
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
-            if route.process == p
-                && route.balancer.uses_ribbon()
-                && route.ribbon.eureka_notification_updater
-                && route.balancer.ribbon().is_some()
-            {
-                self.update_server_list(r);
+            let follows = match &route.balancer {
+                Balancer::Ribbon(ribbon) => ribbon.follows_cache_refreshed(&route.ribbon),
+                Balancer::Spring { .. } => false,
+            };
+            if route.process == p && follows {
+                self.with_ribbon(r, |ribbon, config, lists, out| {
+                    ribbon.on_cache_refreshed(config, lists, out);
+                });
             }
         }
     }
 
-    /// `PollingServerListUpdater`'s task, re-armed `ServerListRefreshInterval` after it ran.
+    /// `PollingServerListUpdater`'s timer fired ([`Ribbon::on_refresh`]); void when stale or
+    /// when the caller is dead.
     pub(super) fn on_ribbon_refresh(&mut self, r: RouteId, generation: u32) {
         let route = &self.routes[r];
-        if route.refresh_generation != generation || !self.processes[route.process].alive() {
+        let current = match &route.balancer {
+            Balancer::Ribbon(ribbon) => ribbon.refresh_is_current(generation),
+            Balancer::Spring { .. } => false,
+        };
+        if !current || !self.processes[route.process].alive() {
             return;
         }
-        self.update_server_list(r);
-        let interval = self.routes[r].ribbon.server_list_refresh_interval_ms;
-        self.queue.schedule_in(
-            interval,
-            Event::RibbonRefresh {
-                route: r,
-                generation,
-            },
-        );
-    }
-
-    /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
-    /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList
-    /// #obtainServersViaDiscovery` keeps `status == UP` itself, so with
-    /// `filter-only-up-instances = false` Ribbon still drops DOWN instances; the single-zone
-    /// filter keeps all).
-    fn update_server_list(&mut self, r: RouteId) {
-        let route = &self.routes[r];
-        let client = &self.processes[route.process].client;
-        let fresh: Vec<ProcessId> = client
-            .up_list(route.application)
-            .iter()
-            .copied()
-            .filter(|&q| client.is_up_in_cache(q))
-            .collect();
-        let Some(balancer) = self.route_mut(r).balancer.ribbon_mut() else {
-            return;
-        };
-        let old = std::mem::replace(&mut balancer.servers, fresh.clone());
-        self.observe_list_read(r, &old, &fresh);
+        self.with_ribbon(r, |ribbon, config, lists, out| {
+            ribbon.on_refresh(generation, config, lists, out);
+        });
     }
 
     /// A balancer of route `r` read its list (observed as a refresh), `old` replaced by `new`:

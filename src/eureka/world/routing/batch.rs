@@ -92,7 +92,7 @@ impl<O: Observer> World<'_, O> {
                     };
                     match arrivals.next_within(&mut route.rng, t, end) {
                         Some(at) => {
-                            let outcome = self.route_one_request(r, (at / 1000.0) as u64, false);
+                            let outcome = self.ribbon_request(r, (at / 1000.0) as u64, false);
                             self.note_served_one(r, at, outcome.accepted);
                             self.report_failed(r, outcome, false);
                             t = at;
