@@ -3,11 +3,11 @@
 //! Requests are handled one by one in the per-request reference mode; in the default batched
 //! mode they are counted between changes of routing state by [`batch`].
 
-pub(in crate::eureka) mod arrivals;
-pub(in crate::eureka) mod attempt;
-pub(in crate::eureka) mod inflight;
+mod arrivals;
+mod attempt;
+mod inflight;
 pub mod ribbon;
-pub(in crate::eureka) mod spring;
+mod spring;
 
 use crate::engine::{RngStream, StreamFactory};
 use crate::scenario::{CallPolicy, LoadBalancerConfig, RibbonConfig, Scenario};
@@ -17,6 +17,7 @@ use super::layout::Layout;
 pub use arrivals::Arrivals;
 pub use attempt::{Answer, AttemptCosts};
 use inflight::Served;
+pub use inflight::{Accepted, GRACEFUL_POLL_MS};
 use ribbon::circuit_breaker::CircuitBreaker;
 pub use ribbon::{ClientLists, RIBBON_FIRST_REFRESH_MS, Ribbon, RibbonEffect, RibbonLoadBalancer};
 pub use spring::{SpringEffect, SpringInputs, SpringLoadBalancer, SpringTimer, Traffic};
@@ -107,14 +108,15 @@ pub struct Route {
     pub(in crate::eureka) arrivals: Option<Arrivals>,
     /// Which balancer picks the instance, and its state once created.
     pub balancer: Balancer,
-    /// The next arrival, in microseconds of simulated time (per-request mode).
-    pub(in crate::eureka) next_arrival_us: f64,
+    /// The next arrival, in microseconds of simulated time (per-request mode; in batched mode
+    /// the first request).
+    next_arrival_us: f64,
     /// Batched mode, after the first request: arrivals since this instant (µs) are not yet
     /// counted.
     pub(in crate::eureka) batch_from_us: Option<f64>,
     pub(in crate::eureka) rng: RngStream,
     /// The called app's `service-time-ms`, in µs (0: nothing is ever in flight).
-    pub(in crate::eureka) service_us: f64,
+    service_us: f64,
     /// Accepted requests of the last `service_us` ([`inflight`]).
     served: std::collections::VecDeque<Served>,
 }
@@ -142,11 +144,26 @@ pub enum RequestMode {
 
 /// What one request did (batched mode reports it as counts).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(in crate::eureka) struct RequestOutcome {
-    pub(in crate::eureka) first: Option<ProcessId>,
-    pub(in crate::eureka) failed: bool,
+pub struct RequestOutcome {
+    /// The instance chosen first.
+    first: Option<ProcessId>,
+    /// The request failed after its retries (or at the Hystrix timeout).
+    failed: bool,
     /// The server that accepted the request.
-    pub(in crate::eureka) accepted: Option<ProcessId>,
+    accepted: Option<ProcessId>,
+}
+
+impl RequestOutcome {
+    /// The server that accepted the request, if any.
+    pub fn accepted(&self) -> Option<ProcessId> {
+        self.accepted
+    }
+
+    /// The first-chosen instance of a request that failed after its retries (`None`: it did
+    /// not fail, or nothing was chosen).
+    pub fn failed_first(&self) -> Option<ProcessId> {
+        if self.failed { self.first } else { None }
+    }
 }
 
 /// Where a balancer reports one request's attempts, in the order it makes them (the world turns
@@ -227,6 +244,31 @@ impl Route {
     /// ([`CallPolicy`]).
     pub(in crate::eureka) fn servers_to_try(&self) -> (u32, u32) {
         (self.policy.servers, self.policy.same)
+    }
+
+    /// The caller's traffic starts at `now_ms`: the first request comes an exponential gap later,
+    /// or at a uniformly random phase of the fixed grid ([`Arrivals::first_gap`]). Returns its
+    /// instant (µs), `None` without traffic.
+    pub fn start_arrivals(&mut self, now_ms: u64) -> Option<f64> {
+        let arrivals = self.arrivals.as_mut()?;
+        let first = now_ms as f64 * 1000.0 + arrivals.first_gap(&mut self.rng);
+        arrivals.anchor(first);
+        self.next_arrival_us = first;
+        Some(first)
+    }
+
+    /// The instant (µs) of the next request to handle singly: every request in per-request
+    /// mode, the first one in batched mode.
+    pub fn next_arrival_us(&self) -> f64 {
+        self.next_arrival_us
+    }
+
+    /// Per-request mode: the request at [`Route::next_arrival_us`] was handled; the next one
+    /// comes a gap later ([`Arrivals::next_gap`]).
+    pub fn advance_arrival(&mut self) {
+        if let Some(arrivals) = self.arrivals {
+            self.next_arrival_us += arrivals.next_gap(&mut self.rng);
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use crate::scenario::RibbonConfig;
 
 use super::{Answer, AttemptCosts, AttemptOutput, RequestOutcome};
 use circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
+use round_robin::first_pick;
 
 /// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
 pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
@@ -232,7 +233,7 @@ pub struct RibbonLoadBalancer {
     /// `LoadBalancerStats`' `ServerStats`, by process.
     pub stats: ServerStatsTable,
     /// Scratch: the eligible servers of the current pick.
-    pub(in crate::eureka) eligible: Vec<ProcessId>,
+    eligible: Vec<ProcessId>,
 }
 
 impl RibbonLoadBalancer {
@@ -292,5 +293,40 @@ impl RibbonLoadBalancer {
         };
         self.eligible = eligible;
         chosen
+    }
+
+    /// Batched mode: `requests` requests while every server the availability filter keeps at
+    /// `now_ms` accepts (`chooseRoundRobinAfterFiltering` over the kept servers, every one when
+    /// nobody has failures): the one cursor moves over the kept servers, and each server picked
+    /// gets a response, which clears its failure count
+    /// (`ServerStats#clearSuccessiveConnectionFailureCount`). Returns the kept servers and the
+    /// position of the first pick among them. At least one server must be kept.
+    pub fn serve_kept(
+        &mut self,
+        breaker: &CircuitBreaker,
+        now_ms: u64,
+        requests: u64,
+    ) -> (&[ProcessId], usize) {
+        if self.stats.any_failures() {
+            eligible_servers(
+                breaker,
+                &self.stats,
+                &self.servers,
+                now_ms,
+                &mut self.eligible,
+            );
+        } else {
+            self.eligible.clear();
+            self.eligible.extend_from_slice(&self.servers);
+        }
+        let m = self.eligible.len();
+        let start = first_pick(self.next_index, m);
+        self.next_index = ((start as u64 + requests) % m as u64) as usize;
+        if self.stats.any_failures() {
+            for i in 0..requests.min(m as u64) as usize {
+                self.stats.note_success(self.eligible[(start + i) % m]);
+            }
+        }
+        (&self.eligible, start)
     }
 }

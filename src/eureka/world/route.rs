@@ -25,11 +25,7 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].balancer.uses_ribbon() && self.routes[r].ribbon.eager_load {
                 self.create_ribbon_balancer(r);
             }
-            let route = self.route_mut(r);
-            if let Some(arrivals) = route.arrivals.as_mut() {
-                let first = now.ms() as f64 * 1000.0 + arrivals.first_gap(&mut route.rng);
-                arrivals.anchor(first);
-                route.next_arrival_us = first;
+            if let Some(first) = self.route_mut(r).start_arrivals(now.ms()) {
                 let at = SimTime((first / 1000.0) as u64);
                 self.queue.schedule(at, Event::Arrivals { route: r });
             }
@@ -42,31 +38,30 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn on_arrivals(&mut self, r: RouteId) {
         let now = self.now();
         let horizon_us = (now.ms() + 1) as f64 * 1000.0;
-        let Some(arrivals) = self.routes[r].arrivals else {
+        if self.routes[r].arrivals.is_none() {
             return;
-        };
+        }
         if self.request_mode == RequestMode::Batched {
             self.handle_request(r);
             let route = self.route_mut(r);
             // Unless the first request left an empty cache behind (a miss is then pending).
             if route.balancer.spring().is_none_or(|lb| !lb.miss_pending()) {
-                route.batch_from_us = Some(route.next_arrival_us);
+                route.batch_from_us = Some(route.next_arrival_us());
             }
             return;
         }
-        while self.routes[r].next_arrival_us < horizon_us {
+        while self.routes[r].next_arrival_us() < horizon_us {
             self.handle_request(r);
-            let route = self.route_mut(r);
-            route.next_arrival_us += arrivals.next_gap(&mut route.rng);
+            self.route_mut(r).advance_arrival();
         }
-        let at = SimTime((self.routes[r].next_arrival_us / 1000.0) as u64);
+        let at = SimTime((self.routes[r].next_arrival_us() / 1000.0) as u64);
         self.queue.schedule(at, Event::Arrivals { route: r });
     }
 
     /// One request, now, with per-attempt observations (the reference path).
     fn handle_request(&mut self, r: RouteId) {
         let now_ms = self.now().ms();
-        let at_us = self.routes[r].next_arrival_us;
+        let at_us = self.routes[r].next_arrival_us();
         let outcome = if self.routes[r].balancer.uses_ribbon() {
             if self.routes[r].balancer.ribbon().is_none() {
                 self.create_ribbon_balancer(r);
@@ -78,16 +73,13 @@ impl<O: Observer> World<'_, O> {
             }
             self.spring_request(r)
         };
-        self.note_served_one(r, at_us, outcome.accepted);
+        self.note_served_one(r, at_us, outcome.accepted());
         self.report_failed(r, outcome, true);
     }
 
     /// Observes a request that failed after its retries.
     pub(super) fn report_failed(&mut self, r: RouteId, outcome: RequestOutcome, per_request: bool) {
-        if !outcome.failed {
-            return;
-        }
-        let Some(first) = outcome.first else {
+        let Some(first) = outcome.failed_first() else {
             return;
         };
         if per_request {

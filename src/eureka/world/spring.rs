@@ -70,7 +70,7 @@ impl<O: Observer> World<'_, O> {
             ),
             SpringEffect::Attempt(attempt) => self.observe_attempt(r, now_ms, true, attempt),
             SpringEffect::Served { at_us, outcome } => {
-                self.note_served_one(r, at_us, outcome.accepted);
+                self.note_served_one(r, at_us, outcome.accepted());
                 self.report_failed(r, outcome, true);
             }
         }
