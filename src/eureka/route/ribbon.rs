@@ -330,3 +330,211 @@ impl RibbonLoadBalancer {
         (&self.eligible, start)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::circuit_breaker::REFUSAL_RECORDED_AFTER_MS;
+    use super::*;
+    use crate::eureka::route::AttemptEffect;
+
+    const BREAKER: CircuitBreaker = CircuitBreaker {
+        enabled: true,
+        threshold: 3,
+        factor_s: 10,
+        max_s: 30,
+        failures_per_refusal: 2,
+    };
+
+    fn listed(new: &[ProcessId], old: &[ProcessId]) -> RibbonEffect {
+        RibbonEffect::ListChanged {
+            old: old.to_vec(),
+            new: new.to_vec(),
+        }
+    }
+
+    /// A Ribbon whose load balancer was created over `servers` (all UP), its effects dropped.
+    fn created(servers: &[ProcessId]) -> Ribbon {
+        let mut ribbon = Ribbon::new(BREAKER);
+        let up = |_: ProcessId| true;
+        let client = ClientLists {
+            up_list: servers,
+            is_up: &up,
+        };
+        ribbon.create(&RibbonConfig::default(), client, &mut Vec::new());
+        ribbon
+    }
+
+    /// `DynamicServerListLoadBalancer#updateListOfServers` through
+    /// `DiscoveryEnabledNIWSServerList#obtainServersViaDiscovery`: only instances whose status
+    /// is UP in the client's cache are kept, in the client's order. The constructor updates at
+    /// once and arms `PollingServerListUpdater`'s first run 1 s later.
+    #[test]
+    fn refresh_keeps_only_instances_up_in_the_client_cache() {
+        let mut ribbon = Ribbon::new(BREAKER);
+        let not_2 = |q: ProcessId| q != 2;
+        let client = ClientLists {
+            up_list: &[1, 2, 3],
+            is_up: &not_2,
+        };
+        let mut out = Vec::new();
+        ribbon.create(&RibbonConfig::default(), client, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 3], &[]),
+                RibbonEffect::ScheduleRefresh {
+                    delay_ms: RIBBON_FIRST_REFRESH_MS,
+                    generation: 1,
+                },
+            ]
+        );
+        assert_eq!(ribbon.lb().unwrap().servers, [1, 3]);
+    }
+
+    /// `PollingServerListUpdater`: each run updates the list and runs again
+    /// `ServerListRefreshInterval` (30 s) later; a timer of an earlier load balancer (or
+    /// generation) does nothing, and a re-created load balancer starts a new one.
+    #[test]
+    fn polling_updater_rearms_and_drops_stale_timers() {
+        let config = RibbonConfig::default();
+        let mut ribbon = created(&[1, 2]);
+        let up = |_: ProcessId| true;
+        let client = ClientLists {
+            up_list: &[2, 4],
+            is_up: &up,
+        };
+        let mut out = Vec::new();
+        ribbon.on_refresh(1, &config, client, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[2, 4], &[1, 2]),
+                RibbonEffect::ScheduleRefresh {
+                    delay_ms: 30_000,
+                    generation: 1,
+                },
+            ]
+        );
+        out.clear();
+        ribbon.on_refresh(0, &config, client, &mut out);
+        assert!(out.is_empty());
+        ribbon.create(&config, client, &mut out);
+        out.clear();
+        ribbon.on_refresh(1, &config, client, &mut out);
+        assert!(out.is_empty());
+        assert!(ribbon.refresh_is_current(2));
+    }
+
+    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): no timer; every
+    /// `CacheRefreshedEvent` of a created load balancer runs one update. The polling updater
+    /// ignores the event.
+    #[test]
+    fn notification_updater_follows_cache_refreshes_without_a_timer() {
+        let notified = RibbonConfig {
+            eureka_notification_updater: true,
+            ..RibbonConfig::default()
+        };
+        let up = |_: ProcessId| true;
+        let client = ClientLists {
+            up_list: &[7],
+            is_up: &up,
+        };
+        let mut ribbon = Ribbon::new(BREAKER);
+        assert!(!ribbon.follows_cache_refreshed(&notified));
+        let mut out = Vec::new();
+        ribbon.create(&notified, client, &mut out);
+        assert_eq!(out, [listed(&[7], &[])]);
+        out.clear();
+        ribbon.on_cache_refreshed(&notified, client, &mut out);
+        assert_eq!(out, [listed(&[7], &[7])]);
+        out.clear();
+        let mut polling = created(&[7]);
+        polling.on_cache_refreshed(&RibbonConfig::default(), client, &mut out);
+        assert!(out.is_empty());
+    }
+
+    /// One request with a next-server retry: the cursor picks 1 (refused: two failures on
+    /// record for a RestTemplate with spring-retry, stamped at the refusal's record
+    /// `REFUSAL_RECORDED_AFTER_MS` later; below the threshold of 3, so not tripped), then the
+    /// next-server retry moves the cursor on to 2, which accepts.
+    #[test]
+    fn request_retries_the_next_server_and_records_the_refusal() {
+        let mut ribbon = created(&[1, 2]);
+        let refuses_1 = |p: ProcessId| {
+            if p == 1 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let mut out: Vec<AttemptEffect> = Vec::new();
+        let outcome = ribbon.request((2, 1), AttemptCosts::default(), 5_000, &refuses_1, &mut out);
+        assert_eq!(
+            out,
+            [
+                AttemptEffect::Attempt {
+                    process: 1,
+                    dead: true
+                },
+                AttemptEffect::Attempt {
+                    process: 2,
+                    dead: false
+                },
+            ]
+        );
+        assert_eq!(outcome.accepted(), Some(2));
+        assert_eq!(outcome.failed_first(), None);
+        let stats = ribbon.lb().unwrap().stats.get(1);
+        assert_eq!(stats.successive_failures, 2);
+        assert_eq!(stats.last_failure_ms, 5_000 + REFUSAL_RECORDED_AFTER_MS);
+    }
+
+    /// A vanished host costs the connect timeout (`AttemptCosts::attempt`) and, with nothing
+    /// else to try, the request fails on its first-chosen server; an empty list has no server.
+    #[test]
+    fn request_reports_connect_timeouts_and_no_server() {
+        let mut ribbon = created(&[4]);
+        let vanished = |_: ProcessId| Answer::TimesOut;
+        let costs = AttemptCosts {
+            connect_timeout_ms: 1_000,
+            hystrix_timeout_ms: None,
+        };
+        let mut out: Vec<AttemptEffect> = Vec::new();
+        let outcome = ribbon.request((1, 1), costs, 0, &vanished, &mut out);
+        assert_eq!(
+            out,
+            [
+                AttemptEffect::Attempt {
+                    process: 4,
+                    dead: true
+                },
+                AttemptEffect::ConnectTimeout {
+                    process: 4,
+                    delay_ms: 1_000
+                },
+            ]
+        );
+        assert_eq!(outcome.failed_first(), Some(4));
+        let mut empty = created(&[]);
+        out.clear();
+        let outcome = empty.request((2, 1), costs, 0, &vanished, &mut out);
+        assert_eq!(out, [AttemptEffect::NoServer]);
+        assert_eq!(outcome, RequestOutcome::default());
+    }
+
+    /// Batched requests while every kept server accepts (`chooseRoundRobinAfterFiltering`):
+    /// 2 is tripped (3 failures at 10 s: blackout 10 s, to 20.001 s), so [1, 3] are kept; three
+    /// requests from cursor 0 go to 1, 3, 1, leave the cursor at 3 % 2 = 1 and clear 1's single
+    /// failure; 2 keeps its count.
+    #[test]
+    fn serve_kept_walks_the_kept_servers_and_clears_their_failures() {
+        let mut lb = RibbonLoadBalancer::with_cursor(vec![1, 2, 3], 0);
+        lb.stats.note_failures(2, 3, 10_000);
+        lb.stats.note_failures(1, 1, 10_000);
+        let (kept, start) = lb.serve_kept(&BREAKER, 15_000, 3);
+        assert_eq!((kept, start), (&[1, 3][..], 0));
+        assert_eq!(lb.cursor(), 1);
+        assert_eq!(lb.stats.get(1).successive_failures, 0);
+        assert_eq!(lb.stats.get(2).successive_failures, 3);
+    }
+}

@@ -802,4 +802,371 @@ mod tests {
             }
         }
     }
+
+    // The suppliers driven alone: what each rule reads is given, the effects are compared.
+
+    use crate::engine::StreamFactory;
+
+    /// A caller without retries (`CallerConfig::policy` for a stack that does not retry).
+    const NO_RETRY: CallPolicy = CallPolicy {
+        servers: 1,
+        same: 1,
+        avoid_previous: false,
+        failures_per_refusal: 1,
+        zuul_hystrix: false,
+        retrier: None,
+    };
+
+    fn accepts(_: ProcessId) -> Answer {
+        Answer::Accepts
+    }
+
+    fn inputs<'a>(
+        now_ms: u64,
+        batched: bool,
+        config: &'a LoadBalancerConfig,
+        client_list: &'a [ProcessId],
+        answer: &'a dyn Fn(ProcessId) -> Answer,
+    ) -> SpringInputs<'a> {
+        SpringInputs {
+            now_ms,
+            batched,
+            config,
+            policy: &NO_RETRY,
+            costs: AttemptCosts::default(),
+            client_list,
+            answer,
+        }
+    }
+
+    /// A route's request stream: one request a second on a fixed grid from `first_us`.
+    struct Stream {
+        rng: RngStream,
+        arrivals: Option<Arrivals>,
+        count_from_us: Option<f64>,
+    }
+
+    impl Stream {
+        fn fixed(first_us: f64) -> Stream {
+            let mut arrivals = Arrivals::new(1.0, true).unwrap();
+            arrivals.anchor(first_us);
+            Stream {
+                rng: StreamFactory::new(1).stream("route/test"),
+                arrivals: Some(arrivals),
+                count_from_us: None,
+            }
+        }
+
+        fn traffic(&mut self) -> Traffic<'_> {
+            Traffic {
+                rng: &mut self.rng,
+                arrivals: self.arrivals.as_mut(),
+                count_from_us: &mut self.count_from_us,
+            }
+        }
+    }
+
+    fn listed(new: &[ProcessId], old: &[ProcessId]) -> SpringEffect {
+        SpringEffect::ListChanged {
+            old: old.to_vec(),
+            new: new.to_vec(),
+        }
+    }
+
+    fn timer(delay_ms: u64, timer: SpringTimer) -> SpringEffect {
+        SpringEffect::Schedule {
+            delay_ms,
+            timer,
+            generation: 0,
+        }
+    }
+
+    /// `CachingServiceInstanceListSupplier` with Caffeine's `expireAfterWrite` (FACTS.md §9):
+    /// written at the first request (1 s), the entry holds until 1 + 35 s and is expired from
+    /// then on, so a request at 35.999 s uses it and one at 36 s re-reads the client's list,
+    /// which writes the entry again (expired from 71 s).
+    #[test]
+    fn cache_entry_expires_ttl_after_its_write() {
+        let config = LoadBalancerConfig::default();
+        let mut stream = Stream::fixed(1_000_000.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, false, &config, &[1, 2, 3], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(out, [listed(&[1, 2, 3], &[])]);
+        // The client's list changes; the cache does not see it before the expiry.
+        for (now_ms, expected) in [
+            (35_999, vec![]),
+            (36_000, vec![listed(&[1, 2], &[1, 2, 3])]),
+            (70_999, vec![]),
+            (71_000, vec![listed(&[1, 2], &[1, 2])]),
+        ] {
+            out.clear();
+            let cx = inputs(now_ms, false, &config, &[1, 2], &accepts);
+            lb.request(&cx, &mut stream.traffic(), &mut out);
+            let lists: Vec<_> = out
+                .iter()
+                .filter(|e| matches!(e, SpringEffect::ListChanged { .. }))
+                .cloned()
+                .collect();
+            assert_eq!(lists, expected, "at {now_ms} ms");
+        }
+    }
+
+    /// An empty list is not kept (the supplier caches only a non-empty list, FACTS.md §9): per
+    /// request, the next request reads again; batched, no expiry is armed and the next request
+    /// (the fixed grid's next instant, 2.0005 s) is waited for, with nothing counted meanwhile.
+    #[test]
+    fn an_empty_list_is_not_cached() {
+        let config = LoadBalancerConfig::default();
+        let mut stream = Stream::fixed(1_000_500.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, false, &config, &[], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1_000_500.0, &mut out);
+        assert_eq!(lb.written_ms, None);
+        out.clear();
+        let cx = inputs(1_001, false, &config, &[5], &accepts);
+        lb.request(&cx, &mut stream.traffic(), &mut out);
+        assert_eq!(out[0], listed(&[5], &[]));
+        assert_eq!(lb.written_ms, Some(1_001));
+
+        let mut out = Vec::new();
+        stream.count_from_us = Some(0.0);
+        let cx = inputs(1_000, true, &config, &[], &accepts);
+        let lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1_000_500.0, &mut out);
+        assert_eq!(
+            out,
+            [listed(&[], &[]), timer(1_000, SpringTimer::CacheMiss)]
+        );
+        assert_eq!(lb.pending_miss_us, Some(2_000_500.0));
+        assert!(lb.miss_pending());
+        assert_eq!(stream.count_from_us, None);
+    }
+
+    /// Batched mode (module doc): the expiry is a timer `ttl` after the write; at it the next
+    /// request is drawn (on the fixed grid from 1.0005 s, counted up to 36 s: 36.0005 s) and the
+    /// miss is scheduled in its millisecond; the miss re-reads the list, sends that request
+    /// through the round robin (position 0 + 1 over [2, 3] picks 3, which refuses: without
+    /// retries the request fails), counts again from it and writes the entry.
+    #[test]
+    fn batched_expiry_waits_for_the_request_that_finds_it() {
+        let config = LoadBalancerConfig::default();
+        let mut stream = Stream::fixed(1_000_500.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, true, &config, &[1, 2], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1_000_500.0, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 2], &[]),
+                timer(35_000, SpringTimer::CacheExpired)
+            ]
+        );
+        // The world counts the requests up to the timer's instant first.
+        let arrivals = stream.arrivals.as_mut().unwrap();
+        assert_eq!(
+            arrivals.count(&mut stream.rng, 1_000_500.0, 36e6).requests,
+            34
+        );
+        stream.count_from_us = Some(36e6);
+        out.clear();
+        let cx = inputs(36_000, true, &config, &[1, 2], &accepts);
+        lb.on_timer(
+            0,
+            SpringTimer::CacheExpired,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert_eq!(out, [timer(0, SpringTimer::CacheMiss)]);
+        assert_eq!(lb.pending_miss_us, Some(36_000_500.0));
+        assert_eq!(stream.count_from_us, None);
+
+        out.clear();
+        lb.position = 0;
+        let refuses_3 = |p: ProcessId| {
+            if p == 3 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(36_000, true, &config, &[2, 3], &refuses_3);
+        lb.on_timer(
+            0,
+            SpringTimer::CacheMiss,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        let outcome = RequestOutcome {
+            first: Some(3),
+            failed: true,
+            accepted: None,
+        };
+        assert_eq!(
+            out,
+            [
+                listed(&[2, 3], &[1, 2]),
+                SpringEffect::Attempt(AttemptEffect::Attempt {
+                    process: 3,
+                    dead: true
+                }),
+                SpringEffect::Served {
+                    at_us: 36_000_500.0,
+                    outcome
+                },
+                timer(35_000, SpringTimer::CacheExpired),
+            ]
+        );
+        assert_eq!(stream.count_from_us, Some(36_000_500.0));
+        assert_eq!(lb.written_ms, Some(36_000));
+        assert!(!lb.miss_pending());
+    }
+
+    /// `HealthCheckServiceInstanceListSupplier#healthCheckFlux` (FACTS.md §9): each round keeps
+    /// the checked instances whose health endpoint answers, i.e. that accept connections (a
+    /// refusing one and one whose host vanished both fail); without `refetch-instances` the
+    /// checked instances stay the first list, so a later instance (4) never appears. Rounds
+    /// every `health-check.interval` (25 s), the first at once (`initial-delay` 0).
+    #[test]
+    fn health_check_round_keeps_only_serving_instances() {
+        let config = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            ..LoadBalancerConfig::default()
+        };
+        let mut stream = Stream::fixed(0.0);
+        let mut out = Vec::new();
+        let refuses_2 = |p: ProcessId| {
+            if p == 2 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(1_000, true, &config, &[1, 2, 3], &refuses_2);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 3], &[]),
+                timer(25_000, SpringTimer::HealthCheck)
+            ]
+        );
+        out.clear();
+        let vanished_1 = |p: ProcessId| {
+            if p == 1 {
+                Answer::TimesOut
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(26_000, true, &config, &[1, 2, 3, 4], &vanished_1);
+        lb.on_timer(
+            0,
+            SpringTimer::HealthCheck,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [
+                listed(&[2, 3], &[1, 3]),
+                timer(25_000, SpringTimer::HealthCheck)
+            ]
+        );
+    }
+
+    /// `health-check.initial-delay`: until the first round the first list is used unchecked;
+    /// `refetch-instances`: every `refetch-instances-interval` the list is read again from the
+    /// Eureka client and checked at once (a new list starts a new health-check flux).
+    #[test]
+    fn health_check_initial_delay_and_refetch() {
+        let config = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            health_check_initial_delay_ms: 10_000,
+            refetch_instances: true,
+            refetch_instances_interval_ms: 20_000,
+            ..LoadBalancerConfig::default()
+        };
+        let mut stream = Stream::fixed(0.0);
+        let mut out = Vec::new();
+        let refuses_2 = |p: ProcessId| {
+            if p == 2 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(1_000, true, &config, &[1, 2], &refuses_2);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 2], &[]),
+                timer(10_000, SpringTimer::HealthCheck),
+                timer(20_000, SpringTimer::Refetch),
+            ]
+        );
+        out.clear();
+        let refuses_5 = |p: ProcessId| {
+            if p == 5 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(21_000, true, &config, &[4, 5], &refuses_5);
+        lb.on_timer(
+            0,
+            SpringTimer::Refetch,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [listed(&[4], &[1, 2]), timer(20_000, SpringTimer::Refetch)]
+        );
+        assert_eq!(lb.checked, [4, 5]);
+    }
+
+    /// `cache.enabled = false`: the default chain reads the Eureka client's list at every
+    /// request, so it follows the client's new lists at once; with the cache (or the
+    /// health-check chain) it does not. A timer of another generation does nothing.
+    #[test]
+    fn without_cache_the_list_follows_the_client() {
+        let uncached = LoadBalancerConfig {
+            cache_enabled: false,
+            ..LoadBalancerConfig::default()
+        };
+        let health = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            cache_enabled: false,
+            ..LoadBalancerConfig::default()
+        };
+        assert!(SpringLoadBalancer::follows_client_lists(&uncached));
+        assert!(!SpringLoadBalancer::follows_client_lists(
+            &LoadBalancerConfig::default()
+        ));
+        assert!(!SpringLoadBalancer::follows_client_lists(&health));
+        let mut stream = Stream::fixed(0.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, true, &uncached, &[1], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(out, [listed(&[1], &[])]);
+        out.clear();
+        let cx = inputs(2_000, true, &uncached, &[1, 2], &accepts);
+        lb.on_client_lists_changed(&cx, &mut out);
+        assert_eq!(out, [listed(&[1, 2], &[1])]);
+        out.clear();
+        lb.on_timer(
+            1,
+            SpringTimer::CacheExpired,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert!(out.is_empty());
+    }
 }
