@@ -1,4 +1,6 @@
-//! A caller's route to one app: its request arrivals and its Ribbon load balancer (FACTS.md §8).
+//! A caller's route to one app: its request arrivals and its balancer, Ribbon (FACTS.md §8,
+//! [`ribbon`]) or Spring Cloud LoadBalancer (§9, `spring`), each a rule that owns its state and
+//! returns its effects to the world.
 //!
 //! Requests are handled one by one in the per-request reference mode; in the default batched
 //! mode they are counted between changes of routing state by [`batch`].
