@@ -1,13 +1,15 @@
-//! A caller's route to one app: its request arrivals and its Ribbon load balancer (FACTS.md §8).
+//! A caller's route to one app: its request arrivals and its balancer, Ribbon (FACTS.md §8,
+//! [`ribbon`]) or Spring Cloud LoadBalancer (§9, `spring`), each a rule that owns its state and
+//! returns its effects to the world.
 //!
 //! Requests are handled one by one in the per-request reference mode; in the default batched
 //! mode they are counted between changes of routing state by [`batch`].
 
-pub(in crate::eureka) mod arrivals;
-pub(in crate::eureka) mod attempt;
-pub(in crate::eureka) mod inflight;
+mod arrivals;
+mod attempt;
+mod inflight;
 pub mod ribbon;
-pub(in crate::eureka) mod spring;
+mod spring;
 
 use crate::engine::{RngStream, StreamFactory};
 use crate::scenario::{CallPolicy, LoadBalancerConfig, RibbonConfig, Scenario};
@@ -17,12 +19,10 @@ use super::layout::Layout;
 pub use arrivals::Arrivals;
 pub use attempt::{Answer, AttemptCosts};
 use inflight::Served;
-pub use ribbon::RibbonLoadBalancer;
+pub use inflight::{Accepted, GRACEFUL_POLL_MS};
 use ribbon::circuit_breaker::CircuitBreaker;
-pub use spring::{SpringLoadBalancer, SpringTimer};
-
-/// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
-pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
+pub use ribbon::{ClientLists, RIBBON_FIRST_REFRESH_MS, Ribbon, RibbonEffect, RibbonLoadBalancer};
+pub use spring::{SpringEffect, SpringInputs, SpringLoadBalancer, SpringTimer, Traffic};
 
 /// How a route picks an instance: Ribbon (Edgware to Hoxton: `ZoneAvoidanceRule` with its
 /// server list, round-robin cursor and circuit breaker, FACTS.md §8) or Spring Cloud
@@ -30,32 +30,26 @@ pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
 /// created at the first request (Ribbon also at start with `eager-load`).
 #[derive(Debug)]
 pub enum Balancer {
-    Ribbon {
-        /// `niws.loadbalancer.*` availability filter.
-        breaker: CircuitBreaker,
-        lb: Option<RibbonLoadBalancer>,
-    },
-    Spring {
-        lb: Option<SpringLoadBalancer>,
-    },
+    Ribbon(Ribbon),
+    Spring { lb: Option<SpringLoadBalancer> },
 }
 
 impl Balancer {
     pub fn uses_ribbon(&self) -> bool {
-        matches!(self, Balancer::Ribbon { .. })
+        matches!(self, Balancer::Ribbon(_))
     }
 
     /// Ribbon's load balancer, once created.
     pub fn ribbon(&self) -> Option<&RibbonLoadBalancer> {
         match self {
-            Balancer::Ribbon { lb, .. } => lb.as_ref(),
+            Balancer::Ribbon(ribbon) => ribbon.lb(),
             Balancer::Spring { .. } => None,
         }
     }
 
     pub fn ribbon_mut(&mut self) -> Option<&mut RibbonLoadBalancer> {
         match self {
-            Balancer::Ribbon { lb, .. } => lb.as_mut(),
+            Balancer::Ribbon(ribbon) => ribbon.lb_mut(),
             Balancer::Spring { .. } => None,
         }
     }
@@ -63,7 +57,7 @@ impl Balancer {
     /// Ribbon's circuit breaker settings (a Spring Cloud LoadBalancer has none: disabled).
     pub fn breaker(&self) -> CircuitBreaker {
         match self {
-            Balancer::Ribbon { breaker, .. } => *breaker,
+            Balancer::Ribbon(ribbon) => ribbon.breaker(),
             Balancer::Spring { .. } => CircuitBreaker {
                 enabled: false,
                 threshold: 0,
@@ -78,21 +72,14 @@ impl Balancer {
     pub fn spring(&self) -> Option<&SpringLoadBalancer> {
         match self {
             Balancer::Spring { lb } => lb.as_ref(),
-            Balancer::Ribbon { .. } => None,
+            Balancer::Ribbon(_) => None,
         }
     }
 
     pub fn spring_mut(&mut self) -> Option<&mut SpringLoadBalancer> {
         match self {
             Balancer::Spring { lb } => lb.as_mut(),
-            Balancer::Ribbon { .. } => None,
-        }
-    }
-
-    /// Creates Ribbon's load balancer (a no-op on a Spring route).
-    pub fn create_ribbon(&mut self) {
-        if let Balancer::Ribbon { lb, .. } = self {
-            *lb = Some(RibbonLoadBalancer::default());
+            Balancer::Ribbon(_) => None,
         }
     }
 
@@ -123,15 +110,15 @@ pub struct Route {
     pub(in crate::eureka) arrivals: Option<Arrivals>,
     /// Which balancer picks the instance, and its state once created.
     pub balancer: Balancer,
-    pub(in crate::eureka) refresh_generation: u32,
-    /// The next arrival, in microseconds of simulated time (per-request mode).
-    pub(in crate::eureka) next_arrival_us: f64,
+    /// The next arrival, in microseconds of simulated time (per-request mode; in batched mode
+    /// the first request).
+    next_arrival_us: f64,
     /// Batched mode, after the first request: arrivals since this instant (µs) are not yet
     /// counted.
     pub(in crate::eureka) batch_from_us: Option<f64>,
     pub(in crate::eureka) rng: RngStream,
     /// The called app's `service-time-ms`, in µs (0: nothing is ever in flight).
-    pub(in crate::eureka) service_us: f64,
+    service_us: f64,
     /// Accepted requests of the last `service_us` ([`inflight`]).
     served: std::collections::VecDeque<Served>,
 }
@@ -159,11 +146,59 @@ pub enum RequestMode {
 
 /// What one request did (batched mode reports it as counts).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(in crate::eureka) struct RequestOutcome {
-    pub(in crate::eureka) first: Option<ProcessId>,
-    pub(in crate::eureka) failed: bool,
+pub struct RequestOutcome {
+    /// The instance chosen first.
+    first: Option<ProcessId>,
+    /// The request failed after its retries (or at the Hystrix timeout).
+    failed: bool,
     /// The server that accepted the request.
-    pub(in crate::eureka) accepted: Option<ProcessId>,
+    accepted: Option<ProcessId>,
+}
+
+impl RequestOutcome {
+    /// The server that accepted the request, if any.
+    pub fn accepted(&self) -> Option<ProcessId> {
+        self.accepted
+    }
+
+    /// The first-chosen instance of a request that failed after its retries (`None`: it did
+    /// not fail, or nothing was chosen).
+    pub fn failed_first(&self) -> Option<ProcessId> {
+        if self.failed { self.first } else { None }
+    }
+}
+
+/// Where a balancer reports one request's attempts, in the order it makes them (the world turns
+/// them into observations).
+pub trait AttemptOutput {
+    /// Nothing to choose from: the request fails at once.
+    fn no_server(&mut self);
+    /// An attempt on `process`; `dead`: refused or timed out.
+    fn attempt(&mut self, process: ProcessId, dead: bool);
+    /// The caller waited `delay_ms` on `process`'s connect timeout.
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64);
+}
+
+/// One report of [`AttemptOutput`], as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptEffect {
+    NoServer,
+    Attempt { process: ProcessId, dead: bool },
+    ConnectTimeout { process: ProcessId, delay_ms: u64 },
+}
+
+impl AttemptOutput for Vec<AttemptEffect> {
+    fn no_server(&mut self) {
+        self.push(AttemptEffect::NoServer);
+    }
+
+    fn attempt(&mut self, process: ProcessId, dead: bool) {
+        self.push(AttemptEffect::Attempt { process, dead });
+    }
+
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
+        self.push(AttemptEffect::ConnectTimeout { process, delay_ms });
+    }
 }
 
 impl Route {
@@ -189,14 +224,13 @@ impl Route {
                     load_balancer: caller.client.load_balancer.clone(),
                     arrivals: Arrivals::new(caller.rate_per_s, caller.fixed_rate),
                     balancer: if caller.uses_ribbon(&scenario.simulation.release) {
-                        Balancer::Ribbon {
-                            breaker: CircuitBreaker::from_config(&target.ribbon, &policy),
-                            lb: None,
-                        }
+                        Balancer::Ribbon(Ribbon::new(CircuitBreaker::from_config(
+                            &target.ribbon,
+                            &policy,
+                        )))
                     } else {
                         Balancer::Spring { lb: None }
                     },
-                    refresh_generation: 0,
                     next_arrival_us: 0.0,
                     batch_from_us: None,
                     rng: streams.stream(&name),
@@ -212,6 +246,31 @@ impl Route {
     /// ([`CallPolicy`]).
     pub(in crate::eureka) fn servers_to_try(&self) -> (u32, u32) {
         (self.policy.servers, self.policy.same)
+    }
+
+    /// The caller's traffic starts at `now_ms`: the first request comes an exponential gap later,
+    /// or at a uniformly random phase of the fixed grid ([`Arrivals::first_gap`]). Returns its
+    /// instant (µs), `None` without traffic.
+    pub fn start_arrivals(&mut self, now_ms: u64) -> Option<f64> {
+        let arrivals = self.arrivals.as_mut()?;
+        let first = now_ms as f64 * 1000.0 + arrivals.first_gap(&mut self.rng);
+        arrivals.anchor(first);
+        self.next_arrival_us = first;
+        Some(first)
+    }
+
+    /// The instant (µs) of the next request to handle singly: every request in per-request
+    /// mode, the first one in batched mode.
+    pub fn next_arrival_us(&self) -> f64 {
+        self.next_arrival_us
+    }
+
+    /// Per-request mode: the request at [`Route::next_arrival_us`] was handled; the next one
+    /// comes a gap later ([`Arrivals::next_gap`]).
+    pub fn advance_arrival(&mut self) {
+        if let Some(arrivals) = self.arrivals {
+            self.next_arrival_us += arrivals.next_gap(&mut self.rng);
+        }
     }
 }
 

@@ -95,3 +95,66 @@ fn a_kill_15_at_5_s_follows_the_law_of_one_at_600_s() {
     // 3 x U(0, 30 s): mean 45 s, sd 15 s; 4 standard errors of 400 trials = 3 s.
     assert!((42_000.0..48_000.0).contains(&m), "mean exposure {m} ms");
 }
+
+/// kill -15 on 2021.0 (Spring Cloud LoadBalancer with its cache): three stages with
+/// independent phases, the read-only tick U(0, 30 s), the fetch U(0, 30 s) and the cache entry's
+/// expiry U(0, 35 s) (FACTS.md §3, §5, §9): mean 15 + 15 + 17.5 = 47.5 s, and the LoadBalancer's
+/// own stage (exposure minus the caller's cache removal) uniform over the 35 s ttl (one-sample
+/// KS at alpha = 0.01 against U(0, 35 s), critical D = 1.63 / sqrt(n)). A cold start ties the
+/// cache's first write to the caller's first fetch, and the stage stays off that law for hours:
+/// its mean is more than 4 standard errors from 17.5 s.
+#[test]
+fn loadbalancer_cache_stage_is_uniform_over_its_ttl_on_a_steady_fleet() {
+    let stages = |start: &str| -> (Vec<i64>, Vec<i64>) {
+        let outcomes = run_trials(&bundled(
+            "kill-15",
+            &[
+                "simulation.trials=1000".into(),
+                "simulation.release=2021.0".into(),
+                format!("simulation.start={start}"),
+            ],
+        ));
+        let exposure = values(&outcomes, Metric::ExposureMs);
+        let stage = outcomes
+            .iter()
+            .filter_map(|o| {
+                let s = &o.shutdowns[0];
+                Some(s.exposure_ms? - s.client_removed_ms?)
+            })
+            .collect();
+        (exposure, stage)
+    };
+    let (exposure, stage) = stages("steady");
+    let se = |v: &[i64]| {
+        let m = mean(v);
+        let var = v.iter().map(|&x| (x as f64 - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+        (var / v.len() as f64).sqrt()
+    };
+    let m = mean(&exposure);
+    assert!(
+        (m - 47_500.0).abs() < 4.0 * se(&exposure),
+        "mean exposure {m} ms"
+    );
+    let mut sorted = stage.clone();
+    sorted.sort_unstable();
+    let n = sorted.len() as f64;
+    let d = sorted
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let f = (x as f64 / 35_000.0).clamp(0.0, 1.0);
+            (f - i as f64 / n).abs().max(((i + 1) as f64 / n - f).abs())
+        })
+        .fold(0.0, f64::max);
+    assert!(
+        d < 1.63 / n.sqrt(),
+        "LoadBalancer stage vs U(0, 35 s): KS D = {d:.3}"
+    );
+
+    let (_, cold) = stages("cold");
+    let m = mean(&cold);
+    assert!(
+        (m - 17_500.0).abs() > 4.0 * se(&cold),
+        "cold start stage mean {m} ms"
+    );
+}

@@ -1,15 +1,258 @@
-//! Ribbon (Edgware to Hoxton, FACTS.md §8), all in one place: the load balancer with its server
-//! list and round-robin cursor (here), the availability filter's circuit breaker
+//! Ribbon (Edgware to Hoxton, FACTS.md §8), all in one place: a route's Ribbon with its server
+//! list updaters and its per-request walk ([`Ribbon`]), the load balancer with its server list
+//! and round-robin cursor ([`RibbonLoadBalancer`]), the availability filter's circuit breaker
 //! ([`circuit_breaker`]) and the round robin's summed walk for batched requests
 //! ([`round_robin`]). What an attempt costs is shared with Spring Cloud LoadBalancer
 //! (`route::attempt`).
+//!
+//! Like the other rules, [`Ribbon`] is told the time and what it reads of the caller's Eureka
+//! client ([`ClientLists`]) and returns what the world must do ([`RibbonEffect`]s, in order;
+//! a request's attempts through [`AttemptOutput`]).
 
 pub mod circuit_breaker;
 pub mod round_robin;
 
 use crate::eureka::ids::ProcessId;
+use crate::scenario::RibbonConfig;
 
+use super::{Answer, AttemptCosts, AttemptOutput, RequestOutcome};
 use circuit_breaker::{CircuitBreaker, ServerStatsTable, eligible_servers};
+use round_robin::first_pick;
+
+/// `PollingServerListUpdater`'s initial delay (`LISTOFSERVERS_CACHE_UPDATE_DELAY`).
+pub const RIBBON_FIRST_REFRESH_MS: u64 = 1_000;
+
+/// What Ribbon asks of the world, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RibbonEffect {
+    /// `updateListOfServers` ran: the list `old` was replaced by `new` (observed as a refresh
+    /// and the instances that entered and left).
+    ListChanged {
+        old: Vec<ProcessId>,
+        new: Vec<ProcessId>,
+    },
+    /// `PollingServerListUpdater`'s task runs `delay_ms` from now, guarded by `generation`.
+    ScheduleRefresh { delay_ms: u64, generation: u32 },
+}
+
+/// What Ribbon's server list reads of the caller's Eureka client.
+#[derive(Clone, Copy)]
+pub struct ClientLists<'a> {
+    /// The client's UP list of the called app, in the client's order.
+    pub up_list: &'a [ProcessId],
+    /// Whether an instance's status in the client's local cache is UP.
+    pub is_up: &'a dyn Fn(ProcessId) -> bool,
+}
+
+/// Ribbon on one route: the availability filter's settings, the load balancer once created, and
+/// the generation of its `PollingServerListUpdater` task.
+#[derive(Debug)]
+pub struct Ribbon {
+    /// `niws.loadbalancer.*` availability filter.
+    breaker: CircuitBreaker,
+    lb: Option<RibbonLoadBalancer>,
+    /// Guards the polling updater's timer: a (re)created load balancer starts a new one.
+    refresh_generation: u32,
+}
+
+impl Ribbon {
+    /// A route's Ribbon before its load balancer is created.
+    pub fn new(breaker: CircuitBreaker) -> Ribbon {
+        Ribbon {
+            breaker,
+            lb: None,
+            refresh_generation: 0,
+        }
+    }
+
+    /// The circuit breaker's settings.
+    pub fn breaker(&self) -> CircuitBreaker {
+        self.breaker
+    }
+
+    /// The load balancer, once created.
+    pub fn lb(&self) -> Option<&RibbonLoadBalancer> {
+        self.lb.as_ref()
+    }
+
+    pub fn lb_mut(&mut self) -> Option<&mut RibbonLoadBalancer> {
+        self.lb.as_mut()
+    }
+
+    /// The load balancer's constructor (`DynamicServerListLoadBalancer`, at the first request or
+    /// at start with `eager-load`): one synchronous list update, then the polling updater
+    /// (first run [`RIBBON_FIRST_REFRESH_MS`] later). `EurekaNotificationServerListUpdater` has
+    /// no timer: the client's fetches drive it ([`Ribbon::on_cache_refreshed`]).
+    pub fn create(
+        &mut self,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        self.create_refreshing_in(config, client, RIBBON_FIRST_REFRESH_MS, out);
+    }
+
+    /// The constructor with the polling updater's first run `first_refresh_ms` away.
+    fn create_refreshing_in(
+        &mut self,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        first_refresh_ms: u64,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        self.lb = Some(RibbonLoadBalancer::default());
+        self.update_list_of_servers(client, out);
+        if config.eureka_notification_updater {
+            return;
+        }
+        self.refresh_generation += 1;
+        out.push(RibbonEffect::ScheduleRefresh {
+            delay_ms: first_refresh_ms,
+            generation: self.refresh_generation,
+        });
+    }
+
+    /// `simulation.start = "steady"`: the load balancer as after a long run. The list is read
+    /// from the client's cache, the round-robin cursor is anywhere in it (`cursor_draw` in
+    /// `[0, 1)`: `incrementAndGetModulo` keeps it below the list size), `ServerStats` hold no
+    /// failure, and the polling updater's next run is `first_refresh_ms` away (a uniform phase
+    /// of its interval, drawn by the caller).
+    pub fn create_steady(
+        &mut self,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        first_refresh_ms: u64,
+        cursor_draw: f64,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        self.create_refreshing_in(config, client, first_refresh_ms, out);
+        if let Some(lb) = self.lb.as_mut() {
+            let n = lb.servers.len();
+            lb.set_cursor(((cursor_draw * n as f64) as usize).min(n.saturating_sub(1)));
+        }
+    }
+
+    /// Whether the polling updater's timer armed with `generation` is the current one.
+    pub fn refresh_is_current(&self, generation: u32) -> bool {
+        self.refresh_generation == generation
+    }
+
+    /// `PollingServerListUpdater`'s task, re-armed `ServerListRefreshInterval` after it ran
+    /// (a stale timer does nothing).
+    pub fn on_refresh(
+        &mut self,
+        generation: u32,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        if !self.refresh_is_current(generation) {
+            return;
+        }
+        self.update_list_of_servers(client, out);
+        out.push(RibbonEffect::ScheduleRefresh {
+            delay_ms: config.server_list_refresh_interval_ms,
+            generation,
+        });
+    }
+
+    /// Whether the client's `CacheRefreshedEvent` updates this load balancer: it uses
+    /// `EurekaNotificationServerListUpdater` and has been created.
+    pub fn follows_cache_refreshed(&self, config: &RibbonConfig) -> bool {
+        config.eureka_notification_updater && self.lb.is_some()
+    }
+
+    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): the Eureka client fires a
+    /// `CacheRefreshedEvent` after every successful fetch, changed or not, and the updater runs
+    /// one `updateListOfServers` on its pool (taken as immediate). (Whether the event reaches
+    /// the updater at all is the client's side: not on Dalston, see the world's handler.)
+    pub fn on_cache_refreshed(
+        &mut self,
+        config: &RibbonConfig,
+        client: ClientLists<'_>,
+        out: &mut Vec<RibbonEffect>,
+    ) {
+        if self.follows_cache_refreshed(config) {
+            self.update_list_of_servers(client, out);
+        }
+    }
+
+    /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
+    /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList
+    /// #obtainServersViaDiscovery` keeps `status == UP` itself, so with
+    /// `filter-only-up-instances = false` Ribbon still drops DOWN instances; the single-zone
+    /// filter keeps all).
+    fn update_list_of_servers(&mut self, client: ClientLists<'_>, out: &mut Vec<RibbonEffect>) {
+        let Some(lb) = self.lb.as_mut() else {
+            return;
+        };
+        let fresh: Vec<ProcessId> = client
+            .up_list
+            .iter()
+            .copied()
+            .filter(|&q| (client.is_up)(q))
+            .collect();
+        let old = std::mem::replace(&mut lb.servers, fresh.clone());
+        out.push(RibbonEffect::ListChanged { old, new: fresh });
+    }
+
+    /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`:
+    /// `(next_servers, same_server)` servers and attempts on each ([`super::Route::servers_to_try`]);
+    /// each next-server retry chooses again through the availability filter; each refused or
+    /// timed out attempt is a circuit-tripping failure of its server (recorded
+    /// `failures_per_refusal` times, once per recorder of the stack, FACTS.md §14) and any
+    /// accepted one clears the server's count (`LoadBalancerContext#noteRequestCompletion`);
+    /// each attempt's cost and the Hystrix timeout follow [`AttemptCosts::attempt`]. Every
+    /// attempt is reported to `out` as it is made, with its connect-timeout delay if any.
+    pub fn request(
+        &mut self,
+        (next_servers, same_server): (u32, u32),
+        costs: AttemptCosts,
+        now_ms: u64,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        out: &mut impl AttemptOutput,
+    ) -> RequestOutcome {
+        let breaker = self.breaker;
+        let mut spent_ms = 0;
+        let mut outcome = RequestOutcome::default();
+        for _ in 0..next_servers {
+            let Some(lb) = self.lb.as_mut() else {
+                out.no_server();
+                return RequestOutcome::default();
+            };
+            let Some(server) = lb.choose_available(&breaker, now_ms) else {
+                out.no_server();
+                return RequestOutcome::default();
+            };
+            outcome.first.get_or_insert(server);
+            for _ in 0..same_server {
+                let answered = answer(server);
+                let dead = !answered.accepts();
+                let attempted = costs.attempt(&mut spent_ms, answered);
+                if dead {
+                    let times = u64::from(breaker.failures_per_refusal);
+                    lb.stats.note_failures(server, times, now_ms);
+                } else {
+                    lb.stats.note_success(server);
+                }
+                out.attempt(server, dead);
+                if attempted.delay_ms > 0 {
+                    out.connect_timeout(server, attempted.delay_ms);
+                }
+                if !dead {
+                    outcome.accepted = Some(server);
+                    return outcome;
+                }
+                if attempted.gave_up {
+                    outcome.failed = true;
+                    return outcome;
+                }
+            }
+        }
+        outcome.failed = outcome.first.is_some();
+        outcome
+    }
+}
 
 /// Ribbon's `DynamicServerListLoadBalancer` with `ZoneAvoidanceRule` in a single zone: the
 /// server list, the round-robin cursor and the per-server circuit-breaker stats.
@@ -21,7 +264,7 @@ pub struct RibbonLoadBalancer {
     /// `LoadBalancerStats`' `ServerStats`, by process.
     pub stats: ServerStatsTable,
     /// Scratch: the eligible servers of the current pick.
-    pub(in crate::eureka) eligible: Vec<ProcessId>,
+    eligible: Vec<ProcessId>,
 }
 
 impl RibbonLoadBalancer {
@@ -81,5 +324,248 @@ impl RibbonLoadBalancer {
         };
         self.eligible = eligible;
         chosen
+    }
+
+    /// Batched mode: `requests` requests while every server the availability filter keeps at
+    /// `now_ms` accepts (`chooseRoundRobinAfterFiltering` over the kept servers, every one when
+    /// nobody has failures): the one cursor moves over the kept servers, and each server picked
+    /// gets a response, which clears its failure count
+    /// (`ServerStats#clearSuccessiveConnectionFailureCount`). Returns the kept servers and the
+    /// position of the first pick among them. At least one server must be kept.
+    pub fn serve_kept(
+        &mut self,
+        breaker: &CircuitBreaker,
+        now_ms: u64,
+        requests: u64,
+    ) -> (&[ProcessId], usize) {
+        if self.stats.any_failures() {
+            eligible_servers(
+                breaker,
+                &self.stats,
+                &self.servers,
+                now_ms,
+                &mut self.eligible,
+            );
+        } else {
+            self.eligible.clear();
+            self.eligible.extend_from_slice(&self.servers);
+        }
+        let m = self.eligible.len();
+        let start = first_pick(self.next_index, m);
+        self.next_index = ((start as u64 + requests) % m as u64) as usize;
+        if self.stats.any_failures() {
+            for i in 0..requests.min(m as u64) as usize {
+                self.stats.note_success(self.eligible[(start + i) % m]);
+            }
+        }
+        (&self.eligible, start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::circuit_breaker::REFUSAL_RECORDED_AFTER_MS;
+    use super::*;
+    use crate::eureka::route::AttemptEffect;
+
+    const BREAKER: CircuitBreaker = CircuitBreaker {
+        enabled: true,
+        threshold: 3,
+        factor_s: 10,
+        max_s: 30,
+        failures_per_refusal: 2,
+    };
+
+    fn listed(new: &[ProcessId], old: &[ProcessId]) -> RibbonEffect {
+        RibbonEffect::ListChanged {
+            old: old.to_vec(),
+            new: new.to_vec(),
+        }
+    }
+
+    /// A Ribbon whose load balancer was created over `servers` (all UP), its effects dropped.
+    fn created(servers: &[ProcessId]) -> Ribbon {
+        let mut ribbon = Ribbon::new(BREAKER);
+        let up = |_: ProcessId| true;
+        let client = ClientLists {
+            up_list: servers,
+            is_up: &up,
+        };
+        ribbon.create(&RibbonConfig::default(), client, &mut Vec::new());
+        ribbon
+    }
+
+    /// `DynamicServerListLoadBalancer#updateListOfServers` through
+    /// `DiscoveryEnabledNIWSServerList#obtainServersViaDiscovery`: only instances whose status
+    /// is UP in the client's cache are kept, in the client's order. The constructor updates at
+    /// once and arms `PollingServerListUpdater`'s first run 1 s later.
+    #[test]
+    fn refresh_keeps_only_instances_up_in_the_client_cache() {
+        let mut ribbon = Ribbon::new(BREAKER);
+        let not_2 = |q: ProcessId| q != 2;
+        let client = ClientLists {
+            up_list: &[1, 2, 3],
+            is_up: &not_2,
+        };
+        let mut out = Vec::new();
+        ribbon.create(&RibbonConfig::default(), client, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 3], &[]),
+                RibbonEffect::ScheduleRefresh {
+                    delay_ms: RIBBON_FIRST_REFRESH_MS,
+                    generation: 1,
+                },
+            ]
+        );
+        assert_eq!(ribbon.lb().unwrap().servers, [1, 3]);
+    }
+
+    /// `PollingServerListUpdater`: each run updates the list and runs again
+    /// `ServerListRefreshInterval` (30 s) later; a timer of an earlier load balancer (or
+    /// generation) does nothing, and a re-created load balancer starts a new one.
+    #[test]
+    fn polling_updater_rearms_and_drops_stale_timers() {
+        let config = RibbonConfig::default();
+        let mut ribbon = created(&[1, 2]);
+        let up = |_: ProcessId| true;
+        let client = ClientLists {
+            up_list: &[2, 4],
+            is_up: &up,
+        };
+        let mut out = Vec::new();
+        ribbon.on_refresh(1, &config, client, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[2, 4], &[1, 2]),
+                RibbonEffect::ScheduleRefresh {
+                    delay_ms: 30_000,
+                    generation: 1,
+                },
+            ]
+        );
+        out.clear();
+        ribbon.on_refresh(0, &config, client, &mut out);
+        assert!(out.is_empty());
+        ribbon.create(&config, client, &mut out);
+        out.clear();
+        ribbon.on_refresh(1, &config, client, &mut out);
+        assert!(out.is_empty());
+        assert!(ribbon.refresh_is_current(2));
+    }
+
+    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): no timer; every
+    /// `CacheRefreshedEvent` of a created load balancer runs one update. The polling updater
+    /// ignores the event.
+    #[test]
+    fn notification_updater_follows_cache_refreshes_without_a_timer() {
+        let notified = RibbonConfig {
+            eureka_notification_updater: true,
+            ..RibbonConfig::default()
+        };
+        let up = |_: ProcessId| true;
+        let client = ClientLists {
+            up_list: &[7],
+            is_up: &up,
+        };
+        let mut ribbon = Ribbon::new(BREAKER);
+        assert!(!ribbon.follows_cache_refreshed(&notified));
+        let mut out = Vec::new();
+        ribbon.create(&notified, client, &mut out);
+        assert_eq!(out, [listed(&[7], &[])]);
+        out.clear();
+        ribbon.on_cache_refreshed(&notified, client, &mut out);
+        assert_eq!(out, [listed(&[7], &[7])]);
+        out.clear();
+        let mut polling = created(&[7]);
+        polling.on_cache_refreshed(&RibbonConfig::default(), client, &mut out);
+        assert!(out.is_empty());
+    }
+
+    /// One request with a next-server retry: the cursor picks 1 (refused: two failures on
+    /// record for a RestTemplate with spring-retry, stamped at the refusal's record
+    /// `REFUSAL_RECORDED_AFTER_MS` later; below the threshold of 3, so not tripped), then the
+    /// next-server retry moves the cursor on to 2, which accepts.
+    #[test]
+    fn request_retries_the_next_server_and_records_the_refusal() {
+        let mut ribbon = created(&[1, 2]);
+        let refuses_1 = |p: ProcessId| {
+            if p == 1 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let mut out: Vec<AttemptEffect> = Vec::new();
+        let outcome = ribbon.request((2, 1), AttemptCosts::default(), 5_000, &refuses_1, &mut out);
+        assert_eq!(
+            out,
+            [
+                AttemptEffect::Attempt {
+                    process: 1,
+                    dead: true
+                },
+                AttemptEffect::Attempt {
+                    process: 2,
+                    dead: false
+                },
+            ]
+        );
+        assert_eq!(outcome.accepted(), Some(2));
+        assert_eq!(outcome.failed_first(), None);
+        let stats = ribbon.lb().unwrap().stats.get(1);
+        assert_eq!(stats.successive_failures, 2);
+        assert_eq!(stats.last_failure_ms, 5_000 + REFUSAL_RECORDED_AFTER_MS);
+    }
+
+    /// A vanished host costs the connect timeout (`AttemptCosts::attempt`) and, with nothing
+    /// else to try, the request fails on its first-chosen server; an empty list has no server.
+    #[test]
+    fn request_reports_connect_timeouts_and_no_server() {
+        let mut ribbon = created(&[4]);
+        let vanished = |_: ProcessId| Answer::TimesOut;
+        let costs = AttemptCosts {
+            connect_timeout_ms: 1_000,
+            hystrix_timeout_ms: None,
+        };
+        let mut out: Vec<AttemptEffect> = Vec::new();
+        let outcome = ribbon.request((1, 1), costs, 0, &vanished, &mut out);
+        assert_eq!(
+            out,
+            [
+                AttemptEffect::Attempt {
+                    process: 4,
+                    dead: true
+                },
+                AttemptEffect::ConnectTimeout {
+                    process: 4,
+                    delay_ms: 1_000
+                },
+            ]
+        );
+        assert_eq!(outcome.failed_first(), Some(4));
+        let mut empty = created(&[]);
+        out.clear();
+        let outcome = empty.request((2, 1), costs, 0, &vanished, &mut out);
+        assert_eq!(out, [AttemptEffect::NoServer]);
+        assert_eq!(outcome, RequestOutcome::default());
+    }
+
+    /// Batched requests while every kept server accepts (`chooseRoundRobinAfterFiltering`):
+    /// 2 is tripped (3 failures at 10 s: blackout 10 s, to 20.001 s), so [1, 3] are kept; three
+    /// requests from cursor 0 go to 1, 3, 1, leave the cursor at 3 % 2 = 1 and clear 1's single
+    /// failure; 2 keeps its count.
+    #[test]
+    fn serve_kept_walks_the_kept_servers_and_clears_their_failures() {
+        let mut lb = RibbonLoadBalancer::with_cursor(vec![1, 2, 3], 0);
+        lb.stats.note_failures(2, 3, 10_000);
+        lb.stats.note_failures(1, 1, 10_000);
+        let (kept, start) = lb.serve_kept(&BREAKER, 15_000, 3);
+        assert_eq!((kept, start), (&[1, 3][..], 0));
+        assert_eq!(lb.cursor(), 1);
+        assert_eq!(lb.stats.get(1).successive_failures, 0);
+        assert_eq!(lb.stats.get(2).successive_failures, 3);
     }
 }

@@ -14,34 +14,32 @@
 
 use std::collections::HashMap;
 
-use crate::scenario::CallPolicy;
+use crate::engine::RngStream;
+use crate::scenario::{CallPolicy, LoadBalancerConfig, SupplierKind};
 
 use super::super::ids::ProcessId;
+use super::arrivals::Arrivals;
 use super::attempt::{Answer, AttemptCosts};
+use super::inflight::Accepted;
+use super::{AttemptEffect, AttemptOutput, RequestOutcome};
 
 /// `RoundRobinLoadBalancer` and its instance-list supplier for one called service.
 #[derive(Debug)]
 pub struct SpringLoadBalancer {
     /// `RoundRobinLoadBalancer#position`, seeded `new Random().nextInt(1000)`.
-    pub(in crate::eureka) position: u64,
+    position: u64,
     /// The list the round robin chooses from (the cached list, the health-checked list, or the
     /// Eureka client's list when caching is off).
-    pub servers: Vec<ProcessId>,
-    /// Caching supplier: when the cached list was written (`None`: nothing valid is cached).
-    pub(in crate::eureka) written_ms: Option<u64>,
+    servers: Vec<ProcessId>,
+    /// Caching supplier: when the cached list expires, `ttl` after it was written (`None`:
+    /// nothing valid is cached).
+    expires_ms: Option<u64>,
     /// Health-check supplier: the instances it checks (the first list, or the last refetched).
-    pub(in crate::eureka) checked: Vec<ProcessId>,
+    checked: Vec<ProcessId>,
     /// Guards this balancer's timers.
-    pub(in crate::eureka) generation: u32,
+    generation: u32,
     /// Batched mode: the instant (µs) of the request that will find the cache expired.
-    pub(in crate::eureka) pending_miss_us: Option<f64>,
-}
-
-impl SpringLoadBalancer {
-    /// Batched mode: the cache is empty and the request that will read it is scheduled.
-    pub fn miss_pending(&self) -> bool {
-        self.pending_miss_us.is_some()
-    }
+    pending_miss_us: Option<f64>,
 }
 
 /// The timers of a Spring Cloud LoadBalancer.
@@ -57,17 +55,453 @@ pub enum SpringTimer {
     Refetch,
 }
 
+/// What a Spring Cloud LoadBalancer rule reads of its caller at one instant.
+pub struct SpringInputs<'a> {
+    pub now_ms: u64,
+    /// Batched request counting: the cache's expiry is a timer and the request that finds it
+    /// expired is drawn ahead (module doc); per-request mode checks the entry at each request.
+    pub batched: bool,
+    /// The caller's `spring.cloud.loadbalancer.*` settings.
+    pub config: &'a LoadBalancerConfig,
+    /// The caller's retries ([`CallPolicy`]) and what an attempt costs.
+    pub policy: &'a CallPolicy,
+    pub costs: AttemptCosts,
+    /// The Eureka client's UP list of the called app (`DiscoveryClientServiceInstanceListSupplier`
+    /// → `EurekaDiscoveryClient#getInstances`, from the client's local cache).
+    pub client_list: &'a [ProcessId],
+    /// How each instance answers a connection; its `/actuator/health` answers exactly when it
+    /// accepts.
+    pub answer: &'a dyn Fn(ProcessId) -> Answer,
+}
+
+/// The route's request stream, for the rules that wait for a request: the position's seed and,
+/// in batched mode, the request that will find the cache expired.
+pub struct Traffic<'a> {
+    /// The route's own random stream.
+    pub rng: &'a mut RngStream,
+    /// The route's arrivals (`None`: no traffic).
+    pub arrivals: Option<&'a mut Arrivals>,
+    /// Batched mode: requests after this instant (µs) are not yet counted (`None`: none is
+    /// counted until the pending miss's request, which is handled singly).
+    pub count_from_us: &'a mut Option<f64>,
+}
+
+/// What a Spring Cloud LoadBalancer rule asks of the world, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpringEffect {
+    /// The supplier (re)read its list: `old` was replaced by `new` (observed as a refresh and
+    /// the instances that entered and left).
+    ListChanged {
+        old: Vec<ProcessId>,
+        new: Vec<ProcessId>,
+    },
+    /// Arm `timer` `delay_ms` from now, guarded by `generation`.
+    Schedule {
+        delay_ms: u64,
+        timer: SpringTimer,
+        generation: u32,
+    },
+    /// An attempt of the request at hand (observed one by one).
+    Attempt(AttemptEffect),
+    /// Batched mode: the request at `at_us` that found the cache expired went through the
+    /// balancer singly (kept for the in-flight count, observed if it failed).
+    Served { at_us: f64, outcome: RequestOutcome },
+}
+
+impl AttemptOutput for Vec<SpringEffect> {
+    fn no_server(&mut self) {
+        self.push(SpringEffect::Attempt(AttemptEffect::NoServer));
+    }
+
+    fn attempt(&mut self, process: ProcessId, dead: bool) {
+        self.push(SpringEffect::Attempt(AttemptEffect::Attempt {
+            process,
+            dead,
+        }));
+    }
+
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
+        self.push(SpringEffect::Attempt(AttemptEffect::ConnectTimeout {
+            process,
+            delay_ms,
+        }));
+    }
+}
+
+impl SpringLoadBalancer {
+    /// The balancer's creation at the first request (`LoadBalancerClientFactory` creates the
+    /// child context lazily): the position is seeded from the route's stream, the supplier
+    /// reads its first list, and the health-check supplier starts its rounds. `request_us` is
+    /// the instant of the request that creates it.
+    pub fn create(
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        request_us: f64,
+        out: &mut Vec<SpringEffect>,
+    ) -> SpringLoadBalancer {
+        let mut lb = SpringLoadBalancer {
+            position: traffic.rng.below(1000),
+            servers: Vec::new(),
+            expires_ms: None,
+            checked: Vec::new(),
+            generation: 0,
+            pending_miss_us: None,
+        };
+        let config = cx.config;
+        match config.configurations {
+            SupplierKind::Default => {
+                lb.set_list(cx.client_list.to_vec(), out);
+                if config.cache_enabled {
+                    lb.cache_written(cx, traffic, request_us, out);
+                }
+            }
+            SupplierKind::HealthCheck => {
+                lb.checked = cx.client_list.to_vec();
+                if config.health_check_initial_delay_ms == 0 {
+                    lb.health_check_round(cx, out);
+                    lb.schedule(
+                        config.health_check_interval_ms,
+                        SpringTimer::HealthCheck,
+                        out,
+                    );
+                } else {
+                    // Nothing is checked yet: the first list is used as it is.
+                    lb.set_list(lb.checked.clone(), out);
+                    lb.schedule(
+                        config.health_check_initial_delay_ms,
+                        SpringTimer::HealthCheck,
+                        out,
+                    );
+                }
+                if config.refetch_instances {
+                    lb.schedule(
+                        config.refetch_instances_interval_ms,
+                        SpringTimer::Refetch,
+                        out,
+                    );
+                }
+            }
+        }
+        lb
+    }
+
+    /// `simulation.start = "steady"`: the balancer as after a long run with traffic. The
+    /// caching supplier's entry was written by the first request after its previous expiry, so
+    /// it expires at a uniform phase of the ttl (drawn from the route's stream); the health-check
+    /// supplier's rounds and refetches run at uniform phases of their intervals, over the
+    /// client's list, checked once now. The position comes from the route's stream, as at
+    /// creation (its value modulo the list size is what matters).
+    pub fn create_steady(
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) -> SpringLoadBalancer {
+        let mut lb = SpringLoadBalancer {
+            position: traffic.rng.below(1000),
+            servers: Vec::new(),
+            expires_ms: None,
+            checked: Vec::new(),
+            generation: 0,
+            pending_miss_us: None,
+        };
+        let config = cx.config;
+        let phase = |rng: &mut RngStream, period: u64| rng.between(1, period.max(1));
+        match config.configurations {
+            SupplierKind::Default => {
+                lb.set_list(cx.client_list.to_vec(), out);
+                if config.cache_enabled && !lb.servers.is_empty() {
+                    let expires_in = phase(traffic.rng, config.cache_ttl_ms);
+                    lb.expires_ms = Some(cx.now_ms + expires_in);
+                    if cx.batched {
+                        lb.schedule(expires_in, SpringTimer::CacheExpired, out);
+                    }
+                }
+            }
+            SupplierKind::HealthCheck => {
+                lb.checked = cx.client_list.to_vec();
+                lb.health_check_round(cx, out);
+                let next = phase(traffic.rng, config.health_check_interval_ms);
+                lb.schedule(next, SpringTimer::HealthCheck, out);
+                if config.refetch_instances {
+                    let next = phase(traffic.rng, config.refetch_instances_interval_ms);
+                    lb.schedule(next, SpringTimer::Refetch, out);
+                }
+            }
+        }
+        lb
+    }
+
+    /// The list the round robin chooses from.
+    pub fn servers(&self) -> &[ProcessId] {
+        &self.servers
+    }
+
+    /// Batched mode: the cache is empty and the request that will read it is scheduled.
+    pub fn miss_pending(&self) -> bool {
+        self.pending_miss_us.is_some()
+    }
+
+    /// Whether a timer armed with `generation` is still this balancer's.
+    pub fn is_current(&self, generation: u32) -> bool {
+        self.generation == generation
+    }
+
+    /// A timer fired (a stale one does nothing): the cache entry expired (batched mode: the
+    /// next request is drawn and waited for), that request arrived (it re-reads the list, goes
+    /// through the balancer and the new entry is written), a health-check round, or a refetch
+    /// of the instances to check (a new list starts a new health-check flux on it at once).
+    pub fn on_timer(
+        &mut self,
+        generation: u32,
+        timer: SpringTimer,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        if !self.is_current(generation) {
+            return;
+        }
+        let config = cx.config;
+        match timer {
+            SpringTimer::CacheExpired => {
+                self.pend_cache_miss(cx, traffic, cx.now_ms as f64 * 1000.0, out);
+            }
+            SpringTimer::CacheMiss => {
+                let Some(at) = self.pending_miss_us.take() else {
+                    return;
+                };
+                self.set_list(cx.client_list.to_vec(), out);
+                let outcome = self.request(cx, traffic, out);
+                out.push(SpringEffect::Served { at_us: at, outcome });
+                *traffic.count_from_us = Some(at);
+                self.cache_written(cx, traffic, at, out);
+            }
+            SpringTimer::HealthCheck => {
+                self.health_check_round(cx, out);
+                self.schedule(
+                    config.health_check_interval_ms,
+                    SpringTimer::HealthCheck,
+                    out,
+                );
+            }
+            SpringTimer::Refetch => {
+                self.checked = cx.client_list.to_vec();
+                // A new list starts a new health-check flux on it at once.
+                self.health_check_round(cx, out);
+                self.schedule(
+                    config.refetch_instances_interval_ms,
+                    SpringTimer::Refetch,
+                    out,
+                );
+            }
+        }
+    }
+
+    /// Whether the balancer reads the Eureka client's list at every request
+    /// (`cache.enabled = false` with the default supplier), and so follows its new lists at once.
+    pub fn follows_client_lists(config: &LoadBalancerConfig) -> bool {
+        !config.cache_enabled && config.configurations == SupplierKind::Default
+    }
+
+    /// The Eureka client has new lists: a balancer without cache reads them at once
+    /// ([`SpringLoadBalancer::follows_client_lists`]).
+    pub fn on_client_lists_changed(&mut self, cx: &SpringInputs<'_>, out: &mut Vec<SpringEffect>) {
+        if Self::follows_client_lists(cx.config) {
+            self.set_list(cx.client_list.to_vec(), out);
+        }
+    }
+
+    /// One request now through `RoundRobinLoadBalancer` with the retry policy ([`walk_one`]);
+    /// in per-request mode the caching supplier first re-reads a stale entry
+    /// ([`SpringLoadBalancer::refresh_if_stale`]). Reports to `out` that nothing was chosen, or
+    /// every refused or timed-out attempt in order and then the connect-timeout delay waited on
+    /// each instance.
+    pub fn request(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) -> RequestOutcome {
+        if !cx.batched {
+            self.refresh_if_stale(cx, traffic, out);
+        }
+        let retries = Retries::of(cx.policy);
+        let walked = walk_one(
+            &mut self.position,
+            &self.servers,
+            cx.answer,
+            retries,
+            cx.costs,
+        );
+        if walked.first.is_none() {
+            out.no_server();
+            return RequestOutcome::default();
+        }
+        for &p in &walked.refused {
+            out.attempt(p, true);
+        }
+        for &(process, delay_ms) in &walked.delays {
+            out.connect_timeout(process, delay_ms);
+        }
+        RequestOutcome {
+            first: walked.first,
+            failed: walked.failed,
+            accepted: walked.accepted,
+        }
+    }
+
+    /// Batched mode: which instance accepts each request from the current position over the
+    /// constant list (for the in-flight count): [`walk_one`]'s course depends only on the
+    /// position modulo [`Retries::period`].
+    pub fn accepted_walk(
+        &self,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        policy: &CallPolicy,
+        costs: AttemptCosts,
+    ) -> Accepted {
+        let retries = Retries::of(policy);
+        let servers = &self.servers;
+        Accepted::walk(self.position, retries.period(servers.len()), |pos| {
+            walk_one(pos, servers, answer, retries, costs).accepted
+        })
+    }
+
+    /// Batched mode: `requests` requests over the constant, non-empty list. `None` when every
+    /// instance accepts: only the position moves (`incrementAndGet` per request, not with a
+    /// single instance); otherwise what [`walk_many`] counts.
+    pub fn walk_requests(
+        &mut self,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        policy: &CallPolicy,
+        costs: AttemptCosts,
+        requests: u64,
+    ) -> Option<ManyWalked> {
+        if self.servers.iter().all(|&p| answer(p).accepts()) {
+            if self.servers.len() > 1 {
+                self.position += requests;
+            }
+            return None;
+        }
+        let retries = Retries::of(policy);
+        Some(walk_many(
+            &mut self.position,
+            &self.servers,
+            answer,
+            retries,
+            costs,
+            requests,
+        ))
+    }
+
+    fn set_list(&mut self, fresh: Vec<ProcessId>, out: &mut Vec<SpringEffect>) {
+        let old = std::mem::replace(&mut self.servers, fresh.clone());
+        out.push(SpringEffect::ListChanged { old, new: fresh });
+    }
+
+    fn schedule(&self, delay_ms: u64, timer: SpringTimer, out: &mut Vec<SpringEffect>) {
+        out.push(SpringEffect::Schedule {
+            delay_ms,
+            timer,
+            generation: self.generation,
+        });
+    }
+
+    /// `CachingServiceInstanceListSupplier` wrote the list now; an empty list is not kept (it
+    /// counts as a miss), so the next request reads again. Batched mode arms the expiry
+    /// (per-request mode checks at each request); `request_us` is the instant of the request
+    /// that read the list.
+    fn cache_written(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        request_us: f64,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        let ttl = cx.config.cache_ttl_ms;
+        self.expires_ms = (!self.servers.is_empty()).then_some(cx.now_ms + ttl);
+        if !cx.batched {
+            return;
+        }
+        if self.expires_ms.is_some() {
+            self.schedule(cx.config.cache_ttl_ms, SpringTimer::CacheExpired, out);
+        } else {
+            self.pend_cache_miss(cx, traffic, request_us, out);
+        }
+    }
+
+    /// Batched mode: nothing valid is cached from `from_us` on, so the next request re-reads
+    /// the list. Draws that request and schedules the miss at it; no request is counted before
+    /// it (none arrives in between, by construction).
+    fn pend_cache_miss(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        from_us: f64,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        *traffic.count_from_us = None;
+        let Some(arrivals) = traffic.arrivals.as_deref_mut() else {
+            return;
+        };
+        let Some(at) = arrivals.next_within(traffic.rng, from_us, f64::INFINITY) else {
+            return;
+        };
+        self.pending_miss_us = Some(at);
+        self.expires_ms = None;
+        let at_ms = ((at / 1000.0) as u64).max(cx.now_ms);
+        self.schedule(at_ms - cx.now_ms, SpringTimer::CacheMiss, out);
+    }
+
+    /// `HealthCheckServiceInstanceListSupplier#healthCheckFlux`: every checked instance whose
+    /// `/actuator/health` answers is kept. A process that does not accept connections fails
+    /// its check; one that was taken out of Eureka but still serves passes it (the health
+    /// endpoint knows nothing of Eureka's status).
+    fn health_check_round(&mut self, cx: &SpringInputs<'_>, out: &mut Vec<SpringEffect>) {
+        let healthy: Vec<ProcessId> = self
+            .checked
+            .iter()
+            .copied()
+            .filter(|&p| (cx.answer)(p).accepts())
+            .collect();
+        self.set_list(healthy, out);
+    }
+
+    /// Per-request mode: the caching supplier re-reads an expired or empty entry (Caffeine's
+    /// `expireAfterWrite`: expired from `written + ttl` on); without the cache every request
+    /// reads the Eureka client's list.
+    fn refresh_if_stale(
+        &mut self,
+        cx: &SpringInputs<'_>,
+        traffic: &mut Traffic<'_>,
+        out: &mut Vec<SpringEffect>,
+    ) {
+        let config = cx.config;
+        if config.configurations != SupplierKind::Default {
+            return;
+        }
+        let stale = !config.cache_enabled
+            || self.servers.is_empty()
+            || self.expires_ms.is_none_or(|e| cx.now_ms >= e);
+        if stale {
+            self.set_list(cx.client_list.to_vec(), out);
+            if config.cache_enabled {
+                self.cache_written(cx, traffic, cx.now_ms as f64 * 1000.0, out);
+            }
+        }
+    }
+}
+
 /// What one request did to the round robin and the instances.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(in crate::eureka) struct Walked {
-    pub(in crate::eureka) first: Option<ProcessId>,
-    pub(in crate::eureka) failed: bool,
+struct Walked {
+    first: Option<ProcessId>,
+    failed: bool,
     /// The instance that accepted the request.
-    pub(in crate::eureka) accepted: Option<ProcessId>,
+    accepted: Option<ProcessId>,
     /// Refused or timed-out attempts, in order.
-    pub(in crate::eureka) refused: Vec<ProcessId>,
+    refused: Vec<ProcessId>,
     /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
-    pub(in crate::eureka) delays: Vec<(ProcessId, u64)>,
+    delays: Vec<(ProcessId, u64)>,
 }
 
 /// Adds `count` to `key`'s entry of a small association list.
@@ -85,14 +519,14 @@ fn add_to(list: &mut Vec<(ProcessId, u64)>, key: ProcessId, count: u64) {
 /// none unless the caller's stack retries at all (`CallerConfig::policy`: a RestTemplate or
 /// Feign with spring-retry, a WebClient with `retry.enabled = true` set; FACTS.md §14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::eureka) struct Retries {
+struct Retries {
     servers: u32,
     same: u32,
     avoid_previous: bool,
 }
 
 impl Retries {
-    pub(in crate::eureka) fn of(policy: &CallPolicy) -> Retries {
+    fn of(policy: &CallPolicy) -> Retries {
         Retries {
             servers: policy.servers,
             same: policy.same,
@@ -102,7 +536,7 @@ impl Retries {
 
     /// The round-robin state that decides a request: the position modulo every list size a
     /// request may choose from (the list, and the list without the instance just tried).
-    pub(in crate::eureka) fn period(self, n: usize) -> u64 {
+    fn period(self, n: usize) -> u64 {
         let n = n as u64;
         if self.avoid_previous && self.servers > 1 && n > 2 {
             n * (n - 1)
@@ -140,7 +574,7 @@ fn choose(position: &mut u64, servers: &[ProcessId], skip: Option<usize>) -> Opt
 /// instances other than the one just tried, unless none would be left. Each attempt costs what
 /// [`AttemptCosts::attempt`] says (a connect timeout on a vanished host; a Hystrix timeout ends
 /// the request).
-pub(in crate::eureka) fn walk_one(
+fn walk_one(
     position: &mut u64,
     servers: &[ProcessId],
     answer: &dyn Fn(ProcessId) -> Answer,
@@ -198,7 +632,7 @@ pub(in crate::eureka) struct ManyWalked {
 /// on the position modulo [`Retries::period`], so the walk of positions is eventually periodic
 /// and is summed over its cycle instead of request by request once it repeats. (The position is
 /// taken as it is, without `choose`'s 31-bit mask: exact until a route has made 2^31 choices.)
-pub(in crate::eureka) fn walk_many(
+fn walk_many(
     position: &mut u64,
     servers: &[ProcessId],
     answer: &dyn Fn(ProcessId) -> Answer,
@@ -413,5 +847,373 @@ mod tests {
                 }
             }
         }
+    }
+
+    // The suppliers driven alone: what each rule reads is given, the effects are compared.
+
+    use crate::engine::StreamFactory;
+
+    /// A caller without retries (`CallerConfig::policy` for a stack that does not retry).
+    const NO_RETRY: CallPolicy = CallPolicy {
+        servers: 1,
+        same: 1,
+        avoid_previous: false,
+        failures_per_refusal: 1,
+        zuul_hystrix: false,
+        retrier: None,
+    };
+
+    fn accepts(_: ProcessId) -> Answer {
+        Answer::Accepts
+    }
+
+    fn inputs<'a>(
+        now_ms: u64,
+        batched: bool,
+        config: &'a LoadBalancerConfig,
+        client_list: &'a [ProcessId],
+        answer: &'a dyn Fn(ProcessId) -> Answer,
+    ) -> SpringInputs<'a> {
+        SpringInputs {
+            now_ms,
+            batched,
+            config,
+            policy: &NO_RETRY,
+            costs: AttemptCosts::default(),
+            client_list,
+            answer,
+        }
+    }
+
+    /// A route's request stream: one request a second on a fixed grid from `first_us`.
+    struct Stream {
+        rng: RngStream,
+        arrivals: Option<Arrivals>,
+        count_from_us: Option<f64>,
+    }
+
+    impl Stream {
+        fn fixed(first_us: f64) -> Stream {
+            let mut arrivals = Arrivals::new(1.0, true).unwrap();
+            arrivals.anchor(first_us);
+            Stream {
+                rng: StreamFactory::new(1).stream("route/test"),
+                arrivals: Some(arrivals),
+                count_from_us: None,
+            }
+        }
+
+        fn traffic(&mut self) -> Traffic<'_> {
+            Traffic {
+                rng: &mut self.rng,
+                arrivals: self.arrivals.as_mut(),
+                count_from_us: &mut self.count_from_us,
+            }
+        }
+    }
+
+    fn listed(new: &[ProcessId], old: &[ProcessId]) -> SpringEffect {
+        SpringEffect::ListChanged {
+            old: old.to_vec(),
+            new: new.to_vec(),
+        }
+    }
+
+    fn timer(delay_ms: u64, timer: SpringTimer) -> SpringEffect {
+        SpringEffect::Schedule {
+            delay_ms,
+            timer,
+            generation: 0,
+        }
+    }
+
+    /// `CachingServiceInstanceListSupplier` with Caffeine's `expireAfterWrite` (FACTS.md §9):
+    /// written at the first request (1 s), the entry holds until 1 + 35 s and is expired from
+    /// then on, so a request at 35.999 s uses it and one at 36 s re-reads the client's list,
+    /// which writes the entry again (expired from 71 s).
+    #[test]
+    fn cache_entry_expires_ttl_after_its_write() {
+        let config = LoadBalancerConfig::default();
+        let mut stream = Stream::fixed(1_000_000.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, false, &config, &[1, 2, 3], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(out, [listed(&[1, 2, 3], &[])]);
+        // The client's list changes; the cache does not see it before the expiry.
+        for (now_ms, expected) in [
+            (35_999, vec![]),
+            (36_000, vec![listed(&[1, 2], &[1, 2, 3])]),
+            (70_999, vec![]),
+            (71_000, vec![listed(&[1, 2], &[1, 2])]),
+        ] {
+            out.clear();
+            let cx = inputs(now_ms, false, &config, &[1, 2], &accepts);
+            lb.request(&cx, &mut stream.traffic(), &mut out);
+            let lists: Vec<_> = out
+                .iter()
+                .filter(|e| matches!(e, SpringEffect::ListChanged { .. }))
+                .cloned()
+                .collect();
+            assert_eq!(lists, expected, "at {now_ms} ms");
+        }
+    }
+
+    /// An empty list is not kept (the supplier caches only a non-empty list, FACTS.md §9): per
+    /// request, the next request reads again; batched, no expiry is armed and the next request
+    /// (the fixed grid's next instant, 2.0005 s) is waited for, with nothing counted meanwhile.
+    #[test]
+    fn an_empty_list_is_not_cached() {
+        let config = LoadBalancerConfig::default();
+        let mut stream = Stream::fixed(1_000_500.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, false, &config, &[], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1_000_500.0, &mut out);
+        assert_eq!(lb.expires_ms, None);
+        out.clear();
+        let cx = inputs(1_001, false, &config, &[5], &accepts);
+        lb.request(&cx, &mut stream.traffic(), &mut out);
+        assert_eq!(out[0], listed(&[5], &[]));
+        // Written at 1.001 s, expires ttl = 35 s later.
+        assert_eq!(lb.expires_ms, Some(36_001));
+
+        let mut out = Vec::new();
+        stream.count_from_us = Some(0.0);
+        let cx = inputs(1_000, true, &config, &[], &accepts);
+        let lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1_000_500.0, &mut out);
+        assert_eq!(
+            out,
+            [listed(&[], &[]), timer(1_000, SpringTimer::CacheMiss)]
+        );
+        assert_eq!(lb.pending_miss_us, Some(2_000_500.0));
+        assert!(lb.miss_pending());
+        assert_eq!(stream.count_from_us, None);
+    }
+
+    /// Batched mode (module doc): the expiry is a timer `ttl` after the write; at it the next
+    /// request is drawn (on the fixed grid from 1.0005 s, counted up to 36 s: 36.0005 s) and the
+    /// miss is scheduled in its millisecond; the miss re-reads the list, sends that request
+    /// through the round robin (position 0 + 1 over [2, 3] picks 3, which refuses: without
+    /// retries the request fails), counts again from it and writes the entry.
+    #[test]
+    fn batched_expiry_waits_for_the_request_that_finds_it() {
+        let config = LoadBalancerConfig::default();
+        let mut stream = Stream::fixed(1_000_500.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, true, &config, &[1, 2], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1_000_500.0, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 2], &[]),
+                timer(35_000, SpringTimer::CacheExpired)
+            ]
+        );
+        // The world counts the requests up to the timer's instant first.
+        let arrivals = stream.arrivals.as_mut().unwrap();
+        assert_eq!(
+            arrivals.count(&mut stream.rng, 1_000_500.0, 36e6).requests,
+            34
+        );
+        stream.count_from_us = Some(36e6);
+        out.clear();
+        let cx = inputs(36_000, true, &config, &[1, 2], &accepts);
+        lb.on_timer(
+            0,
+            SpringTimer::CacheExpired,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert_eq!(out, [timer(0, SpringTimer::CacheMiss)]);
+        assert_eq!(lb.pending_miss_us, Some(36_000_500.0));
+        assert_eq!(stream.count_from_us, None);
+
+        out.clear();
+        lb.position = 0;
+        let refuses_3 = |p: ProcessId| {
+            if p == 3 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(36_000, true, &config, &[2, 3], &refuses_3);
+        lb.on_timer(
+            0,
+            SpringTimer::CacheMiss,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        let outcome = RequestOutcome {
+            first: Some(3),
+            failed: true,
+            accepted: None,
+        };
+        assert_eq!(
+            out,
+            [
+                listed(&[2, 3], &[1, 2]),
+                SpringEffect::Attempt(AttemptEffect::Attempt {
+                    process: 3,
+                    dead: true
+                }),
+                SpringEffect::Served {
+                    at_us: 36_000_500.0,
+                    outcome
+                },
+                timer(35_000, SpringTimer::CacheExpired),
+            ]
+        );
+        assert_eq!(stream.count_from_us, Some(36_000_500.0));
+        assert_eq!(lb.expires_ms, Some(71_000));
+        assert!(!lb.miss_pending());
+    }
+
+    /// `HealthCheckServiceInstanceListSupplier#healthCheckFlux` (FACTS.md §9): each round keeps
+    /// the checked instances whose health endpoint answers, i.e. that accept connections (a
+    /// refusing one and one whose host vanished both fail); without `refetch-instances` the
+    /// checked instances stay the first list, so a later instance (4) never appears. Rounds
+    /// every `health-check.interval` (25 s), the first at once (`initial-delay` 0).
+    #[test]
+    fn health_check_round_keeps_only_serving_instances() {
+        let config = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            ..LoadBalancerConfig::default()
+        };
+        let mut stream = Stream::fixed(0.0);
+        let mut out = Vec::new();
+        let refuses_2 = |p: ProcessId| {
+            if p == 2 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(1_000, true, &config, &[1, 2, 3], &refuses_2);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 3], &[]),
+                timer(25_000, SpringTimer::HealthCheck)
+            ]
+        );
+        out.clear();
+        let vanished_1 = |p: ProcessId| {
+            if p == 1 {
+                Answer::TimesOut
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(26_000, true, &config, &[1, 2, 3, 4], &vanished_1);
+        lb.on_timer(
+            0,
+            SpringTimer::HealthCheck,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [
+                listed(&[2, 3], &[1, 3]),
+                timer(25_000, SpringTimer::HealthCheck)
+            ]
+        );
+    }
+
+    /// `health-check.initial-delay`: until the first round the first list is used unchecked;
+    /// `refetch-instances`: every `refetch-instances-interval` the list is read again from the
+    /// Eureka client and checked at once (a new list starts a new health-check flux).
+    #[test]
+    fn health_check_initial_delay_and_refetch() {
+        let config = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            health_check_initial_delay_ms: 10_000,
+            refetch_instances: true,
+            refetch_instances_interval_ms: 20_000,
+            ..LoadBalancerConfig::default()
+        };
+        let mut stream = Stream::fixed(0.0);
+        let mut out = Vec::new();
+        let refuses_2 = |p: ProcessId| {
+            if p == 2 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(1_000, true, &config, &[1, 2], &refuses_2);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(
+            out,
+            [
+                listed(&[1, 2], &[]),
+                timer(10_000, SpringTimer::HealthCheck),
+                timer(20_000, SpringTimer::Refetch),
+            ]
+        );
+        out.clear();
+        let refuses_5 = |p: ProcessId| {
+            if p == 5 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let cx = inputs(21_000, true, &config, &[4, 5], &refuses_5);
+        lb.on_timer(
+            0,
+            SpringTimer::Refetch,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [listed(&[4], &[1, 2]), timer(20_000, SpringTimer::Refetch)]
+        );
+        assert_eq!(lb.checked, [4, 5]);
+    }
+
+    /// `cache.enabled = false`: the default chain reads the Eureka client's list at every
+    /// request, so it follows the client's new lists at once; with the cache (or the
+    /// health-check chain) it does not. A timer of another generation does nothing.
+    #[test]
+    fn without_cache_the_list_follows_the_client() {
+        let uncached = LoadBalancerConfig {
+            cache_enabled: false,
+            ..LoadBalancerConfig::default()
+        };
+        let health = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            cache_enabled: false,
+            ..LoadBalancerConfig::default()
+        };
+        assert!(SpringLoadBalancer::follows_client_lists(&uncached));
+        assert!(!SpringLoadBalancer::follows_client_lists(
+            &LoadBalancerConfig::default()
+        ));
+        assert!(!SpringLoadBalancer::follows_client_lists(&health));
+        let mut stream = Stream::fixed(0.0);
+        let mut out = Vec::new();
+        let cx = inputs(1_000, true, &uncached, &[1], &accepts);
+        let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
+        assert_eq!(out, [listed(&[1], &[])]);
+        out.clear();
+        let cx = inputs(2_000, true, &uncached, &[1, 2], &accepts);
+        lb.on_client_lists_changed(&cx, &mut out);
+        assert_eq!(out, [listed(&[1, 2], &[1])]);
+        out.clear();
+        lb.on_timer(
+            1,
+            SpringTimer::CacheExpired,
+            &cx,
+            &mut stream.traffic(),
+            &mut out,
+        );
+        assert!(out.is_empty());
     }
 }

@@ -1,9 +1,10 @@
-//! The world's handlers for `route::inflight` (the rules and their state live in `eureka::route::inflight`).
+//! The world's handlers for `route::inflight` (the rules and their state live in
+//! `eureka::route::inflight`).
 
 use crate::eureka::ids::ProcessId;
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::inflight::GRACEFUL_POLL_MS;
+use crate::eureka::route::GRACEFUL_POLL_MS;
 
 use super::{GracefulPhase, World};
 

@@ -28,7 +28,7 @@ use super::layout::{Layout, ProcessKind};
 use super::observe::{Holding, Observation, Observer};
 use super::protocol::{Call, Reply};
 use super::restart::RestartRun;
-use super::route::{RequestMode, Route, SpringTimer};
+use super::route::{AttemptEffect, RequestMode, RibbonEffect, Route, SpringEffect, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 pub use routing::Process;
@@ -125,6 +125,12 @@ pub struct World<'s, O: Observer> {
     pub(super) scratch_marks: Vec<bool>,
     /// Scratch space: a client's effects that wait for the world, carried out in order.
     pub(super) client_effects: Vec<ClientEffect>,
+    /// Scratch space: one Ribbon request's attempts, observed in order.
+    pub(super) scratch_attempts: Vec<AttemptEffect>,
+    /// Scratch space: one Ribbon rule call's effects, carried out in order.
+    pub(super) ribbon_effects: Vec<RibbonEffect>,
+    /// Scratch space: one Spring Cloud LoadBalancer rule call's effects, carried out in order.
+    pub(super) spring_effects: Vec<SpringEffect>,
     /// `duration-s`: the trial runs at least this long.
     end: SimTime,
     /// `max-duration-s`: and at most this long.
@@ -194,6 +200,9 @@ impl<'s, O: Observer> World<'s, O> {
             request_mode,
             scratch_marks: Vec::new(),
             client_effects: Vec::new(),
+            scratch_attempts: Vec::new(),
+            ribbon_effects: Vec::new(),
+            spring_effects: Vec::new(),
             end: SimTime(scenario.simulation.duration_ms),
             cap: SimTime(
                 scenario
@@ -297,7 +306,9 @@ impl<'s, O: Observer> World<'s, O> {
             route.application == application
                 && (self.processes[route.process].client.is_up_in_cache(p)
                     || balancer.ribbon().is_some_and(|lb| lb.servers.contains(&p))
-                    || balancer.spring().is_some_and(|lb| lb.servers.contains(&p)))
+                    || balancer
+                        .spring()
+                        .is_some_and(|lb| lb.servers().contains(&p)))
         })
     }
 

@@ -1,10 +1,15 @@
-//! The world's handlers for `route` (the rules and their state live in `eureka::route`).
+//! The world's handlers for `route`: a route's arrivals, and Ribbon's events handed to the
+//! route's [`Ribbon`] (which owns the list updaters, the load balancer and the per-request
+//! walk), whose [`RibbonEffect`]s and attempts are carried out here, in order.
 
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::{RIBBON_FIRST_REFRESH_MS, RequestMode, RequestOutcome};
-use crate::scenario::Train;
+use crate::eureka::route::{
+    AttemptEffect, AttemptOutput, Balancer, ClientLists, RequestMode, RequestOutcome, Ribbon,
+    RibbonEffect,
+};
+use crate::scenario::{RibbonConfig, Train};
 
 use super::{Event, World};
 
@@ -17,20 +22,16 @@ impl<O: Observer> World<'_, O> {
                 continue;
             }
             if self.routes[r].balancer.uses_ribbon() && self.routes[r].ribbon.eager_load {
-                self.create_balancer(r);
+                self.create_ribbon_balancer(r);
             }
             self.start_arrivals(r);
         }
     }
 
-    /// Route `r`'s requests start arriving now: the first after [`Arrivals::first_gap`].
+    /// Route `r`'s requests start arriving now (the first after `Arrivals::first_gap`).
     pub(super) fn start_arrivals(&mut self, r: RouteId) {
         let now = self.now();
-        let route = self.route_mut(r);
-        if let Some(arrivals) = route.arrivals.as_mut() {
-            let first = now.ms() as f64 * 1000.0 + arrivals.first_gap(&mut route.rng);
-            arrivals.anchor(first);
-            route.next_arrival_us = first;
+        if let Some(first) = self.route_mut(r).start_arrivals(now.ms()) {
             let at = SimTime((first / 1000.0) as u64);
             self.queue.schedule(at, Event::Arrivals { route: r });
         }
@@ -42,53 +43,48 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn on_arrivals(&mut self, r: RouteId) {
         let now = self.now();
         let horizon_us = (now.ms() + 1) as f64 * 1000.0;
-        let Some(arrivals) = self.routes[r].arrivals else {
+        if self.routes[r].arrivals.is_none() {
             return;
-        };
+        }
         if self.request_mode == RequestMode::Batched {
             self.handle_request(r);
             let route = self.route_mut(r);
             // Unless the first request left an empty cache behind (a miss is then pending).
             if route.balancer.spring().is_none_or(|lb| !lb.miss_pending()) {
-                route.batch_from_us = Some(route.next_arrival_us);
+                route.batch_from_us = Some(route.next_arrival_us());
             }
             return;
         }
-        while self.routes[r].next_arrival_us < horizon_us {
+        while self.routes[r].next_arrival_us() < horizon_us {
             self.handle_request(r);
-            let route = self.route_mut(r);
-            route.next_arrival_us += arrivals.next_gap(&mut route.rng);
+            self.route_mut(r).advance_arrival();
         }
-        let at = SimTime((self.routes[r].next_arrival_us / 1000.0) as u64);
+        let at = SimTime((self.routes[r].next_arrival_us() / 1000.0) as u64);
         self.queue.schedule(at, Event::Arrivals { route: r });
     }
 
     /// One request, now, with per-attempt observations (the reference path).
     fn handle_request(&mut self, r: RouteId) {
         let now_ms = self.now().ms();
-        let at_us = self.routes[r].next_arrival_us;
+        let at_us = self.routes[r].next_arrival_us();
         let outcome = if self.routes[r].balancer.uses_ribbon() {
             if self.routes[r].balancer.ribbon().is_none() {
-                self.create_balancer(r);
+                self.create_ribbon_balancer(r);
             }
-            self.route_one_request(r, now_ms, true)
+            self.ribbon_request(r, now_ms, true)
         } else {
             if self.routes[r].balancer.spring().is_none() {
-                let request_us = self.routes[r].next_arrival_us;
-                self.create_spring_balancer(r, request_us);
+                self.create_spring_balancer(r, at_us);
             }
-            self.spring_request(r, now_ms, true)
+            self.spring_request(r)
         };
-        self.note_served_one(r, at_us, outcome.accepted);
+        self.note_served_one(r, at_us, outcome.accepted());
         self.report_failed(r, outcome, true);
     }
 
     /// Observes a request that failed after its retries.
     pub(super) fn report_failed(&mut self, r: RouteId, outcome: RequestOutcome, per_request: bool) {
-        if !outcome.failed {
-            return;
-        }
-        let Some(first) = outcome.first else {
+        let Some(first) = outcome.failed_first() else {
             return;
         };
         if per_request {
@@ -102,171 +98,157 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
-    /// One request through Ribbon with its retries (FACTS.md §8 retry rules) at `now_ms`: each
-    /// next-server retry chooses again through the availability filter; each refused or timed
-    /// out attempt is a circuit-tripping failure of its server and any accepted one clears the
-    /// server's count (`LoadBalancerContext#noteRequestCompletion`); each attempt's cost and the
-    /// Hystrix timeout follow [`AttemptCosts::attempt`]. `per_attempt` reports every attempt as
-    /// an [`Observation::Attempt`]; otherwise refused ones are reported as counts stamped
-    /// `now_ms`.
-    pub(super) fn route_one_request(
+    /// Observes one attempt of a request on route `r` at `now_ms`: `per_attempt` reports every
+    /// attempt as an [`Observation::Attempt`]; otherwise refused ones are reported as counts
+    /// stamped `now_ms`.
+    pub(super) fn observe_attempt(
+        &mut self,
+        r: RouteId,
+        now_ms: u64,
+        per_attempt: bool,
+        attempt: AttemptEffect,
+    ) {
+        let observation = match attempt {
+            AttemptEffect::NoServer if per_attempt => Observation::NoServer { route: r },
+            AttemptEffect::NoServer => Observation::NoServers { route: r, count: 1 },
+            AttemptEffect::Attempt { process, dead } if per_attempt => Observation::Attempt {
+                route: r,
+                process,
+                dead,
+            },
+            AttemptEffect::Attempt {
+                process,
+                dead: true,
+            } => Observation::DeadHits {
+                route: r,
+                process,
+                count: 1,
+                last: SimTime(now_ms),
+            },
+            AttemptEffect::Attempt { dead: false, .. } => return,
+            AttemptEffect::ConnectTimeout { process, delay_ms } => Observation::ConnectTimeouts {
+                route: r,
+                process,
+                delay_ms,
+            },
+        };
+        self.observe(observation);
+    }
+
+    /// One request through route `r`'s Ribbon at `now_ms` ([`Ribbon::request`]), its attempts
+    /// observed as [`World::observe_attempt`] says.
+    pub(super) fn ribbon_request(
         &mut self,
         r: RouteId,
         now_ms: u64,
         per_attempt: bool,
     ) -> RequestOutcome {
-        let (next_servers, same_server) = self.routes[r].servers_to_try();
-        let costs = self.routes[r].costs;
-        let mut spent_ms = 0;
-        let mut outcome = RequestOutcome::default();
-        for _ in 0..next_servers {
-            let route = self.route_mut(r);
-            let breaker = route.balancer.breaker();
-            let Some(server) = route
-                .balancer
-                .ribbon_mut()
-                .and_then(|b| b.choose_available(&breaker, now_ms))
-            else {
-                if per_attempt {
-                    self.observe(Observation::NoServer { route: r });
-                } else {
-                    self.observe(Observation::NoServers { route: r, count: 1 });
-                }
-                return RequestOutcome::default();
-            };
-            outcome.first.get_or_insert(server);
-            for _ in 0..same_server {
-                let answer = self.processes[server].answer();
-                let dead = !answer.accepts();
-                let attempted = costs.attempt(&mut spent_ms, answer);
-                if let Some(b) = self.route_mut(r).balancer.ribbon_mut() {
-                    if dead {
-                        // Once per recorder of the stack (FACTS.md §14).
-                        let times = u64::from(breaker.failures_per_refusal);
-                        b.stats.note_failures(server, times, now_ms);
-                    } else {
-                        b.stats.note_success(server);
-                    }
-                }
-                if per_attempt {
-                    self.observe(Observation::Attempt {
-                        route: r,
-                        process: server,
-                        dead,
-                    });
-                } else if dead {
-                    self.observe(Observation::DeadHits {
-                        route: r,
-                        process: server,
-                        count: 1,
-                        last: SimTime(now_ms),
-                    });
-                }
-                if attempted.delay_ms > 0 {
-                    self.observe(Observation::ConnectTimeouts {
-                        route: r,
-                        process: server,
-                        delay_ms: attempted.delay_ms,
-                    });
-                }
-                if !dead {
-                    outcome.accepted = Some(server);
-                    return outcome;
-                }
-                if attempted.gave_up {
-                    outcome.failed = true;
-                    return outcome;
-                }
+        let mut attempts = std::mem::take(&mut self.scratch_attempts);
+        let (route, processes) = self.route_mut_and_processes(r);
+        let answer = |p: ProcessId| processes[p].answer();
+        let tries = route.servers_to_try();
+        let costs = route.costs;
+        let outcome = match &mut route.balancer {
+            Balancer::Ribbon(ribbon) => {
+                ribbon.request(tries, costs, now_ms, &answer, &mut attempts)
             }
+            Balancer::Spring { .. } => {
+                attempts.no_server();
+                RequestOutcome::default()
+            }
+        };
+        for attempt in attempts.drain(..) {
+            self.observe_attempt(r, now_ms, per_attempt, attempt);
         }
-        outcome.failed = outcome.first.is_some();
+        self.scratch_attempts = attempts;
         outcome
     }
 
-    /// The load balancer's constructor: one synchronous list update, then the polling updater
-    /// (first run 1 s later).
-    fn create_balancer(&mut self, r: RouteId) {
-        self.route_mut(r).balancer.create_ribbon();
-        self.update_server_list(r);
-        if self.routes[r].ribbon.eureka_notification_updater {
-            // EurekaNotificationServerListUpdater: no timer, the client's fetches drive it.
-            return;
+    /// Calls `rule` on route `r`'s Ribbon (through the choke point) with what it reads of the
+    /// caller's Eureka client, then carries out its effects in order.
+    pub(super) fn with_ribbon(
+        &mut self,
+        r: RouteId,
+        rule: impl FnOnce(&mut Ribbon, &RibbonConfig, ClientLists<'_>, &mut Vec<RibbonEffect>),
+    ) {
+        let mut effects = std::mem::take(&mut self.ribbon_effects);
+        let (route, processes) = self.route_mut_and_processes(r);
+        let client = &processes[route.process].client;
+        let is_up = |q: ProcessId| client.is_up_in_cache(q);
+        let lists = ClientLists {
+            up_list: client.up_list(route.application),
+            is_up: &is_up,
+        };
+        if let Balancer::Ribbon(ribbon) = &mut route.balancer {
+            rule(ribbon, &route.ribbon, lists, &mut effects);
         }
-        let route = self.route_mut(r);
-        route.refresh_generation += 1;
-        let generation = route.refresh_generation;
-        self.queue.schedule_in(
-            RIBBON_FIRST_REFRESH_MS,
-            Event::RibbonRefresh {
-                route: r,
-                generation,
-            },
-        );
+        for effect in effects.drain(..) {
+            match effect {
+                RibbonEffect::ListChanged { old, new } => self.observe_list_read(r, &old, &new),
+                RibbonEffect::ScheduleRefresh {
+                    delay_ms,
+                    generation,
+                } => self.queue.schedule_in(
+                    delay_ms,
+                    Event::RibbonRefresh {
+                        route: r,
+                        generation,
+                    },
+                ),
+            }
+        }
+        self.ribbon_effects = effects;
     }
 
-    /// `EurekaNotificationServerListUpdater` (FACTS.md §8): the Eureka client fires a
-    /// `CacheRefreshedEvent` after every successful fetch, changed or not, and the updater runs
-    /// one `updateListOfServers` on its pool (taken as immediate). On Dalston the event never
-    /// reaches it (`CloudEurekaClient#onCacheRefreshed` did not call the super method), so the
-    /// list stays as the constructor read it.
+    /// Ribbon's load balancer is created ([`Ribbon::create`]).
+    fn create_ribbon_balancer(&mut self, r: RouteId) {
+        self.with_ribbon(r, |ribbon, config, lists, out| {
+            ribbon.create(config, lists, out);
+        });
+    }
+
+    /// The Eureka client of `p` fired its `CacheRefreshedEvent` after a fetch: the routes whose
+    /// Ribbon follows it update their lists ([`Ribbon::on_cache_refreshed`]). On Dalston the
+    /// event never reaches the updater (`CloudEurekaClient#onCacheRefreshed` did not call the
+    /// super method, FACTS.md §8), so the list stays as the constructor read it.
     pub(super) fn notify_ribbon_updaters(&mut self, p: ProcessId) {
         if self.scenario.simulation.release.train == Train::Dalston {
             return;
         }
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
-            if route.process == p
-                && route.balancer.uses_ribbon()
-                && route.ribbon.eureka_notification_updater
-                && route.balancer.ribbon().is_some()
-            {
-                self.update_server_list(r);
+            let follows = match &route.balancer {
+                Balancer::Ribbon(ribbon) => ribbon.follows_cache_refreshed(&route.ribbon),
+                Balancer::Spring { .. } => false,
+            };
+            if route.process == p && follows {
+                self.with_ribbon(r, |ribbon, config, lists, out| {
+                    ribbon.on_cache_refreshed(config, lists, out);
+                });
             }
         }
     }
 
-    /// `PollingServerListUpdater`'s task, re-armed `ServerListRefreshInterval` after it ran.
+    /// `PollingServerListUpdater`'s timer fired ([`Ribbon::on_refresh`]); void when stale or
+    /// when the caller is dead.
     pub(super) fn on_ribbon_refresh(&mut self, r: RouteId, generation: u32) {
         let route = &self.routes[r];
-        if route.refresh_generation != generation || !self.processes[route.process].alive() {
+        let current = match &route.balancer {
+            Balancer::Ribbon(ribbon) => ribbon.refresh_is_current(generation),
+            Balancer::Spring { .. } => false,
+        };
+        if !current || !self.processes[route.process].alive() {
             return;
         }
-        self.update_server_list(r);
-        let interval = self.routes[r].ribbon.server_list_refresh_interval_ms;
-        self.queue.schedule_in(
-            interval,
-            Event::RibbonRefresh {
-                route: r,
-                generation,
-            },
-        );
+        self.with_ribbon(r, |ribbon, config, lists, out| {
+            ribbon.on_refresh(generation, config, lists, out);
+        });
     }
 
-    /// `DynamicServerListLoadBalancer#updateListOfServers`: the UP instances of the app in the
-    /// caller's Eureka cache, in the client's order (`DiscoveryEnabledNIWSServerList
-    /// #obtainServersViaDiscovery` keeps `status == UP` itself, so with
-    /// `filter-only-up-instances = false` Ribbon still drops DOWN instances; the single-zone
-    /// filter keeps all).
-    pub(super) fn update_server_list(&mut self, r: RouteId) {
-        let route = &self.routes[r];
-        let client = &self.processes[route.process].client;
-        let fresh: Vec<ProcessId> = client
-            .up_list(route.application)
-            .iter()
-            .copied()
-            .filter(|&q| client.is_up_in_cache(q))
-            .collect();
-        let Some(balancer) = self.route_mut(r).balancer.ribbon_mut() else {
-            return;
-        };
-        let old = std::mem::replace(&mut balancer.servers, fresh.clone());
+    /// A balancer of route `r` read its list (observed as a refresh), `old` replaced by `new`:
+    /// observes which processes entered and left it, in O(n) with a scratch mark per process.
+    pub(super) fn observe_list_read(&mut self, r: RouteId, old: &[ProcessId], new: &[ProcessId]) {
         self.observe(Observation::RibbonRefreshed { route: r });
-        self.observe_list_change(r, &old, &fresh);
-    }
-
-    /// Observes which processes entered and left route `r`'s balancer list, in O(n) with a
-    /// scratch mark per process.
-    pub(super) fn observe_list_change(&mut self, r: RouteId, old: &[ProcessId], new: &[ProcessId]) {
         let mut marks = std::mem::take(&mut self.scratch_marks);
         marks.resize(self.processes.len(), false);
         for &p in old {

@@ -11,7 +11,9 @@ use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::Observer;
 
 use super::server::embedded_client_up_count;
-use super::{Event, World};
+use crate::eureka::route::SpringLoadBalancer;
+
+use super::World;
 
 impl<O: Observer> World<'_, O> {
     /// Builds the steady state of every process below `first_replacement` (replacements start
@@ -66,36 +68,30 @@ impl<O: Observer> World<'_, O> {
             }
             if self.routes[r].balancer.uses_ribbon() {
                 self.create_ribbon_steady(r);
+            } else {
+                self.create_spring_steady(r);
             }
             self.start_arrivals(r);
         }
     }
 
-    /// Ribbon as after a long run: the list read from the client's cache, the round-robin cursor
-    /// anywhere in it (`incrementAndGetModulo` keeps it below the list size), no failures in
-    /// `ServerStats`, and the `PollingServerListUpdater` at a uniform phase of its interval.
+    /// Ribbon as after a long run (`Ribbon::create_steady`): the polling updater's next run
+    /// at a uniform phase of its interval and the cursor anywhere, drawn from the route's stream.
     fn create_ribbon_steady(&mut self, r: RouteId) {
-        self.route_mut(r).balancer.create_ribbon();
-        self.update_server_list(r);
         let route = self.route_mut(r);
-        let n = route.balancer.ribbon().map_or(0, |lb| lb.servers.len()) as u64;
-        let cursor = route.rng.below(n.max(1)) as usize;
-        if let Some(lb) = route.balancer.ribbon_mut() {
-            lb.set_cursor(cursor);
-        }
-        if route.ribbon.eureka_notification_updater {
-            return;
-        }
         let interval = route.ribbon.server_list_refresh_interval_ms;
-        let phase = route.rng.between(1, interval.max(1));
-        route.refresh_generation += 1;
-        let generation = route.refresh_generation;
-        self.queue.schedule_in(
-            phase,
-            Event::RibbonRefresh {
-                route: r,
-                generation,
-            },
-        );
+        let first_refresh = route.rng.between(1, interval.max(1));
+        let cursor_draw = route.rng.unit();
+        self.with_ribbon(r, |ribbon, config, lists, out| {
+            ribbon.create_steady(config, lists, first_refresh, cursor_draw, out);
+        });
+    }
+
+    /// Spring Cloud LoadBalancer as after a long run with traffic
+    /// ([`SpringLoadBalancer::create_steady`]).
+    fn create_spring_steady(&mut self, r: RouteId) {
+        self.with_spring(r, |balancer, cx, traffic, out| {
+            balancer.create_spring(SpringLoadBalancer::create_steady(cx, traffic, out));
+        });
     }
 }

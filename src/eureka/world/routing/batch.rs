@@ -17,11 +17,8 @@
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::route::Answer;
-use crate::eureka::route::inflight::Accepted;
-use crate::eureka::route::ribbon::circuit_breaker::eligible_servers;
 use crate::eureka::route::ribbon::round_robin::{first_pick, run_batch, step};
-use crate::eureka::route::spring::{Retries, walk_many, walk_one};
+use crate::eureka::route::{Accepted, Answer};
 
 use super::World;
 
@@ -93,8 +90,8 @@ impl<O: Observer> World<'_, O> {
                     };
                     match arrivals.next_within(&mut route.rng, t, end) {
                         Some(at) => {
-                            let outcome = self.route_one_request(r, (at / 1000.0) as u64, false);
-                            self.note_served_one(r, at, outcome.accepted);
+                            let outcome = self.ribbon_request(r, (at / 1000.0) as u64, false);
+                            self.note_served_one(r, at, outcome.accepted());
                             self.report_failed(r, outcome, false);
                             t = at;
                         }
@@ -159,6 +156,7 @@ impl<O: Observer> World<'_, O> {
     fn count_serving(&mut self, r: RouteId, from: f64, until: f64, now_ms: u64) {
         let route = &mut self.routes.list[r];
         let breaker = route.balancer.breaker();
+        let tracks_in_flight = route.tracks_in_flight();
         let (Some(arrivals), Some(balancer)) =
             (route.arrivals.as_mut(), route.balancer.ribbon_mut())
         else {
@@ -170,30 +168,8 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         let times = arrivals.span_times(&span);
-        let mut kept = std::mem::take(&mut balancer.eligible);
-        if balancer.stats.any_failures() {
-            eligible_servers(
-                &breaker,
-                &balancer.stats,
-                &balancer.servers,
-                now_ms,
-                &mut kept,
-            );
-        } else {
-            kept.clear();
-            kept.extend_from_slice(&balancer.servers);
-        }
-        let m = kept.len();
-        let cursor = balancer.cursor();
-        let start = first_pick(cursor, m);
-        balancer.set_cursor(((start as u64 + requests) % m as u64) as usize);
-        if balancer.stats.any_failures() {
-            for i in 0..requests.min(m as u64) as usize {
-                balancer.stats.note_success(kept[(start + i) % m]);
-            }
-        }
-        let accepted = (route.service_us > 0.0).then(|| Accepted::rotation(&kept, start));
-        balancer.eligible = kept;
+        let (kept, start) = balancer.serve_kept(&breaker, now_ms, requests);
+        let accepted = tracks_in_flight.then(|| Accepted::rotation(kept, start));
         if let Some(accepted) = accepted {
             route.note_served_span(until, requests, times, accepted);
         }
@@ -205,6 +181,7 @@ impl<O: Observer> World<'_, O> {
     fn count_walk(&mut self, r: RouteId, from: f64, until: f64, note_failures: bool) {
         let route = &mut self.routes.list[r];
         let (next_servers, same_server) = route.servers_to_try();
+        let tracks_in_flight = route.tracks_in_flight();
         // Each refused attempt's failures in `ServerStats` (FACTS.md §14).
         let failures_per_refusal = u64::from(route.balancer.breaker().failures_per_refusal);
         let (Some(arrivals), Some(balancer)) =
@@ -233,7 +210,7 @@ impl<O: Observer> World<'_, O> {
             let n = balancer.servers.len();
             let start = first_pick(balancer.cursor(), n);
             balancer.set_cursor(((start as u64 + requests) % n as u64) as usize);
-            if route.service_us > 0.0 {
+            if tracks_in_flight {
                 let accepted = Accepted::rotation(&balancer.servers, start);
                 let times = arrivals.span_times(&span);
                 route.note_served_span(until, requests, times, accepted);
@@ -247,7 +224,7 @@ impl<O: Observer> World<'_, O> {
             .collect();
         let costs = route.costs;
         let mut served = None;
-        if route.service_us > 0.0 {
+        if tracks_in_flight {
             let n = balancer.servers.len();
             let start = first_pick(balancer.cursor(), n);
             let servers = &balancer.servers;
@@ -330,11 +307,11 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
-    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list.
+    /// Batched mode: the requests of route `r` in `(from, until]` over its constant list
+    /// ([`SpringLoadBalancer::walk_requests`](crate::eureka::route::SpringLoadBalancer)).
     fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
         let route = &mut self.routes.list[r];
-        let retries = Retries::of(&route.policy);
-        let costs = route.costs;
+        let tracks_in_flight = route.tracks_in_flight();
         let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.balancer.spring_mut())
         else {
             return;
@@ -344,7 +321,7 @@ impl<O: Observer> World<'_, O> {
         if requests == 0 {
             return;
         }
-        if lb.servers.is_empty() {
+        if lb.servers().is_empty() {
             self.observe(Observation::NoServers {
                 route: r,
                 count: requests,
@@ -352,33 +329,18 @@ impl<O: Observer> World<'_, O> {
             return;
         }
         let processes = &self.processes;
-        let mut served = None;
-        if route.service_us > 0.0 {
-            let answer = |p: ProcessId| processes[p].answer();
-            let servers = &lb.servers;
-            let accepted = Accepted::walk(lb.position, retries.period(servers.len()), |pos| {
-                walk_one(pos, servers, &answer, retries, costs).accepted
-            });
-            served = Some((arrivals.span_times(&span), accepted));
-        }
-        if lb.servers.iter().all(|&p| processes[p].serving()) {
-            if lb.servers.len() > 1 {
-                lb.position += requests;
-            }
+        let answer = |p: ProcessId| processes[p].answer();
+        let (policy, costs) = (&route.policy, route.costs);
+        let mut served = tracks_in_flight.then(|| {
+            let accepted = lb.accepted_walk(&answer, policy, costs);
+            (arrivals.span_times(&span), accepted)
+        });
+        let Some(walked) = lb.walk_requests(&answer, policy, costs, requests) else {
             if let Some((times, accepted)) = served {
                 route.note_served_span(until, requests, times, accepted);
             }
             return;
-        }
-        let answer = |p: ProcessId| processes[p].answer();
-        let walked = walk_many(
-            &mut lb.position,
-            &lb.servers,
-            &answer,
-            retries,
-            costs,
-            requests,
-        );
+        };
         let lasts: Vec<u64> = walked.refused.iter().map(|&(_, _, last)| last).collect();
         // One sample of the span's instants serves the last dead hits and the in-flight count.
         let times = match served.as_mut() {
