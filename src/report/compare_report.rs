@@ -11,8 +11,9 @@ use crate::scenario::Metric;
 
 use super::columns::{COMPARE_STATS, StatColumn, cells, header, labels};
 use super::describe::{
-    Footnotes, NEEDS_NOTE, Shown, common_settings, label_with_unit, max_shown, mean_text, percent,
-    percentile_of_values, percentile_shown, tenths, text_table, with_set,
+    Footnotes, NEEDS_NOTE, NEVER_NOTE, Shown, common_settings, label_with_unit, max_shown,
+    mean_text, percent, percentile_of_values, percentile_shown, tenths, text_table,
+    unresolved_cell, with_set,
 };
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
@@ -186,16 +187,16 @@ fn side_by_side(
         &|s| percent(s.zero_share),
         Metric::DeadHits,
     ));
-    rows.push(share_row(
-        "unresolved exposure (trials)",
-        &|s| s.unresolved.to_string(),
-        Metric::ExposureMs,
-    ));
+    let mut row = vec!["unresolved exposure (trials)".to_string()];
+    row.extend(
+        comparison
+            .variants
+            .iter()
+            .map(|r| unresolved_cell(&r.stats, shutdown, Metric::ExposureMs)),
+    );
+    rows.push(row);
     (header, rows, notes)
 }
-
-const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the instance was \
-                          still listed when the trial ended (they count as later than any value)";
 
 /// The terminal summary: one side-by-side table per shutdown.
 pub fn render_compare(comparison: &Comparison, source: &str) -> String {

@@ -1,7 +1,7 @@
 //! Words and figures shared by the reports of experiments over several scenarios (`compare`,
 //! `sweep`): the settings that titles name, and statistics as people read them.
 
-use crate::experiment::{Stats, needs_trials};
+use crate::experiment::{ShutdownStats, Stats, needs_trials};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -357,6 +357,38 @@ pub(super) fn text_table(header: &[String], rows: &[Vec<String>], left: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eureka::Holding;
+    use crate::experiment::Unresolved;
+
+    /// The unresolved cell of compare and sweep: the count, then the reasons (one named, several
+    /// with their counts), "-" for a metric without a row.
+    #[test]
+    fn unresolved_cells_name_their_reasons() {
+        let row = |by: Vec<(Unresolved, usize)>| ShutdownStats {
+            shutdown: 0,
+            instance: "svc-0".into(),
+            metric: Metric::ExposureMs,
+            stats: Stats::of(
+                [Some(1)]
+                    .into_iter()
+                    .chain(vec![None; by.iter().map(|b| b.1).sum()]),
+            ),
+            unresolved_by: by,
+        };
+        let m = Metric::ExposureMs;
+        assert_eq!(unresolved_cell(&[row(vec![])], 0, m), "0");
+        let held = Unresolved::Held(Holding::SelfPreservation);
+        assert_eq!(
+            unresolved_cell(&[row(vec![(held, 20)])], 0, m),
+            "20 (self_preservation)"
+        );
+        let both = row(vec![(Unresolved::Restarted, 1), (held, 2)]);
+        assert_eq!(
+            unresolved_cell(&[both], 0, m),
+            "3 (restarted 1, self_preservation 2)"
+        );
+        assert_eq!(unresolved_cell(&[row(vec![])], 1, m), "-");
+    }
 
     #[test]
     fn percentiles_count_unresolved_trials_as_never() {
@@ -414,5 +446,33 @@ mod tests {
             text_table(&header, &rows, 1),
             "                a  long head\n  row           1          2\n  longer row  333\n"
         );
+    }
+}
+
+/// "never" in a percentile cell.
+pub(super) const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the \
+                                     instance was still listed at max-duration-s (they count as \
+                                     later than any value)";
+
+/// The trials without a value of `metric` in shutdown `shutdown` among `rows`, with their
+/// reasons when there are any: `20 (self_preservation)`, `3 (restarted 1, self_preservation 2)`.
+pub(super) fn unresolved_cell(rows: &[ShutdownStats], shutdown: usize, metric: Metric) -> String {
+    let Some(row) = rows
+        .iter()
+        .find(|r| r.shutdown == shutdown && r.metric == metric)
+    else {
+        return "-".to_string();
+    };
+    let n = row.stats.unresolved;
+    match row.unresolved_by.as_slice() {
+        [] => n.to_string(),
+        [(reason, _)] => format!("{n} ({})", reason.name()),
+        many => {
+            let parts: Vec<String> = many
+                .iter()
+                .map(|(reason, k)| format!("{} {k}", reason.name()))
+                .collect();
+            format!("{n} ({})", parts.join(", "))
+        }
     }
 }

@@ -13,7 +13,8 @@ use crate::scenario::Metric;
 
 use super::columns::{SWEEP_STATS, cells, header};
 use super::describe::{
-    Footnotes, Shown, common_settings, mean_text, percent, percentile_shown, text_table, with_set,
+    Footnotes, NEVER_NOTE, Shown, common_settings, mean_text, percent, percentile_shown,
+    text_table, unresolved_cell, with_set,
 };
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
@@ -150,18 +151,12 @@ fn grid_table(
                 row.push(p99.text(Metric::DeadHits));
                 row.push(dead_hits.map_or("-".to_string(), |s| percent(s.zero_share)));
             }
-            let unresolved = point
-                .get(shutdown, Metric::ExposureMs)
-                .map(|s| s.unresolved);
-            row.push(unresolved.map_or("-".to_string(), |u| u.to_string()));
+            row.push(unresolved_cell(&point.stats, shutdown, Metric::ExposureMs));
             row
         })
         .collect();
     (header, rows, notes)
 }
-
-const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the instance was \
-                          still listed when the trial ended (they count as later than any value)";
 
 /// The terminal summary: the grid with p50/p99 exposure and mean dead hits per point, one table
 /// per shutdown.
@@ -182,7 +177,7 @@ pub fn render_sweep(sweep: &Sweep, source: &str) -> String {
         let _ = writeln!(
             out,
             "\n{instance}: exposure in seconds after it stopped serving; unresolved: trials in \
-             which it was still listed at the end"
+             which it was still listed at max-duration-s, with why"
         );
         let (header, rows, notes) = grid_table(sweep, s, false);
         out.push_str(&text_table(&header, &rows, 0));
