@@ -354,6 +354,34 @@ pub(super) fn text_table(header: &[String], rows: &[Vec<String>], left: usize) -
     out
 }
 
+/// "never" in a percentile cell.
+pub(super) const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the \
+                                     instance was still listed at max-duration-s (they count as \
+                                     later than any value)";
+
+/// The trials without a value of `metric` in shutdown `shutdown` among `rows`, with their
+/// reasons when there are any: `20 (self_preservation)`, `3 (restarted 1, self_preservation 2)`.
+pub(super) fn unresolved_cell(rows: &[ShutdownStats], shutdown: usize, metric: Metric) -> String {
+    let Some(row) = rows
+        .iter()
+        .find(|r| r.shutdown == shutdown && r.metric == metric)
+    else {
+        return "-".to_string();
+    };
+    let n = row.stats.unresolved;
+    match row.unresolved_by.as_slice() {
+        [] => n.to_string(),
+        [(reason, _)] => format!("{n} ({})", reason.name()),
+        many => {
+            let parts: Vec<String> = many
+                .iter()
+                .map(|(reason, k)| format!("{} {k}", reason.name()))
+                .collect();
+            format!("{n} ({})", parts.join(", "))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,33 +474,5 @@ mod tests {
             text_table(&header, &rows, 1),
             "                a  long head\n  row           1          2\n  longer row  333\n"
         );
-    }
-}
-
-/// "never" in a percentile cell.
-pub(super) const NEVER_NOTE: &str = "\"never\": the percentile falls on trials in which the \
-                                     instance was still listed at max-duration-s (they count as \
-                                     later than any value)";
-
-/// The trials without a value of `metric` in shutdown `shutdown` among `rows`, with their
-/// reasons when there are any: `20 (self_preservation)`, `3 (restarted 1, self_preservation 2)`.
-pub(super) fn unresolved_cell(rows: &[ShutdownStats], shutdown: usize, metric: Metric) -> String {
-    let Some(row) = rows
-        .iter()
-        .find(|r| r.shutdown == shutdown && r.metric == metric)
-    else {
-        return "-".to_string();
-    };
-    let n = row.stats.unresolved;
-    match row.unresolved_by.as_slice() {
-        [] => n.to_string(),
-        [(reason, _)] => format!("{n} ({})", reason.name()),
-        many => {
-            let parts: Vec<String> = many
-                .iter()
-                .map(|(reason, k)| format!("{} {k}", reason.name()))
-                .collect();
-            format!("{n} ({})", parts.join(", "))
-        }
     }
 }
