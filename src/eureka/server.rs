@@ -9,7 +9,7 @@
 //! just closed.
 
 use crate::engine::{RngStream, SimTime};
-use crate::scenario::{Scenario, ServerConfig};
+use crate::scenario::{Scenario, ServerConfig, Start};
 
 use std::rc::Rc;
 
@@ -136,28 +136,7 @@ impl EurekaServer {
 impl EurekaServer {
     /// Server bootstrap (see the module doc for the order).
     pub fn start(&mut self, wall_now_ms: u64, out: &mut impl ServerOutput) {
-        out.observe(Observation::ServerStarted);
-        // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
-        let retention = self.config.delta_retention_timer_interval_ms;
-        let delay = self.timer_delay(retention);
-        out.arm(delay, ServerTimer::DeltaRetention);
-        let fill_interval = self.config.response_cache_update_interval_ms;
-        if self.cache.uses_read_only() {
-            let first = first_fill_delay(wall_now_ms, fill_interval);
-            let lateness = self.timer_delay(0);
-            out.arm(first + lateness, ServerTimer::CacheFill);
-        }
-        let update = self.config.renewal_threshold_update_interval_ms;
-        let delay = self.timer_delay(update);
-        out.arm(delay, ServerTimer::ThresholdUpdate);
-        // registry-sync-retries = 0: syncUp finds nothing, openForTraffic(0 -> default count).
-        let count = i64::from(self.config.default_open_for_traffic_count);
-        self.registry.open_for_traffic(count);
-        let delay = self.timer_delay(RENEWS_WINDOW_MS);
-        out.arm(delay, ServerTimer::RenewsRoll);
-        let eviction = self.config.eviction_interval_ms;
-        let delay = self.timer_delay(eviction);
-        out.arm(delay, ServerTimer::Eviction);
+        self.bootstrap(wall_now_ms, Start::Cold, out);
     }
 
     /// `simulation.start = "steady"`: the server as after a long uptime. Every periodic timer
@@ -168,33 +147,41 @@ impl EurekaServer {
     /// opens it; [`EurekaServer::restore`] then adds the registrations and
     /// [`EurekaServer::settle_caches`] fills the caches.
     pub fn start_steady(&mut self, wall_now_ms: u64, out: &mut impl ServerOutput) {
+        self.bootstrap(wall_now_ms, Start::Steady, out);
+    }
+
+    /// Arms the timers in the order of the module doc and opens the registry. A timer's first
+    /// run: one period after the start (plus the model's lateness), or on a steady start a
+    /// uniform phase of its period.
+    fn bootstrap(&mut self, wall_now_ms: u64, start: Start, out: &mut impl ServerOutput) {
         out.observe(Observation::ServerStarted);
-        let retention = self.config.delta_retention_timer_interval_ms;
-        let phase = self.rng.between(1, retention.max(1));
-        out.arm(phase, ServerTimer::DeltaRetention);
+        let first_run = |server: &mut EurekaServer, period: u64| match start {
+            Start::Cold => server.timer_delay(period),
+            Start::Steady => server.rng.between(1, period.max(1)),
+        };
+        // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
+        let delay = first_run(self, self.config.delta_retention_timer_interval_ms);
+        out.arm(delay, ServerTimer::DeltaRetention);
         let fill_interval = self.config.response_cache_update_interval_ms;
         if self.cache.uses_read_only() {
             let first = first_fill_delay(wall_now_ms, fill_interval);
             let lateness = self.timer_delay(0);
             out.arm(first + lateness, ServerTimer::CacheFill);
         }
-        let update = self.config.renewal_threshold_update_interval_ms;
-        let phase = self.rng.between(1, update.max(1));
-        out.arm(phase, ServerTimer::ThresholdUpdate);
+        let delay = first_run(self, self.config.renewal_threshold_update_interval_ms);
+        out.arm(delay, ServerTimer::ThresholdUpdate);
+        // registry-sync-retries = 0: syncUp finds nothing, openForTraffic(0 -> default count).
         let count = i64::from(self.config.default_open_for_traffic_count);
         self.registry.open_for_traffic(count);
-        let roll = self.rng.between(1, RENEWS_WINDOW_MS);
-        self.renews_roll_due_ms = roll;
-        out.arm(roll, ServerTimer::RenewsRoll);
-        let eviction = self.config.eviction_interval_ms;
-        let phase = self.rng.between(1, eviction.max(1));
-        out.arm(phase, ServerTimer::Eviction);
+        let delay = first_run(self, RENEWS_WINDOW_MS);
+        self.renews_roll_due_ms = delay;
+        out.arm(delay, ServerTimer::RenewsRoll);
+        let delay = first_run(self, self.config.eviction_interval_ms);
+        out.arm(delay, ServerTimer::Eviction);
     }
 
     /// Steady start: `p` registered long ago and has renewed every `interval_ms` since, the
-    /// next renew due at `next_renew_ms` (in `(0, interval]`); with `renews = false` it never
-    /// renewed after registering (then it only stays while its fresh lease lasts). Its renews
-    /// are counted into the two buckets of renews-last-minute ([`renews_in_windows`]). Nothing
+    /// next renew due at `next_renew_ms` (in `(0, interval]`). Its renews are counted into the two buckets of renews-last-minute ([`renews_in_windows`]). Nothing
     /// enters the delta queue: the registrations are older than its retention.
     pub fn restore(
         &mut self,

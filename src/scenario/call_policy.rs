@@ -48,7 +48,7 @@ pub struct CallPolicy {
 
 impl CallPolicy {
     /// No retry, one failure per refusal.
-    const NO_RETRY: CallPolicy = CallPolicy {
+    pub const NO_RETRY: CallPolicy = CallPolicy {
         servers: 1,
         same: 1,
         avoid_previous: false,

@@ -854,14 +854,7 @@ mod tests {
     use crate::engine::StreamFactory;
 
     /// A caller without retries (`CallerConfig::policy` for a stack that does not retry).
-    const NO_RETRY: CallPolicy = CallPolicy {
-        servers: 1,
-        same: 1,
-        avoid_previous: false,
-        failures_per_refusal: 1,
-        zuul_hystrix: false,
-        retrier: None,
-    };
+    const NO_RETRY: CallPolicy = CallPolicy::NO_RETRY;
 
     fn accepts(_: ProcessId) -> Answer {
         Answer::Accepts
