@@ -15,13 +15,7 @@ impl<O: Observer> World<'_, O> {
     /// Server bootstrap ([`EurekaServer::start`]).
     pub(super) fn start_server(&mut self, s: ServerId) {
         let wall = self.wall_now();
-        let mut out = ServerSink {
-            server: s,
-            queue: &mut self.queue,
-            deploys: &mut self.deploys,
-            observer: &mut self.observer,
-        };
-        self.servers[s.index()].start(wall, &mut out);
+        self.with_server(s, |server, out| server.start(wall, out));
     }
 
     /// Calls `rule` on server `s` with the world as its output.
@@ -60,13 +54,7 @@ impl<O: Observer> World<'_, O> {
     /// A REST call arrives: the resource handles it at once and replies.
     pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, call: Call) {
         let now = self.now();
-        let mut out = ServerSink {
-            server: s,
-            queue: &mut self.queue,
-            deploys: &mut self.deploys,
-            observer: &mut self.observer,
-        };
-        let reply = self.servers[s.index()].on_call(now, from, call, &mut out);
+        let reply = self.with_server(s, |server, out| server.on_call(now, from, call, out));
         self.reply(from, reply);
     }
 }
