@@ -26,7 +26,6 @@ impl<O: Observer> World<'_, O> {
         p: ProcessId,
         rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut ClientSink<'_, O>) -> R,
     ) -> R {
-        let mut deferred = std::mem::take(&mut self.client_effects);
         let client = &mut self.processes[p].client;
         let mut sink = ClientSink {
             process: p,
@@ -36,15 +35,20 @@ impl<O: Observer> World<'_, O> {
             queue: &mut self.queue,
             deploys: &mut self.deploys,
             observer: &mut self.observer,
-            deferred: &mut deferred,
+            deferred: &mut self.client_effects,
         };
         let result = rule(client, &self.applications, &mut sink);
-        if !deferred.is_empty() {
+        if !self.client_effects.is_empty() {
+            // Taken out while they run: an effect may call a client again (its own deferred
+            // effects then start from an empty list), and the list's capacity is kept.
+            let mut deferred = std::mem::take(&mut self.client_effects);
             for effect in deferred.drain(..) {
                 self.client_effect(p, effect);
             }
+            if self.client_effects.is_empty() {
+                self.client_effects = deferred;
+            }
         }
-        self.client_effects = deferred;
         result
     }
 
