@@ -457,10 +457,10 @@ impl DiscoveryClient {
         }
         self.listener = self.config.on_demand_update_status_change;
         let renew_interval = self.config.lease_renewal_interval_s * 1000;
-        let next_renew = self.rng.between(1, renew_interval.max(1));
+        let next_renew = self.rng.phase(renew_interval);
         self.heartbeat.arm_in(next_renew, out);
         let replication = self.replication_interval_ms();
-        let next_replication = self.rng.between(1, replication.max(1));
+        let next_replication = self.rng.phase(replication);
         self.replicator.periodic_due = Some(now + next_replication);
         let generation = self.replicator.generation;
         out.arm(next_replication, ClientTimer::Replicator { generation });
@@ -484,7 +484,7 @@ impl DiscoveryClient {
         }
         self.apply_fetch(payload, applications, out);
         let interval = self.config.registry_fetch_interval_s * 1000;
-        let next = self.rng.between(1, interval.max(1));
+        let next = self.rng.phase(interval);
         self.cache_refresh.arm_in(next, out);
     }
 

@@ -78,6 +78,21 @@ mod tests {
 
     const D: u64 = 90_000;
 
+    /// Steady start: a lease last renewed 20 s before time 0 holds `lastUpdateTimestamp` =
+    /// -20 + 90 = 70 s and is expirable from 70 + 90 s + 1 ms (the renewed form, not a fresh
+    /// registration's 90 s); one renewed longer ago than its duration is clamped at 0.
+    #[test]
+    fn a_lease_renewed_before_time_0() {
+        let lease = Lease::renewed_before(-20_000, 90_000);
+        assert_eq!(lease.last_update, SimTime(70_000));
+        assert_eq!(lease.expirable_from(), SimTime(160_001));
+        assert!(lease.renewed);
+        assert_eq!(
+            Lease::renewed_before(-100_000, 90_000).last_update,
+            SimTime(0)
+        );
+    }
+
     #[test]
     fn fresh_lease_expires_one_duration_after_registration() {
         let lease = Lease::new(SimTime(1_000), D);

@@ -99,8 +99,8 @@ impl Registry {
     }
 
     /// Why the registry still lists `p` UP at `now` (`None` when it does not): its client
-    /// still renews (`renewing`: the process is alive and heartbeats), an overridden status of
-    /// UP, a lease not yet expired, expiry disabled by self-preservation or by a zero threshold
+    /// still renews (`renewing`: the process is alive and heartbeats), with an overridden status
+    /// of UP deciding what it shows; else (eviction ignores overrides) a lease not yet expired, expiry disabled by self-preservation or by a zero threshold
     /// (`isLeaseExpirationEnabled`, FACTS.md §2.2), or an expired lease whose eviction run has
     /// not come.
     pub fn holding(&self, now: SimTime, p: ProcessId, renewing: bool) -> Option<Holding> {
@@ -108,19 +108,21 @@ impl Registry {
             return None;
         }
         let entry = self.entries[p]?;
-        Some(if self.overrides[p] == Some(InstanceStatus::Up) {
-            Holding::Override
-        } else if renewing {
-            Holding::StillRenewing
-        } else if !entry.lease.is_expired(now, 0) {
-            Holding::LeaseNotExpired
-        } else if self.is_lease_expiration_enabled() {
-            Holding::EvictionPending
-        } else if self.enable_self_preservation && self.renews_per_min_threshold <= 0 {
-            Holding::ZeroThreshold
-        } else {
-            Holding::SelfPreservation
-        })
+        Some(
+            if renewing && self.overrides[p] == Some(InstanceStatus::Up) {
+                Holding::Override
+            } else if renewing {
+                Holding::StillRenewing
+            } else if !entry.lease.is_expired(now, 0) {
+                Holding::LeaseNotExpired
+            } else if self.is_lease_expiration_enabled() {
+                Holding::EvictionPending
+            } else if self.enable_self_preservation && self.renews_per_min_threshold <= 0 {
+                Holding::ZeroThreshold
+            } else {
+                Holding::SelfPreservation
+            },
+        )
     }
 
     /// Statuses of every registered process, in process order (a full-registry payload).
@@ -487,6 +489,13 @@ mod tests {
         assert_eq!(r.holding(expired, 0, false), Some(Holding::EvictionPending));
         r.cancel(expired, 0, true);
         assert_eq!(r.holding(expired, 0, false), None, "cancelled");
+        // An override of UP (PUT .../status?value=UP) decides what a renewing client shows; a
+        // dead one is held by its lease like any other (evict() ignores overrides).
+        r.register(t0, 1, up(1));
+        assert_eq!(r.status_update(t0, 1, InstanceStatus::Up, 2), Some(false));
+        r.overrides[1] = Some(InstanceStatus::Up);
+        assert_eq!(r.holding(t0, 1, true), Some(Holding::Override));
+        assert_eq!(r.holding(t0, 1, false), Some(Holding::LeaseNotExpired));
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl EurekaServer {
         out.observe(Observation::ServerStarted);
         let first_run = |server: &mut EurekaServer, period: u64| match start {
             Start::Cold => server.timer_delay(period),
-            Start::Steady => server.rng.between(1, period.max(1)),
+            Start::Steady => server.rng.phase(period),
         };
         // The registry constructor: `Timer("Eureka-DeltaRetentionTimer")`, delay = period.
         let delay = first_run(self, self.config.delta_retention_timer_interval_ms);
@@ -468,9 +468,6 @@ impl EurekaServer {
     }
 }
 
-/// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous run
-/// this run started, never negative; 0 on the first run (FACTS.md §2.1). It is added to every
-/// lease's expiry, so a late eviction run does not evict leases a GC pause kept from renewing.
 /// Steady start: of the renews at `next - k * interval` (k >= 1, all before time 0), how many
 /// fell in the last complete renews-last-minute window, `(roll - 120 s, roll - 60 s]`, and how
 /// many since the last roll, `(roll - 60 s, 0]`, where `roll` in `(0, 60 s]` is the roll
@@ -493,6 +490,9 @@ pub fn renews_in_windows(next_ms: u64, interval_ms: u64, roll_ms: u64) -> (u64, 
     (last, current)
 }
 
+/// `EvictionTask#getCompensationTimeMs`: how much later than one period after the previous run
+/// this run started, never negative; 0 on the first run (FACTS.md §2.1). It is added to every
+/// lease's expiry, so a late eviction run does not evict leases a GC pause kept from renewing.
 pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) -> u64 {
     match previous {
         Some(prev) => now.saturating_since(prev).saturating_sub(period_ms),
@@ -513,8 +513,6 @@ mod tests {
         EurekaServer::new(&scenario, 3, StreamFactory::new(1).stream("server"))
     }
 
-    /// The server alone, without a world: bootstrap arms its timers in the order of FACTS.md
-    /// §2.7 (delta retention, cache fill, threshold update, renews roll, eviction).
     /// Steady start's renew counts, by hand: renews every 30 s at -20, -50, -80, -110 s ...
     /// (next at +10 s); the roll due at +20 s, so the last roll was at -40 s and the one before
     /// at -100 s: one renew since (-20 s), two in the last complete window (-50, -80 s). With
@@ -532,6 +530,8 @@ mod tests {
         assert_eq!(renews_in_windows(20_000, 60_000, 20_000), (1, 0));
     }
 
+    /// The server alone, without a world: bootstrap arms its timers in the order of FACTS.md
+    /// §2.7 (delta retention, cache fill, threshold update, renews roll, eviction).
     #[test]
     fn start_arms_the_timers_in_bootstrap_order() {
         let mut server = server();

@@ -115,24 +115,30 @@ pub fn render_summary(
 /// still listed (why: unresolved_reason)`; empty when every trial ended at duration-s.
 fn waited_line(scenario: &Scenario, outcomes: &[TrialOutcome]) -> String {
     let sim = &scenario.simulation;
-    let past: Vec<u64> = outcomes
+    // Still listed at the end (a trial whose news came exactly at the cap is not).
+    let held = |o: &TrialOutcome| {
+        o.shutdowns.iter().any(|s| {
+            s.unresolved_reasons()
+                .iter()
+                .any(|r| matches!(r, Unresolved::Held(_) | Unresolved::ListedAtEnd))
+        })
+    };
+    let past: Vec<(u64, bool)> = outcomes
         .iter()
-        .map(|o| o.end_ms)
-        .filter(|&end| end > sim.duration_ms)
+        .filter(|o| o.end_ms > sim.duration_ms)
+        .map(|o| (o.end_ms, held(o)))
         .collect();
     if past.is_empty() {
         return String::new();
     }
-    let capped = past
-        .iter()
-        .filter(|&&end| end >= sim.max_duration_ms)
-        .count();
+    let capped = past.iter().filter(|&&(_, held)| held).count();
     let mut parts = Vec::new();
-    if let Some(latest) = past.iter().filter(|&&end| end < sim.max_duration_ms).max() {
+    let saw = past.iter().filter(|&&(_, held)| !held).map(|&(end, _)| end);
+    if let Some(latest) = saw.max() {
         parts.push(format!(
             "{} saw it leave by {:.1} s at the latest",
             past.len() - capped,
-            *latest as f64 / 1000.0
+            latest as f64 / 1000.0
         ));
     }
     if capped > 0 {

@@ -655,8 +655,24 @@ impl Builder<'_> {
             _ if waits => draft.wait_ms,
             _ => 0,
         });
+        let duration_s = simulation.duration_ms / 1000;
+        // The SIGTERM comes prestop-s after at-s: the stop must fall inside the trial too.
+        let sigterm_ms = draft.at_ms.saturating_add(draft.prestop_ms);
+        if draft.prestop_ms > 0 && sigterm_ms >= simulation.duration_ms {
+            return Err(self.invalid(
+                table,
+                "prestop-s",
+                format!(
+                    "the SIGTERM comes at {} s (at-s {} + prestop-s {}), not before the end of \
+                     the trial (simulation.duration-s = {duration_s})",
+                    sigterm_ms / 1000,
+                    draft.at_ms / 1000,
+                    draft.prestop_ms / 1000
+                ),
+                format!("at-s + prestop-s below {duration_s}"),
+            ));
+        }
         if end_ms >= simulation.duration_ms {
-            let duration_s = simulation.duration_ms / 1000;
             let (problem, allowed) = if resumes {
                 (
                     format!(

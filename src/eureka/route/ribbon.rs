@@ -395,6 +395,43 @@ mod tests {
         ribbon
     }
 
+    /// Steady start: the list read from the client, the cursor at `draw x size` (anywhere in
+    /// it: `incrementAndGetModulo` keeps it below the size), the polling updater's next run at
+    /// the given phase; with the notification updater no timer at all.
+    #[test]
+    fn a_steady_ribbon_resumes_with_its_cursor_and_phase() {
+        let up = |_: ProcessId| true;
+        let lists = || ClientLists {
+            up_list: &[1, 2, 3, 4],
+            is_up: &up,
+        };
+        let mut ribbon = Ribbon::new(BREAKER);
+        let mut out = Vec::new();
+        ribbon.create_steady(&RibbonConfig::default(), lists(), 12_345, 0.6, &mut out);
+        let lb = ribbon.lb().unwrap();
+        assert_eq!(lb.servers, [1, 2, 3, 4]);
+        assert_eq!(lb.cursor(), 2);
+        assert_eq!(
+            out.last(),
+            Some(&RibbonEffect::ScheduleRefresh {
+                delay_ms: 12_345,
+                generation: 1
+            })
+        );
+        let notified = RibbonConfig {
+            eureka_notification_updater: true,
+            ..RibbonConfig::default()
+        };
+        let mut ribbon = Ribbon::new(BREAKER);
+        let mut out = Vec::new();
+        ribbon.create_steady(&notified, lists(), 12_345, 0.999, &mut out);
+        assert_eq!(ribbon.lb().unwrap().cursor(), 3);
+        assert!(
+            !out.iter()
+                .any(|e| matches!(e, RibbonEffect::ScheduleRefresh { .. }))
+        );
+    }
+
     /// `DynamicServerListLoadBalancer#updateListOfServers` through
     /// `DiscoveryEnabledNIWSServerList#obtainServersViaDiscovery`: only instances whose status
     /// is UP in the client's cache are kept, in the client's order. The constructor updates at

@@ -205,12 +205,11 @@ impl SpringLoadBalancer {
             pending_miss_us: None,
         };
         let config = cx.config;
-        let phase = |rng: &mut RngStream, period: u64| rng.between(1, period.max(1));
         match config.configurations {
             SupplierKind::Default => {
                 lb.set_list(cx.client_list.to_vec(), out);
                 if config.cache_enabled && !lb.servers.is_empty() {
-                    let expires_in = phase(traffic.rng, config.cache_ttl_ms);
+                    let expires_in = traffic.rng.phase(config.cache_ttl_ms);
                     lb.expires_ms = Some(cx.now_ms + expires_in);
                     if cx.batched {
                         lb.schedule(expires_in, SpringTimer::CacheExpired, out);
@@ -220,10 +219,10 @@ impl SpringLoadBalancer {
             SupplierKind::HealthCheck => {
                 lb.checked = cx.client_list.to_vec();
                 lb.health_check_round(cx, out);
-                let next = phase(traffic.rng, config.health_check_interval_ms);
+                let next = traffic.rng.phase(config.health_check_interval_ms);
                 lb.schedule(next, SpringTimer::HealthCheck, out);
                 if config.refetch_instances {
-                    let next = phase(traffic.rng, config.refetch_instances_interval_ms);
+                    let next = traffic.rng.phase(config.refetch_instances_interval_ms);
                     lb.schedule(next, SpringTimer::Refetch, out);
                 }
             }
@@ -917,6 +916,71 @@ mod tests {
             delay_ms,
             timer,
             generation: 0,
+        }
+    }
+
+    /// Steady start (FACTS.md §9): the caching supplier holds the client's list and its entry
+    /// expires at a uniform phase of the 35 s ttl, in `(0, 35 s]`; batched mode arms that expiry,
+    /// per-request mode finds the entry stale from then on. Over 200 routes the phases spread
+    /// over the ttl: some in each of its quarters. The health-check supplier checks the list
+    /// once now (a refusing instance is dropped) and its next round comes within 25 s.
+    #[test]
+    fn a_steady_balancer_expires_at_a_phase_of_its_ttl() {
+        let config = LoadBalancerConfig::default();
+        let mut quarters = [0u32; 4];
+        let mut stream = Stream::fixed(0.0);
+        for _ in 0..200 {
+            let mut out = Vec::new();
+            let cx = inputs(0, true, &config, &[3, 4], &accepts);
+            let lb = SpringLoadBalancer::create_steady(&cx, &mut stream.traffic(), &mut out);
+            let expires = lb.expires_ms.expect("cached");
+            assert!((1..=35_000).contains(&expires), "{expires}");
+            assert_eq!(
+                out,
+                [
+                    listed(&[3, 4], &[]),
+                    timer(expires, SpringTimer::CacheExpired)
+                ]
+            );
+            quarters[((expires - 1) / 8_750) as usize] += 1;
+        }
+        assert!(quarters.iter().all(|&q| q > 20), "{quarters:?}");
+
+        let mut out = Vec::new();
+        let cx = inputs(0, false, &config, &[3, 4], &accepts);
+        let mut lb = SpringLoadBalancer::create_steady(&cx, &mut stream.traffic(), &mut out);
+        assert_eq!(out, [listed(&[3, 4], &[])], "per-request: no timer");
+        let expires = lb.expires_ms.unwrap();
+        out.clear();
+        let cx = inputs(expires - 1, false, &config, &[4], &accepts);
+        lb.request(&cx, &mut stream.traffic(), &mut out);
+        assert_eq!(lb.servers(), [3, 4], "still fresh 1 ms before the expiry");
+        let cx = inputs(expires, false, &config, &[4], &accepts);
+        lb.request(&cx, &mut stream.traffic(), &mut out);
+        assert_eq!(lb.servers(), [4], "re-read at the expiry");
+
+        let health = LoadBalancerConfig {
+            configurations: SupplierKind::HealthCheck,
+            ..LoadBalancerConfig::default()
+        };
+        let refuses_3 = |p: ProcessId| {
+            if p == 3 {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        };
+        let mut out = Vec::new();
+        let cx = inputs(0, true, &health, &[3, 4], &refuses_3);
+        let lb = SpringLoadBalancer::create_steady(&cx, &mut stream.traffic(), &mut out);
+        assert_eq!(lb.servers(), [4]);
+        match out.last() {
+            Some(SpringEffect::Schedule {
+                delay_ms,
+                timer: SpringTimer::HealthCheck,
+                ..
+            }) => assert!((1..=health.health_check_interval_ms).contains(delay_ms)),
+            other => panic!("{other:?}"),
         }
     }
 

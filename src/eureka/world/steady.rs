@@ -49,8 +49,11 @@ impl<O: Observer> World<'_, O> {
         }
         let count = embedded_client_up_count(&self.processes);
         self.servers[s.index()].settle_threshold(count);
+        // Every web server serves before any balancer reads (a health-check round checks them).
         for p in 0..first_replacement {
             self.set_serving(p, true);
+        }
+        for p in 0..first_replacement {
             if let ProcessKind::Caller { caller } = self.processes[p].kind {
                 self.start_caller_traffic_steady(caller);
             }
@@ -66,9 +69,21 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].caller != caller {
                 continue;
             }
-            if self.routes[r].balancer.uses_ribbon() {
-                self.create_ribbon_steady(r);
-            } else {
+            // A balancer is created at the first request (Ribbon also at start with eager
+            // loading): a route without traffic has none, however long it has run.
+            // An empty list is not cached: such a balancer is created by its first request,
+            // which then waits for the next one, as on a cold start.
+            let route = &self.routes[r];
+            let has_traffic = route.arrivals.is_some();
+            let listed = !self.processes[route.process]
+                .client
+                .up_list(route.application)
+                .is_empty();
+            if route.balancer.uses_ribbon() {
+                if has_traffic || route.ribbon.eager_load {
+                    self.create_ribbon_steady(r);
+                }
+            } else if has_traffic && listed {
                 self.create_spring_steady(r);
             }
             self.start_arrivals(r);
@@ -80,7 +95,7 @@ impl<O: Observer> World<'_, O> {
     fn create_ribbon_steady(&mut self, r: RouteId) {
         let route = self.route_mut(r);
         let interval = route.ribbon.server_list_refresh_interval_ms;
-        let first_refresh = route.rng.between(1, interval.max(1));
+        let first_refresh = route.rng.phase(interval);
         let cursor_draw = route.rng.unit();
         self.with_ribbon(r, |ribbon, config, lists, out| {
             ribbon.create_steady(config, lists, first_refresh, cursor_draw, out);

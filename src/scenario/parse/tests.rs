@@ -887,3 +887,23 @@ fn max_duration_defaults_to_a_day_after_the_last_action() {
     );
     assert!(e.contains("at least 600"), "{e}");
 }
+
+/// A kill -15 after a preStop sleep stops at at-s + prestop-s: that must fall inside the trial
+/// (else the trial would end before the stop and report it as never stopped).
+#[test]
+fn a_prestop_that_ends_after_the_trial_is_refused() {
+    let text = |at: u64, prestop: u64| {
+        format!(
+            "[simulation]\nduration-s = 900\n{MINIMAL}[[shutdown]]\ninstance = \"svc-0\"\n\
+             at-s = {at}\nstrategy = \"kill-15\"\nprestop-s = {prestop}\n"
+        )
+    };
+    let e = err(&text(880, 30));
+    assert!(e.contains("prestop-s"), "{e}");
+    assert!(
+        e.contains("the SIGTERM comes at 910 s (at-s 880 + prestop-s 30)"),
+        "{e}"
+    );
+    assert!(e.contains("at-s + prestop-s below 900"), "{e}");
+    ok(&text(860, 30));
+}
