@@ -29,6 +29,7 @@ mod observe;
 pub mod protocol;
 pub mod rate_limiter;
 pub mod registry;
+pub mod replication;
 pub mod response_cache;
 mod restart;
 mod route;

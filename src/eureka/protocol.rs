@@ -202,3 +202,116 @@ impl fmt::Display for ReconcileHash {
         Ok(())
     }
 }
+
+/// What one server asks its peers to repeat (`PeerEurekaNode`'s task kinds), for one instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ActionKind {
+    Register,
+    Heartbeat,
+    Cancel,
+    StatusUpdate,
+    DeleteStatusOverride,
+}
+
+impl ActionKind {
+    /// How many kinds there are (a dense index per instance and kind).
+    pub const COUNT: usize = 5;
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// `PeerEurekaNode#taskId`: `action#app/id`. A newer task with the same key replaces a pending
+/// one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TaskKey {
+    pub process: ProcessId,
+    pub action: ActionKind,
+}
+
+/// The item a replication task carries (`ReplicationInstance`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Replicated {
+    /// The registrant as the sender's rules left it.
+    Register(Registrant),
+    /// The sender's held copy (none if it hid the lease as expired) and its override.
+    Heartbeat {
+        held: Option<Registrant>,
+        overridden: Option<InstanceStatus>,
+    },
+    Cancel,
+    StatusUpdate {
+        status: InstanceStatus,
+        last_dirty: u64,
+    },
+    DeleteStatusOverride {
+        status: InstanceStatus,
+        last_dirty: u64,
+    },
+}
+
+impl Replicated {
+    /// The task kind of this item.
+    pub fn action(&self) -> ActionKind {
+        match self {
+            Replicated::Register(_) => ActionKind::Register,
+            Replicated::Heartbeat { .. } => ActionKind::Heartbeat,
+            Replicated::Cancel => ActionKind::Cancel,
+            Replicated::StatusUpdate { .. } => ActionKind::StatusUpdate,
+            Replicated::DeleteStatusOverride { .. } => ActionKind::DeleteStatusOverride,
+        }
+    }
+}
+
+/// A task waiting in a peer's `AcceptorExecutor`: its item, when it was submitted and when it
+/// expires (`TaskHolder`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReplicationTask {
+    pub process: ProcessId,
+    pub item: Replicated,
+    pub submitted: SimTime,
+    pub expires: SimTime,
+}
+
+impl ReplicationTask {
+    pub fn key(&self) -> TaskKey {
+        TaskKey {
+            process: self.process,
+            action: self.item.action(),
+        }
+    }
+}
+
+/// One `POST peerreplication/batch/`: up to 250 tasks in processing order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicationBatch {
+    /// Numbered by the sending replicator, to match its outcome.
+    pub id: u64,
+    pub tasks: Vec<ReplicationTask>,
+}
+
+/// A peer's answer to one item of a batch (`ReplicationInstanceResponse`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ItemReply {
+    Ok,
+    /// 404: no lease there (or a heartbeat dirtier than the held copy).
+    NotFound,
+    /// 409 with the peer's held copy (its copy is dirtier than the sender's).
+    Conflict(Registrant),
+    /// Any other status.
+    Error,
+}
+
+/// How a batch went (`ReplicationTaskProcessor#process(List)`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum BatchOutcome {
+    /// 200 with one reply per task, in order.
+    Replied(Vec<ItemReply>),
+    /// 503, or a read timeout: the batch is retried after 1 s.
+    Congestion,
+    /// Refused or a connect timeout: retried after 100 ms.
+    NetworkError,
+    /// Anything else: the batch is dropped.
+    Failed,
+}
