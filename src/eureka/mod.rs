@@ -36,6 +36,7 @@ mod route;
 mod server;
 mod shutdown;
 pub mod status;
+pub mod transport;
 mod world;
 
 #[cfg(test)]

@@ -1,0 +1,357 @@
+//! Which Eureka server a client's call goes to (FACTS.md §5.7 as corrected in
+//! `docs/design/peers.md` §1.5): the endpoint list, `RetryableEurekaHttpClient` (sticky server,
+//! up to 3 attempts, quarantine) and `SessionedEurekaHttpClient` (a new session every 10-30
+//! minutes). Each client has two such stacks, for registration and for queries.
+//!
+//! Tested alone; not wired into the world yet (issue 11, `docs/design/peers.md` §4 commit 7).
+
+use crate::engine::{RngStream, SimTime};
+
+use super::ids::ServerId;
+
+/// `RetryableEurekaHttpClient.DEFAULT_NUMBER_OF_RETRIES`: attempts per call.
+pub const NUMBER_OF_RETRIES: u32 = 3;
+/// `eureka.client.transport.retryable-client-quarantine-refresh-percentage`.
+pub const QUARANTINE_REFRESH_PERCENTAGE: f64 = 0.66;
+/// `eureka.client.transport.sessioned-client-reconnect-interval-seconds` (1200), in ms.
+pub const SESSION_RECONNECT_INTERVAL_MS: u64 = 1_200_000;
+/// `eureka.client.eureka-service-url-poll-interval-seconds` (300), in ms: how often the
+/// endpoint list is resolved again (`AsyncResolver`).
+pub const SERVICE_URL_POLL_INTERVAL_MS: u64 = 300_000;
+
+/// The servers a client may call, in the order `ZoneAffinityClusterResolver` gives: its own
+/// zone's first, each group shuffled (`ResolverUtils#randomize`). From Eureka 1.10.14 the
+/// shuffle is new at every resolve (`ThreadLocalRandom`), every 300 s; before, it is one
+/// permutation per host (`new Random(localIPv4.hashCode())`), drawn once here.
+#[derive(Debug, Clone)]
+pub struct Endpoints {
+    own: Vec<ServerId>,
+    others: Vec<ServerId>,
+    fixed_per_host: bool,
+    order: Vec<ServerId>,
+    /// When the list is resolved again (`None`: not resolved yet).
+    next_resolve: Option<SimTime>,
+}
+
+impl Endpoints {
+    pub fn new(own: Vec<ServerId>, others: Vec<ServerId>, fixed_per_host: bool) -> Endpoints {
+        Endpoints {
+            own,
+            others,
+            fixed_per_host,
+            order: Vec::new(),
+            next_resolve: None,
+        }
+    }
+
+    /// The list at `now`, resolved again when its 300 s are over (a fixed-per-host shuffle
+    /// keeps its first order).
+    pub fn at(&mut self, now: SimTime, rng: &mut RngStream) -> &[ServerId] {
+        let due = self.next_resolve.is_none_or(|at| now >= at);
+        if due && !(self.fixed_per_host && self.next_resolve.is_some()) {
+            self.order.clear();
+            for group in [&self.own, &self.others] {
+                let start = self.order.len();
+                self.order.extend_from_slice(group);
+                shuffle(&mut self.order[start..], rng);
+            }
+        }
+        if due {
+            self.next_resolve = Some(now + SERVICE_URL_POLL_INTERVAL_MS);
+        }
+        &self.order
+    }
+}
+
+/// Fisher-Yates, back to front (`Collections#shuffle`'s walk).
+fn shuffle(items: &mut [ServerId], rng: &mut RngStream) {
+    for i in (1..items.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        items.swap(i, j);
+    }
+}
+
+/// What to do after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Accepted: the server becomes sticky.
+    Done,
+    /// Try this server next.
+    Retry(ServerId),
+    /// No server left or 3 attempts failed: the call fails (`TransportException`).
+    GiveUp,
+}
+
+/// One call's attempts: which try, the candidates it drew, and whether the current server
+/// came from them (a sticky server that fails is not quarantined).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempts {
+    retry: u32,
+    candidates: Option<Vec<ServerId>>,
+    next_index: usize,
+    current: ServerId,
+    from_candidates: bool,
+}
+
+impl Attempts {
+    /// The server the current attempt goes to.
+    pub fn server(&self) -> ServerId {
+        self.current
+    }
+}
+
+/// `RetryableEurekaHttpClient`: the sticky server (`delegate`) and the quarantine set.
+#[derive(Debug, Clone, Default)]
+pub struct RetryableClient {
+    sticky: Option<ServerId>,
+    quarantine: Vec<ServerId>,
+}
+
+impl RetryableClient {
+    /// `#getHostCandidates`: the endpoints minus the quarantined ones, unless the quarantine
+    /// holds at least `(int)(n x 0.66)` of them (at most n), in which case it is cleared first
+    /// and every endpoint is a candidate. With 3 endpoints or fewer that threshold is 1: any
+    /// quarantine is cleared and never filters.
+    fn candidates(&mut self, endpoints: &[ServerId]) -> Vec<ServerId> {
+        self.quarantine.retain(|s| endpoints.contains(s));
+        let n = endpoints.len();
+        let threshold = ((n as f64 * QUARANTINE_REFRESH_PERCENTAGE) as usize).min(n);
+        if !self.quarantine.is_empty() && self.quarantine.len() >= threshold {
+            self.quarantine.clear();
+        }
+        endpoints
+            .iter()
+            .copied()
+            .filter(|s| !self.quarantine.contains(s))
+            .collect()
+    }
+
+    /// A call begins (`#execute`, first try): on the sticky server if there is one, else on
+    /// the first candidate. `None`: no endpoint at all.
+    pub fn begin(&mut self, endpoints: &[ServerId]) -> Option<Attempts> {
+        let mut attempts = Attempts {
+            retry: 0,
+            candidates: None,
+            next_index: 0,
+            current: self.sticky.unwrap_or(ServerId::FIRST),
+            from_candidates: false,
+        };
+        if self.sticky.is_none() {
+            attempts.current = self.next_candidate(&mut attempts, endpoints)?;
+        }
+        Some(attempts)
+    }
+
+    /// The next candidate of the call, drawing the candidates once per call.
+    fn next_candidate(
+        &mut self,
+        attempts: &mut Attempts,
+        endpoints: &[ServerId],
+    ) -> Option<ServerId> {
+        if attempts.candidates.is_none() {
+            attempts.candidates = Some(self.candidates(endpoints));
+        }
+        let candidates = attempts.candidates.as_ref()?;
+        let server = *candidates.get(attempts.next_index)?;
+        attempts.next_index += 1;
+        attempts.from_candidates = true;
+        Some(server)
+    }
+
+    /// The current attempt ended: accepted (the server becomes sticky), or refused, timed out
+    /// or answered with a status the evaluator does not accept. A failure drops the sticky
+    /// server and quarantines a candidate (not a sticky one); the next try takes the next
+    /// candidate, up to 3 tries.
+    pub fn on_result(
+        &mut self,
+        attempts: &mut Attempts,
+        accepted: bool,
+        endpoints: &[ServerId],
+    ) -> Next {
+        if accepted {
+            self.sticky = Some(attempts.current);
+            return Next::Done;
+        }
+        if self.sticky == Some(attempts.current) {
+            self.sticky = None;
+        }
+        if attempts.from_candidates && !self.quarantine.contains(&attempts.current) {
+            self.quarantine.push(attempts.current);
+        }
+        attempts.retry += 1;
+        if attempts.retry >= NUMBER_OF_RETRIES {
+            return Next::GiveUp;
+        }
+        match self.next_candidate(attempts, endpoints) {
+            Some(server) => {
+                attempts.current = server;
+                Next::Retry(server)
+            }
+            None => Next::GiveUp,
+        }
+    }
+
+    /// The sticky server, if any.
+    pub fn sticky(&self) -> Option<ServerId> {
+        self.sticky
+    }
+}
+
+/// `SessionedEurekaHttpClient`: at a call, a session older than its drawn duration ends and the
+/// retryable client starts anew (no sticky server, an empty quarantine). Durations are
+/// `d + d (U - 0.5)`, U in [0, 1): 600 to 1800 s by default (`#randomizeSessionDuration`). The
+/// first session starts at the first call (`lastReconnectTimeStamp = -1`).
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    started: Option<SimTime>,
+    duration_ms: u64,
+    pub client: RetryableClient,
+}
+
+impl Session {
+    /// Before a call at `now`: whether a new session began (drawing its duration from `rng`).
+    pub fn before_call(&mut self, now: SimTime, rng: &mut RngStream) -> bool {
+        let over = self
+            .started
+            .is_none_or(|at| now.saturating_since(at) >= self.duration_ms);
+        if over {
+            self.started = Some(now);
+            let d = SESSION_RECONNECT_INTERVAL_MS as f64;
+            self.duration_ms = (d + d * (rng.unit() - 0.5)) as u64;
+            self.client = RetryableClient::default();
+        }
+        over
+    }
+
+    pub fn duration_ms(&self) -> u64 {
+        self.duration_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::StreamFactory;
+
+    fn ids(v: &[u32]) -> Vec<ServerId> {
+        v.iter().map(|&i| ServerId(i)).collect()
+    }
+
+    /// `#execute` with three endpoints: the first call goes to the first candidate; a failure
+    /// quarantines it and the next candidate is tried; success makes that one sticky and the
+    /// next call starts there.
+    #[test]
+    fn a_failed_server_is_skipped_and_the_one_that_answers_sticks() {
+        let endpoints = ids(&[0, 1, 2]);
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&endpoints).unwrap();
+        assert_eq!(a.server(), ServerId(0));
+        assert_eq!(
+            c.on_result(&mut a, false, &endpoints),
+            Next::Retry(ServerId(1))
+        );
+        assert_eq!(c.on_result(&mut a, true, &endpoints), Next::Done);
+        assert_eq!(c.sticky(), Some(ServerId(1)));
+        let a = c.begin(&endpoints).unwrap();
+        assert_eq!(a.server(), ServerId(1));
+    }
+
+    /// A sticky server that fails is dropped but not quarantined, so the candidates of the same
+    /// call may start with it again; three failures give up.
+    #[test]
+    fn a_failing_sticky_server_is_not_quarantined() {
+        let endpoints = ids(&[1, 0, 2]);
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&endpoints).unwrap();
+        assert_eq!(c.on_result(&mut a, true, &endpoints), Next::Done);
+        assert_eq!(c.sticky(), Some(ServerId(1)));
+        let mut a = c.begin(&endpoints).unwrap();
+        assert_eq!(a.server(), ServerId(1));
+        assert_eq!(
+            c.on_result(&mut a, false, &endpoints),
+            Next::Retry(ServerId(1))
+        );
+        assert_eq!(
+            c.on_result(&mut a, false, &endpoints),
+            Next::Retry(ServerId(0))
+        );
+        assert_eq!(c.on_result(&mut a, false, &endpoints), Next::GiveUp);
+        assert_eq!(c.sticky(), None);
+    }
+
+    /// `#getHostCandidates`: the threshold is (int)(n x 0.66). With 3 endpoints it is 1, so a
+    /// quarantined server is back among the candidates at the next call; with 5 it is 3, so two
+    /// quarantined servers are skipped and a third clears them all.
+    #[test]
+    fn quarantine_filters_only_above_three_endpoints() {
+        let three = ids(&[0, 1, 2]);
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&three).unwrap();
+        c.on_result(&mut a, false, &three);
+        c.on_result(&mut a, true, &three);
+        c.sticky = None;
+        assert_eq!(c.begin(&three).unwrap().server(), ServerId(0), "3: cleared");
+
+        let five = ids(&[0, 1, 2, 3, 4]);
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&five).unwrap();
+        assert_eq!(c.on_result(&mut a, false, &five), Next::Retry(ServerId(1)));
+        assert_eq!(c.on_result(&mut a, false, &five), Next::Retry(ServerId(2)));
+        assert_eq!(c.on_result(&mut a, false, &five), Next::GiveUp);
+        // 3 quarantined >= threshold 3: cleared, server 0 again.
+        assert_eq!(c.begin(&five).unwrap().server(), ServerId(0));
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&five).unwrap();
+        c.on_result(&mut a, false, &five);
+        c.on_result(&mut a, false, &five);
+        c.on_result(&mut a, true, &five);
+        c.sticky = None;
+        // 2 quarantined < 3: skipped.
+        assert_eq!(c.begin(&five).unwrap().server(), ServerId(2));
+    }
+
+    /// The own zone comes first, each group shuffled; from Eureka 1.10.14 a new order at every
+    /// 300 s resolve (every permutation of three turns up over many resolves), before it one
+    /// order per host for good.
+    #[test]
+    fn endpoints_put_the_own_zone_first_and_reshuffle_by_version() {
+        let mut rng = StreamFactory::new(4).stream("transport/test");
+        let mut e = Endpoints::new(ids(&[7]), ids(&[1, 2, 3]), false);
+        let mut seen = std::collections::HashSet::new();
+        for k in 0..60 {
+            let order = e
+                .at(SimTime(k * SERVICE_URL_POLL_INTERVAL_MS), &mut rng)
+                .to_vec();
+            assert_eq!(order[0], ServerId(7));
+            let mut rest = order[1..].to_vec();
+            seen.insert(rest.clone());
+            rest.sort();
+            assert_eq!(rest, ids(&[1, 2, 3]));
+        }
+        assert_eq!(seen.len(), 6);
+        let mut e = Endpoints::new(Vec::new(), ids(&[1, 2, 3]), true);
+        let first = e.at(SimTime(0), &mut rng).to_vec();
+        for k in 1..20 {
+            assert_eq!(
+                e.at(SimTime(k * SERVICE_URL_POLL_INTERVAL_MS), &mut rng),
+                first
+            );
+        }
+    }
+
+    /// Sessions: the first call starts one; it lasts 1200 s x (1 + U - 0.5), in [600, 1800) s,
+    /// and the call after that starts a new one with no sticky server.
+    #[test]
+    fn sessions_last_600_to_1800_s_and_forget_the_sticky_server() {
+        let mut rng = StreamFactory::new(5).stream("transport/test");
+        let mut s = Session::default();
+        assert!(s.before_call(SimTime(42), &mut rng));
+        let d = s.duration_ms();
+        assert!((600_000..1_800_000).contains(&d), "{d}");
+        s.client.sticky = Some(ServerId(2));
+        assert!(!s.before_call(SimTime(42 + d - 1), &mut rng));
+        assert_eq!(s.client.sticky(), Some(ServerId(2)));
+        assert!(s.before_call(SimTime(42 + d), &mut rng));
+        assert_eq!(s.client.sticky(), None);
+    }
+}
