@@ -139,14 +139,7 @@ impl SpringLoadBalancer {
         request_us: f64,
         out: &mut Vec<SpringEffect>,
     ) -> SpringLoadBalancer {
-        let mut lb = SpringLoadBalancer {
-            position: traffic.rng.below(1000),
-            servers: Vec::new(),
-            expires_ms: None,
-            checked: Vec::new(),
-            generation: 0,
-            pending_miss_us: None,
-        };
+        let mut lb = SpringLoadBalancer::seeded(traffic);
         let config = cx.config;
         match config.configurations {
             SupplierKind::Default => {
@@ -185,6 +178,18 @@ impl SpringLoadBalancer {
         lb
     }
 
+    /// A balancer with nothing read yet, its position seeded from the route's stream.
+    fn seeded(traffic: &mut Traffic<'_>) -> SpringLoadBalancer {
+        SpringLoadBalancer {
+            position: traffic.rng.below(1000),
+            servers: Vec::new(),
+            expires_ms: None,
+            checked: Vec::new(),
+            generation: 0,
+            pending_miss_us: None,
+        }
+    }
+
     /// `simulation.start = "steady"`: the balancer as after a long run with traffic. The
     /// caching supplier's entry was written by the first request after its previous expiry, so
     /// it expires at a uniform phase of the ttl (drawn from the route's stream); the health-check
@@ -196,14 +201,7 @@ impl SpringLoadBalancer {
         traffic: &mut Traffic<'_>,
         out: &mut Vec<SpringEffect>,
     ) -> SpringLoadBalancer {
-        let mut lb = SpringLoadBalancer {
-            position: traffic.rng.below(1000),
-            servers: Vec::new(),
-            expires_ms: None,
-            checked: Vec::new(),
-            generation: 0,
-            pending_miss_us: None,
-        };
+        let mut lb = SpringLoadBalancer::seeded(traffic);
         let config = cx.config;
         match config.configurations {
             SupplierKind::Default => {
