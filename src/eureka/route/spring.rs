@@ -857,6 +857,17 @@ mod tests {
         Answer::Accepts
     }
 
+    /// Every instance accepts but `dead`, which refuses.
+    fn refuses(dead: ProcessId) -> impl Fn(ProcessId) -> Answer {
+        move |p| {
+            if p == dead {
+                Answer::Refuses
+            } else {
+                Answer::Accepts
+            }
+        }
+    }
+
     fn inputs<'a>(
         now_ms: u64,
         batched: bool,
@@ -961,13 +972,7 @@ mod tests {
             configurations: SupplierKind::HealthCheck,
             ..LoadBalancerConfig::default()
         };
-        let refuses_3 = |p: ProcessId| {
-            if p == 3 {
-                Answer::Refuses
-            } else {
-                Answer::Accepts
-            }
-        };
+        let refuses_3 = refuses(3);
         let mut out = Vec::new();
         let cx = inputs(0, true, &health, &[3, 4], &refuses_3);
         let lb = SpringLoadBalancer::create_steady(&cx, &mut stream.traffic(), &mut out);
@@ -1085,13 +1090,7 @@ mod tests {
 
         out.clear();
         lb.position = 0;
-        let refuses_3 = |p: ProcessId| {
-            if p == 3 {
-                Answer::Refuses
-            } else {
-                Answer::Accepts
-            }
-        };
+        let refuses_3 = refuses(3);
         let cx = inputs(36_000, true, &config, &[2, 3], &refuses_3);
         lb.on_timer(
             0,
@@ -1138,13 +1137,7 @@ mod tests {
         };
         let mut stream = Stream::fixed(0.0);
         let mut out = Vec::new();
-        let refuses_2 = |p: ProcessId| {
-            if p == 2 {
-                Answer::Refuses
-            } else {
-                Answer::Accepts
-            }
-        };
+        let refuses_2 = refuses(2);
         let cx = inputs(1_000, true, &config, &[1, 2, 3], &refuses_2);
         let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
         assert_eq!(
@@ -1193,13 +1186,7 @@ mod tests {
         };
         let mut stream = Stream::fixed(0.0);
         let mut out = Vec::new();
-        let refuses_2 = |p: ProcessId| {
-            if p == 2 {
-                Answer::Refuses
-            } else {
-                Answer::Accepts
-            }
-        };
+        let refuses_2 = refuses(2);
         let cx = inputs(1_000, true, &config, &[1, 2], &refuses_2);
         let mut lb = SpringLoadBalancer::create(&cx, &mut stream.traffic(), 1e6, &mut out);
         assert_eq!(
@@ -1211,13 +1198,7 @@ mod tests {
             ]
         );
         out.clear();
-        let refuses_5 = |p: ProcessId| {
-            if p == 5 {
-                Answer::Refuses
-            } else {
-                Answer::Accepts
-            }
-        };
+        let refuses_5 = refuses(5);
         let cx = inputs(21_000, true, &config, &[4, 5], &refuses_5);
         lb.on_timer(
             0,
