@@ -391,6 +391,7 @@ impl DiscoveryClient {
             overridden_status: InstanceStatus::Unknown,
             last_dirty: self.info.last_dirty,
             lease_duration_ms: self.config.lease_expiration_duration_s * 1000,
+            renewal_interval_ms: self.config.lease_renewal_interval_s * 1000,
         }
     }
 

@@ -57,6 +57,13 @@ pub struct RouteSlot {
 }
 
 impl Layout {
+    /// The process of each Eureka server, by `ServerId`.
+    pub fn server_processes(&self) -> Vec<ProcessId> {
+        (0..self.processes.len())
+            .filter(|&p| self.processes[p].kind == ProcessKind::Server)
+            .collect()
+    }
+
     pub fn new(scenario: &Scenario) -> Layout {
         let mut processes = Vec::new();
         for (a, app) in scenario.apps.iter().enumerate() {

@@ -84,6 +84,9 @@ pub struct Registrant {
     pub overridden_status: InstanceStatus,
     pub last_dirty: u64,
     pub lease_duration_ms: u64,
+    /// `LeaseInfo#renewalIntervalInSecs` in ms: how long a replicated register or heartbeat
+    /// of this instance may wait to be sent (`PeerEurekaNode#getLeaseRenewalOf`).
+    pub renewal_interval_ms: u64,
 }
 
 /// A generated `GET /apps` payload: every lease of the registry at generation time, any status,

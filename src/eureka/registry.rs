@@ -21,6 +21,8 @@ pub struct HeldInfo {
     pub status: InstanceStatus,
     pub overridden_status: InstanceStatus,
     pub last_dirty: u64,
+    /// `LeaseInfo#renewalIntervalInSecs` (ms), which bounds a replicated task's wait.
+    pub renewal_interval_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -186,7 +188,8 @@ impl Registry {
         if let Some(over) = self.overrides[p] {
             return over;
         }
-        // LeaseExistsRule (not a replication): an existing UP/OUT_OF_SERVICE holder keeps its status.
+        // LeaseExistsRule (never for a replication, whose caller passes no `existing`): an
+        // existing UP/OUT_OF_SERVICE holder keeps its status.
         if let Some(held @ (InstanceStatus::Up | InstanceStatus::OutOfService)) = existing {
             return held;
         }
@@ -198,12 +201,22 @@ impl Registry {
     /// Always invalidates the response cache. Returns whether the new lease holds the existing
     /// `InstanceInfo` (it was dirtier than the registrant) rather than the registrant, which
     /// decides what earlier delta items of the old lease show (FACTS.md §4).
-    pub fn register(&mut self, now: SimTime, p: ProcessId, registrant: Registrant) -> bool {
+    ///
+    /// `replication`: the register came from a peer (`isReplication`), so the status rules skip
+    /// `LeaseExistsRule` (`rule/LeaseExistsRule#apply` returns no match for a replica).
+    pub fn register(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        registrant: Registrant,
+        replication: bool,
+    ) -> bool {
         let existing = self.entries[p];
         let mut info = HeldInfo {
             status: registrant.status,
             overridden_status: registrant.overridden_status,
             last_dirty: registrant.last_dirty,
+            renewal_interval_ms: registrant.renewal_interval_ms,
         };
         let mut kept_holder = false;
         match existing {
@@ -226,7 +239,8 @@ impl Registry {
         if let Some(over) = self.overrides[p] {
             info.overridden_status = over;
         }
-        info.status = self.overridden_status(p, info.status, existing.map(|e| e.info.status));
+        let held = existing.filter(|_| !replication).map(|e| e.info.status);
+        info.status = self.overridden_status(p, info.status, held);
         self.entries[p] = Some(Entry {
             lease: Lease::new(now, registrant.lease_duration_ms),
             info,
@@ -234,10 +248,36 @@ impl Registry {
         kept_holder
     }
 
+    /// The `InstanceInfo` this registry holds for `p`, as a peer would receive it (the object
+    /// `register` mutated, which `replicateToPeers` sends; `PeerEurekaNode#heartbeat`'s info).
+    pub fn held_registrant(&self, p: ProcessId) -> Option<Registrant> {
+        let e = self.entries[p].as_ref()?;
+        Some(Registrant {
+            status: e.info.status,
+            overridden_status: e.info.overridden_status,
+            last_dirty: e.info.last_dirty,
+            lease_duration_ms: e.lease.duration_ms,
+            renewal_interval_ms: e.info.renewal_interval_ms,
+        })
+    }
+
+    /// `AbstractInstanceRegistry#storeOverriddenStatusIfRequired`: a replicated heartbeat that
+    /// got a 404 for being dirtier, or a 409's copy, carries an override: it goes into the map
+    /// and onto the held copy, whose status stays as it is.
+    pub fn store_overridden_status_if_required(&mut self, p: ProcessId, status: InstanceStatus) {
+        if self.overrides[p] == Some(status) {
+            return;
+        }
+        self.overrides[p] = Some(status);
+        if let Some(e) = self.entries[p].as_mut() {
+            e.info.overridden_status = status;
+        }
+    }
+
     /// Steady start: `p` registered long ago (expected clients counted as `register` counts
     /// them) and last renewed at `renewed_at_ms` (before time 0).
     pub fn restore(&mut self, p: ProcessId, registrant: Registrant, renewed_at_ms: i64) {
-        self.register(SimTime(0), p, registrant);
+        self.register(SimTime(0), p, registrant, false);
         if let Some(entry) = self.entries[p].as_mut() {
             entry.lease = Lease::renewed_before(renewed_at_ms, registrant.lease_duration_ms);
         }
@@ -354,6 +394,28 @@ impl Registry {
         }
     }
 
+    /// `InstanceResource#validateDirtyTimestamp` for a replicated heartbeat: the incoming copy
+    /// is dirtier -> 404 (the sender registers it here); the held copy is dirtier -> 409 with
+    /// the held copy (the sender takes it); else 200. A lease hidden as expired is 200.
+    pub fn validate_replicated_dirty(
+        &self,
+        now: SimTime,
+        p: ProcessId,
+        incoming_dirty: u64,
+    ) -> DirtyCheck {
+        let Some(e) = self.visible(now, p) else {
+            return DirtyCheck::Ok;
+        };
+        if incoming_dirty > e.info.last_dirty {
+            DirtyCheck::NotFound
+        } else if e.info.last_dirty > incoming_dirty {
+            self.held_registrant(p)
+                .map_or(DirtyCheck::Ok, DirtyCheck::Conflict)
+        } else {
+            DirtyCheck::Ok
+        }
+    }
+
     /// `AbstractInstanceRegistry#evict(additionalLeaseMs)` (FACTS.md §2.1): gate on expiration,
     /// collect expired leases, cap at `size - (int)(size * pct)`, evict in random order by a
     /// partial Fisher-Yates shuffle.
@@ -414,6 +476,14 @@ pub fn eviction_limit(registry_size: usize, pct: f64) -> usize {
     registry_size - threshold.min(registry_size)
 }
 
+/// [`Registry::validate_replicated_dirty`]'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirtyCheck {
+    Ok,
+    NotFound,
+    Conflict(Registrant),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RenewOutcome {
     NotFound,
@@ -436,6 +506,7 @@ mod tests {
             overridden_status: InstanceStatus::Unknown,
             last_dirty: dirty,
             lease_duration_ms: 90_000,
+            renewal_interval_ms: 30_000,
         }
     }
 
@@ -458,7 +529,7 @@ mod tests {
     fn holding_names_the_rule_that_keeps_an_instance() {
         let t0 = SimTime(0);
         let mut r = registry(3);
-        r.register(t0, 0, up(1));
+        r.register(t0, 0, up(1), false);
         assert_eq!(r.holding(t0, 1, false), None, "never registered");
         assert_eq!(r.holding(t0, 0, true), Some(Holding::StillRenewing));
         assert_eq!(
@@ -491,7 +562,7 @@ mod tests {
         assert_eq!(r.holding(expired, 0, false), None, "cancelled");
         // An override of UP (PUT .../status?value=UP) decides what a renewing client shows; a
         // dead one is held by its lease like any other (evict() ignores overrides).
-        r.register(t0, 1, up(1));
+        r.register(t0, 1, up(1), false);
         assert_eq!(r.status_update(t0, 1, InstanceStatus::Up, 2), Some(false));
         r.overrides[1] = Some(InstanceStatus::Up);
         assert_eq!(r.holding(t0, 1, true), Some(Holding::Override));
@@ -513,12 +584,12 @@ mod tests {
         r.open_for_traffic(1);
         assert_eq!(r.threshold(), 1);
         for p in 0..10 {
-            r.register(SimTime(0), p, up(0));
+            r.register(SimTime(0), p, up(0), false);
         }
         assert_eq!(r.expected_clients(), 11);
         assert_eq!(r.threshold(), 18);
         // Re-registering an existing id does not count again.
-        r.register(SimTime(5), 3, up(0));
+        r.register(SimTime(5), 3, up(0), false);
         assert_eq!(r.expected_clients(), 11);
     }
 
@@ -527,7 +598,7 @@ mod tests {
         // Netflix/eureka#1459: the expected == 0 guard.
         let mut r = registry(5);
         r.open_for_traffic(0);
-        r.register(SimTime(0), 0, up(0));
+        r.register(SimTime(0), 0, up(0), false);
         assert_eq!(r.expected_clients(), 0);
         assert_eq!(r.threshold(), 0);
         for _ in 0..100 {
@@ -545,7 +616,7 @@ mod tests {
         let mut r = registry(20);
         r.open_for_traffic(1);
         for p in 0..10 {
-            r.register(SimTime(0), p, up(0));
+            r.register(SimTime(0), p, up(0), false);
         }
         for _ in 0..18 {
             r.renews_last_min.increment();
@@ -568,8 +639,8 @@ mod tests {
         for (release, expected_after) in [(Release::default(), 2), (old, 3)] {
             let mut r = Registry::new(4, &ServerConfig::default(), release);
             r.open_for_traffic(1);
-            r.register(SimTime(0), 0, up(0));
-            r.register(SimTime(0), 1, up(0));
+            r.register(SimTime(0), 0, up(0), false);
+            r.register(SimTime(0), 1, up(0), false);
             assert_eq!(r.expected_clients(), 3);
             assert!(r.cancel(SimTime(1), 0, false));
             assert_eq!(r.expected_clients(), expected_after, "{release}");
@@ -584,13 +655,13 @@ mod tests {
     fn override_set_and_removal() {
         let mut r = registry(2);
         r.open_for_traffic(1);
-        r.register(SimTime(0), 0, up(1));
+        r.register(SimTime(0), 0, up(1), false);
         assert_eq!(
             r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1),
             Some(true)
         );
         assert_eq!(status(&r, 0), InstanceStatus::OutOfService);
-        r.register(SimTime(2), 0, up(5));
+        r.register(SimTime(2), 0, up(5), false);
         assert_eq!(
             status(&r, 0),
             InstanceStatus::OutOfService,
@@ -601,7 +672,7 @@ mod tests {
             Some(true)
         );
         assert_eq!(status(&r, 0), InstanceStatus::Down);
-        r.register(SimTime(4), 0, up(6));
+        r.register(SimTime(4), 0, up(6), false);
         assert_eq!(status(&r, 0), InstanceStatus::Up);
     }
 
@@ -610,7 +681,7 @@ mod tests {
     #[test]
     fn renew_reapplies_the_override_silently() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, up(1));
+        r.register(SimTime(0), 0, up(1), false);
         r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1);
         r.entries[0].as_mut().unwrap().info.status = InstanceStatus::Up;
         assert_eq!(
@@ -626,9 +697,14 @@ mod tests {
     #[test]
     fn starting_beats_the_override() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, up(1));
+        r.register(SimTime(0), 0, up(1), false);
         r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1);
-        r.register(SimTime(2), 0, with_status(InstanceStatus::Starting, 2));
+        r.register(
+            SimTime(2),
+            0,
+            with_status(InstanceStatus::Starting, 2),
+            false,
+        );
         assert_eq!(status(&r, 0), InstanceStatus::Starting);
     }
 
@@ -636,13 +712,23 @@ mod tests {
     #[test]
     fn existing_lease_keeps_up_or_out_of_service() {
         let mut r = registry(2);
-        r.register(SimTime(0), 0, up(1));
-        r.register(SimTime(1), 0, with_status(InstanceStatus::OutOfService, 2));
+        r.register(SimTime(0), 0, up(1), false);
+        r.register(
+            SimTime(1),
+            0,
+            with_status(InstanceStatus::OutOfService, 2),
+            false,
+        );
         assert_eq!(status(&r, 0), InstanceStatus::Up);
-        r.register(SimTime(0), 1, with_status(InstanceStatus::OutOfService, 1));
-        r.register(SimTime(1), 1, up(2));
+        r.register(
+            SimTime(0),
+            1,
+            with_status(InstanceStatus::OutOfService, 1),
+            false,
+        );
+        r.register(SimTime(1), 1, up(2), false);
         assert_eq!(status(&r, 1), InstanceStatus::OutOfService);
-        r.register(SimTime(2), 1, up(3));
+        r.register(SimTime(2), 1, up(3), false);
         assert_eq!(status(&r, 1), InstanceStatus::OutOfService);
     }
 
@@ -651,22 +737,22 @@ mod tests {
     #[test]
     fn unknown_after_cancel_override_fails_the_renew() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, up(1));
+        r.register(SimTime(0), 0, up(1), false);
         r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1);
         r.delete_status_override(SimTime(2), 0, InstanceStatus::Unknown);
         assert_eq!(status(&r, 0), InstanceStatus::Unknown);
         assert_eq!(r.renew(SimTime(3), 0), RenewOutcome::NotFound);
         r.renews_last_min.roll();
         assert_eq!(r.renews_last_min.count(), 0);
-        r.register(SimTime(4), 0, up(4));
+        r.register(SimTime(4), 0, up(4), false);
         assert_eq!(status(&r, 0), InstanceStatus::Up);
     }
 
     #[test]
     fn a_late_register_over_a_dirtier_lease_keeps_the_held_info() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, with_status(InstanceStatus::Down, 10));
-        r.register(SimTime(1), 0, up(5));
+        r.register(SimTime(0), 0, with_status(InstanceStatus::Down, 10), false);
+        r.register(SimTime(1), 0, up(5), false);
         assert_eq!(status(&r, 0), InstanceStatus::Down);
     }
 
@@ -676,7 +762,7 @@ mod tests {
         let mut r = registry(10);
         r.open_for_traffic(1);
         for p in 0..10 {
-            r.register(SimTime(0), p, up(0));
+            r.register(SimTime(0), p, up(0), false);
         }
         // Not renewed since registration: expirable after 90 s. Enough renews to enable expiry.
         for _ in 0..100 {
@@ -729,10 +815,11 @@ mod tests {
         r.open_for_traffic(1);
         let lease = |dirty| Registrant {
             lease_duration_ms: 30_000,
+            renewal_interval_ms: 10_000,
             ..up(dirty)
         };
         for p in 0..50 {
-            r.register(SimTime(0), p, lease(0));
+            r.register(SimTime(0), p, lease(0), false);
         }
         assert_eq!(r.threshold(), 86);
         let mut checkpoints = Vec::new();

@@ -293,6 +293,7 @@ mod tests {
             overridden_status: InstanceStatus::Unknown,
             last_dirty: dirty,
             lease_duration_ms: 90_000,
+            renewal_interval_ms: 30_000,
         }
     }
 

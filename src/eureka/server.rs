@@ -14,10 +14,16 @@ use crate::scenario::{Scenario, ServerConfig, Start};
 use std::rc::Rc;
 
 use super::delta::RecentlyChangedQueue;
-use super::ids::ProcessId;
+use super::ids::{ProcessId, ServerId};
 use super::observe::{Holding, Observation};
-use super::protocol::{Call, DeltaPayload, Payload, Registrant, Reply};
-use super::registry::{Registry, RenewOutcome};
+use super::protocol::{
+    BatchOutcome, Call, DeltaPayload, ItemReply, Payload, Registrant, Replicated, ReplicationBatch,
+    ReplicationTask, Reply,
+};
+use super::registry::{DirtyCheck, Registry, RenewOutcome};
+use super::replication::{
+    PeerAction, PeerReplicator, ReplicatorEffect, override_from_peer, task_expiry,
+};
 use super::response_cache::{ResponseCache, first_fill_delay};
 use super::status::InstanceStatus;
 
@@ -32,6 +38,12 @@ pub enum ServerTimer {
     ThresholdUpdate,
     /// `AbstractInstanceRegistry#getDeltaRetentionTask` (FACTS.md §4).
     DeltaRetention,
+    /// The batching dispatcher to the server's `peer`-th peer (an index into its replication
+    /// set, in service-url order); stale unless `generation` is the dispatcher's.
+    Replicate {
+        peer: u32,
+        generation: u32,
+    },
 }
 
 /// Where a server transition puts what it asks of the world, in the order it asks: the world
@@ -42,6 +54,9 @@ pub trait ServerOutput {
     fn observe(&mut self, observation: Observation);
     /// Arm this timer to fire `delay_ms` from now.
     fn arm(&mut self, delay_ms: u64, timer: ServerTimer);
+    /// `POST peerreplication/batch/` to `peer`; its outcome comes back through
+    /// [`EurekaServer::on_batch_outcome`].
+    fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch);
 }
 
 /// A server's request of the world, as data.
@@ -51,6 +66,11 @@ pub enum ServerEffect {
     Observe(Observation),
     /// Arm this timer to fire `delay_ms` from now.
     Arm { delay_ms: u64, timer: ServerTimer },
+    /// Send this batch to `peer`.
+    SendBatch {
+        peer: ServerId,
+        batch: ReplicationBatch,
+    },
 }
 
 impl ServerOutput for Vec<ServerEffect> {
@@ -61,6 +81,16 @@ impl ServerOutput for Vec<ServerEffect> {
     fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
         self.push(ServerEffect::Arm { delay_ms, timer });
     }
+
+    fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch) {
+        self.push(ServerEffect::SendBatch { peer, batch });
+    }
+}
+
+/// One peer this server replicates to (`PeerEurekaNode`) and its dispatcher.
+struct Peer {
+    id: ServerId,
+    replicator: PeerReplicator,
 }
 
 /// One Eureka server: its registry, response cache and delta queue, and its timers' rules. It
@@ -82,6 +112,10 @@ pub struct EurekaServer {
     served_up: Vec<bool>,
     /// Steady start: when the renews-last-minute roll first runs (ms).
     renews_roll_due_ms: u64,
+    /// The peers it replicates to (`PeerEurekaNodes`), none for a standalone server.
+    peers: Vec<Peer>,
+    /// The replicators' effects, reused between calls.
+    scratch: Vec<ReplicatorEffect>,
 }
 
 impl EurekaServer {
@@ -107,7 +141,21 @@ impl EurekaServer {
             registry_up: vec![false; processes],
             served_up: vec![false; processes],
             renews_roll_due_ms: 0,
+            peers: Vec::new(),
+            scratch: Vec::new(),
         }
+    }
+
+    /// `PeerEurekaNodes#resolvePeerUrls`: the peers this server replicates to, in its
+    /// service-url order, itself excluded by the caller (`#isThisMyUrl`).
+    pub fn replicate_to(&mut self, peers: &[ServerId]) {
+        self.peers = peers
+            .iter()
+            .map(|&id| Peer {
+                id,
+                replicator: PeerReplicator::default(),
+            })
+            .collect();
     }
 
     fn compensation_ms(&mut self, now: SimTime) -> u64 {
@@ -264,6 +312,11 @@ impl EurekaServer {
                 self.recently_changed.purge(now);
                 self.config.delta_retention_timer_interval_ms
             }
+            ServerTimer::Replicate { peer, generation } => {
+                // Not periodic: the dispatcher re-arms itself for its next batch.
+                self.on_dispatch(now, peer as usize, generation, out);
+                return;
+            }
         };
         let delay = self.timer_delay(period);
         out.arm(delay, timer);
@@ -344,7 +397,10 @@ impl EurekaServer {
         }
     }
 
-    /// A REST call arrives: the resource handles it at once and replies.
+    /// A REST call arrives: the resource handles it at once and replies. A successful
+    /// register, renew, cancel or status change is then queued for every peer
+    /// (`PeerAwareInstanceRegistryImpl#register/#renew/#cancel/#statusUpdate/
+    /// #deleteStatusOverride` replicate only what succeeded locally, and a register always).
     pub fn on_call(
         &mut self,
         now: SimTime,
@@ -354,19 +410,14 @@ impl EurekaServer {
     ) -> Reply {
         match call {
             Call::Register { info, why } => {
-                let kept_holder = self.registry.register(now, from, info);
-                let status = self
-                    .registry
-                    .entry(from)
-                    .map_or(info.status, |e| e.info.status);
-                self.recently_changed
-                    .registered(now, from, status, kept_holder);
-                out.observe(Observation::Registered {
-                    process: from,
-                    status,
-                });
-                self.note_registry(from, out);
-                self.invalidate_cache(now, out);
+                let kept_holder = self.apply_register(now, from, info, false, out);
+                // `register(info)` sends its argument, which the rules mutated in place unless
+                // a dirtier holder was kept (then the holder was mutated, not the argument).
+                let sent = match self.registry.held_registrant(from) {
+                    Some(held) if !kept_holder => held,
+                    _ => info,
+                };
+                self.replicate(now, from, Replicated::Register(sent), out);
                 Reply::Registered { why }
             }
             Call::Renew { last_dirty } => Reply::Renewed {
@@ -383,36 +434,104 @@ impl EurekaServer {
             }
             Call::FetchDelta => self.serve_delta(now),
             Call::Cancel => {
-                if self.registry.cancel(now, from, true) {
-                    self.recently_changed.cancelled(now, from);
-                    out.observe(Observation::Cancelled { process: from });
-                    self.note_registry(from, out);
-                    self.invalidate_cache(now, out);
+                if self.apply_cancel(now, from, out) {
+                    self.replicate(now, from, Replicated::Cancel, out);
                 }
                 Reply::Cancelled
             }
             Call::PutStatus { status, last_dirty } => {
-                let changed = self.registry.status_update(now, from, status, last_dirty);
-                if changed == Some(true) {
-                    self.recently_changed.modified(now, from, status);
-                    self.note_registry(from, out);
-                    self.invalidate_cache(now, out);
+                if self.apply_status_update(now, from, status, last_dirty, out) {
+                    let last_dirty = self.held_last_dirty(from);
+                    let item = Replicated::StatusUpdate { status, last_dirty };
+                    self.replicate(now, from, item, out);
                 }
                 Reply::StatusPut
             }
             Call::DeleteStatus => {
-                let existed =
-                    self.registry
-                        .delete_status_override(now, from, InstanceStatus::Unknown);
-                if existed == Some(true) {
-                    self.recently_changed
-                        .modified(now, from, InstanceStatus::Unknown);
-                    self.note_registry(from, out);
-                    self.invalidate_cache(now, out);
+                let status = InstanceStatus::Unknown;
+                if self.apply_delete_status_override(now, from, status, out) {
+                    let last_dirty = self.held_last_dirty(from);
+                    let item = Replicated::DeleteStatusOverride { status, last_dirty };
+                    self.replicate(now, from, item, out);
                 }
                 Reply::StatusDeleted
             }
         }
+    }
+
+    /// `AbstractInstanceRegistry#register` with what follows it here: the delta queue, the
+    /// observations, the cache invalidation. Returns whether a dirtier holder was kept.
+    fn apply_register(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        info: Registrant,
+        replication: bool,
+        out: &mut impl ServerOutput,
+    ) -> bool {
+        let kept_holder = self.registry.register(now, p, info, replication);
+        let status = self
+            .registry
+            .entry(p)
+            .map_or(info.status, |e| e.info.status);
+        self.recently_changed
+            .registered(now, p, status, kept_holder);
+        out.observe(Observation::Registered { process: p, status });
+        self.note_registry(p, out);
+        self.invalidate_cache(now, out);
+        kept_holder
+    }
+
+    /// `cancel` (explicit, from the instance or a peer). Returns whether a lease went.
+    fn apply_cancel(&mut self, now: SimTime, p: ProcessId, out: &mut impl ServerOutput) -> bool {
+        if !self.registry.cancel(now, p, true) {
+            return false;
+        }
+        self.recently_changed.cancelled(now, p);
+        out.observe(Observation::Cancelled { process: p });
+        self.note_registry(p, out);
+        self.invalidate_cache(now, out);
+        true
+    }
+
+    /// `statusUpdate`. Returns whether the lease was found (what `statusUpdate` returns, and
+    /// what decides replication), whether or not the status changed.
+    fn apply_status_update(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        status: InstanceStatus,
+        last_dirty: u64,
+        out: &mut impl ServerOutput,
+    ) -> bool {
+        let changed = self.registry.status_update(now, p, status, last_dirty);
+        if changed == Some(true) {
+            self.recently_changed.modified(now, p, status);
+            self.note_registry(p, out);
+            self.invalidate_cache(now, out);
+        }
+        changed.is_some()
+    }
+
+    /// `deleteStatusOverride`. Returns whether the lease was found.
+    fn apply_delete_status_override(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        status: InstanceStatus,
+        out: &mut impl ServerOutput,
+    ) -> bool {
+        let existed = self.registry.delete_status_override(now, p, status);
+        if existed == Some(true) {
+            self.recently_changed.modified(now, p, status);
+            self.note_registry(p, out);
+            self.invalidate_cache(now, out);
+        }
+        existed.is_some()
+    }
+
+    fn held_last_dirty(&self, p: ProcessId) -> u64 {
+        self.registry.entry(p).map_or(0, |e| e.info.last_dirty)
     }
 
     /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
@@ -445,20 +564,10 @@ impl EurekaServer {
             RenewOutcome::Renewed {
                 silent_status_change,
             } => {
-                if silent_status_change {
-                    if let Some(e) = self.registry.entry(from) {
-                        let status = e.info.status;
-                        self.recently_changed.status_set_silently(from, status);
-                    }
-                    self.note_registry(from, out);
-                }
-                if let Some(e) = self.registry.entry(from) {
-                    let expirable_from = e.lease.expirable_from();
-                    out.observe(Observation::Renewed {
-                        process: from,
-                        expirable_from,
-                    });
-                }
+                self.note_renewed(from, silent_status_change, out);
+                // `PeerAwareInstanceRegistryImpl#renew` replicates inside `renew`, before the
+                // resource's dirty-timestamp check (so a 404 here still replicates).
+                self.replicate_heartbeat(now, from, out);
                 !(self.config.sync_when_timestamp_differs
                     && self
                         .registry
@@ -467,6 +576,253 @@ impl EurekaServer {
         }
     }
 }
+
+impl EurekaServer {
+    /// After a renew: the silent status reset, if any, and the observation.
+    fn note_renewed(
+        &mut self,
+        p: ProcessId,
+        silent_status_change: bool,
+        out: &mut impl ServerOutput,
+    ) {
+        if silent_status_change {
+            if let Some(e) = self.registry.entry(p) {
+                let status = e.info.status;
+                self.recently_changed.status_set_silently(p, status);
+            }
+            self.note_registry(p, out);
+        }
+        if let Some(e) = self.registry.entry(p) {
+            let expirable_from = e.lease.expirable_from();
+            out.observe(Observation::Renewed {
+                process: p,
+                expirable_from,
+            });
+        }
+    }
+
+    /// `#replicateInstanceActionsToPeers(Heartbeat)`: the held copy as
+    /// `getInstanceByAppAndId(app, id, false)` returns it (none if hidden as expired) and the
+    /// overridden status from the map.
+    fn replicate_heartbeat(&mut self, now: SimTime, p: ProcessId, out: &mut impl ServerOutput) {
+        if self.peers.is_empty() {
+            return;
+        }
+        let held = self
+            .registry
+            .visible(now, p)
+            .and_then(|_| self.registry.held_registrant(p));
+        let overridden = self.registry.override_of(p);
+        self.replicate(now, p, Replicated::Heartbeat { held, overridden }, out);
+    }
+
+    /// `#replicateToPeers`: queue `item` for every peer (nothing for a standalone server).
+    fn replicate(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        item: Replicated,
+        out: &mut impl ServerOutput,
+    ) {
+        for k in 0..self.peers.len() {
+            self.submit(now, k, p, item, out);
+        }
+    }
+
+    /// Queue `item` for the `k`-th peer, expiring as `PeerEurekaNode` sets it: registers and
+    /// heartbeats after the instance's renewal interval (`#getLeaseRenewalOf`, 90 s without
+    /// a lease info), the rest after `max-time-for-replication`.
+    fn submit(
+        &mut self,
+        now: SimTime,
+        k: usize,
+        p: ProcessId,
+        item: Replicated,
+        out: &mut impl ServerOutput,
+    ) {
+        let renewal_interval_ms = match item {
+            Replicated::Register(r) | Replicated::Heartbeat { held: Some(r), .. } => {
+                r.renewal_interval_ms
+            }
+            _ => DEFAULT_DURATION_MS,
+        };
+        let task = ReplicationTask {
+            process: p,
+            item,
+            submitted: now,
+            expires: task_expiry(now, &item, renewal_interval_ms),
+        };
+        let mut effects = std::mem::take(&mut self.scratch);
+        self.peers[k].replicator.submit(now, task, &mut effects);
+        self.emit(k, &mut effects, out);
+        self.scratch = effects;
+    }
+
+    /// The `k`-th peer's dispatcher timer fired.
+    fn on_dispatch(
+        &mut self,
+        now: SimTime,
+        k: usize,
+        generation: u32,
+        out: &mut impl ServerOutput,
+    ) {
+        let mut effects = std::mem::take(&mut self.scratch);
+        if let Some(peer) = self.peers.get_mut(k) {
+            peer.replicator.on_dispatch(now, generation, &mut effects);
+        }
+        self.emit(k, &mut effects, out);
+        self.scratch = effects;
+    }
+
+    /// Hands a replicator's effects to the world, in order.
+    fn emit(&self, k: usize, effects: &mut Vec<ReplicatorEffect>, out: &mut impl ServerOutput) {
+        for effect in effects.drain(..) {
+            match effect {
+                ReplicatorEffect::Arm {
+                    delay_ms,
+                    generation,
+                } => out.arm(
+                    delay_ms,
+                    ServerTimer::Replicate {
+                        peer: k as u32,
+                        generation,
+                    },
+                ),
+                ReplicatorEffect::Send(batch) => out.send_batch(self.peers[k].id, batch),
+            }
+        }
+    }
+
+    /// The index of `peer` in this server's replication set.
+    fn peer_index(&self, peer: ServerId) -> Option<usize> {
+        self.peers.iter().position(|p| p.id == peer)
+    }
+
+    /// `PeerReplicationResource#batchReplication`: a peer's batch, item by item in order,
+    /// through the same resources as a client's call with `isReplication`, so nothing is
+    /// replicated again (`#replicateToPeers` returns at once for a replication).
+    pub fn on_batch(
+        &mut self,
+        now: SimTime,
+        batch: &ReplicationBatch,
+        out: &mut impl ServerOutput,
+    ) -> Vec<ItemReply> {
+        batch
+            .tasks
+            .iter()
+            .map(|task| self.apply_replicated(now, task.process, task.item, out))
+            .collect()
+    }
+
+    /// One item of a peer's batch (`PeerReplicationResource#dispatch`).
+    fn apply_replicated(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        item: Replicated,
+        out: &mut impl ServerOutput,
+    ) -> ItemReply {
+        let found = |found: bool| {
+            if found {
+                ItemReply::Ok
+            } else {
+                ItemReply::NotFound
+            }
+        };
+        match item {
+            Replicated::Register(info) => {
+                self.apply_register(now, p, info, true, out);
+                ItemReply::Ok
+            }
+            Replicated::Heartbeat { held, overridden } => {
+                self.handle_replicated_heartbeat(now, p, held, overridden, out)
+            }
+            Replicated::Cancel => found(self.apply_cancel(now, p, out)),
+            Replicated::StatusUpdate { status, last_dirty } => {
+                found(self.apply_status_update(now, p, status, last_dirty, out))
+            }
+            Replicated::DeleteStatusOverride { status, .. } => {
+                found(self.apply_delete_status_override(now, p, status, out))
+            }
+        }
+    }
+
+    /// `PeerReplicationResource#handleHeartbeat` -> `InstanceResource#renewLease` as a replica:
+    /// renew first (counted even if the answer turns 404 or 409), then the dirty check against
+    /// the sender's copy: a dirtier incoming copy is 404 (its override stored, if any and not
+    /// UNKNOWN); a dirtier held copy is 409 with the held copy.
+    fn handle_replicated_heartbeat(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        held: Option<Registrant>,
+        overridden: Option<InstanceStatus>,
+        out: &mut impl ServerOutput,
+    ) -> ItemReply {
+        let RenewOutcome::Renewed {
+            silent_status_change,
+        } = self.registry.renew(now, p)
+        else {
+            return ItemReply::NotFound;
+        };
+        self.note_renewed(p, silent_status_change, out);
+        let Some(incoming) = held.filter(|_| self.config.sync_when_timestamp_differs) else {
+            return ItemReply::Ok;
+        };
+        match self
+            .registry
+            .validate_replicated_dirty(now, p, incoming.last_dirty)
+        {
+            DirtyCheck::Ok => ItemReply::Ok,
+            DirtyCheck::NotFound => {
+                if let Some(status) = overridden.filter(|s| *s != InstanceStatus::Unknown) {
+                    self.registry.store_overridden_status_if_required(p, status);
+                }
+                ItemReply::NotFound
+            }
+            DirtyCheck::Conflict(copy) => ItemReply::Conflict(copy),
+        }
+    }
+
+    /// A batch sent to `peer` came back ([`PeerReplicator::on_outcome`]): a heartbeat's 404
+    /// queues a register of the held copy for that peer only (`PeerEurekaNode#heartbeat`
+    /// `handleFailure`); a 409's copy becomes a new local lease, its override stored first,
+    /// not replicated (`#syncInstancesIfTimestampDiffers` -> `register(infoFromPeer, true)`).
+    pub fn on_batch_outcome(
+        &mut self,
+        now: SimTime,
+        peer: ServerId,
+        batch: u64,
+        outcome: BatchOutcome,
+        out: &mut impl ServerOutput,
+    ) {
+        let Some(k) = self.peer_index(peer) else {
+            return;
+        };
+        let mut effects = std::mem::take(&mut self.scratch);
+        let actions = self.peers[k]
+            .replicator
+            .on_outcome(now, batch, outcome, &mut effects);
+        self.emit(k, &mut effects, out);
+        self.scratch = effects;
+        for action in actions {
+            match action {
+                PeerAction::RegisterRepair(p, held) => {
+                    self.submit(now, k, p, Replicated::Register(held), out);
+                }
+                PeerAction::TakePeerCopy(p, copy) => {
+                    if let Some(status) = override_from_peer(&copy) {
+                        self.registry.store_overridden_status_if_required(p, status);
+                    }
+                    self.apply_register(now, p, copy, true, out);
+                }
+            }
+        }
+    }
+}
+
+/// `Lease.DEFAULT_DURATION_IN_SECS` in ms: a task's expiry when the info has no lease info.
+const DEFAULT_DURATION_MS: u64 = 90_000;
 
 /// Steady start: of the renews at `next - k * interval` (k >= 1, all before time 0), how many
 /// fell in the last complete renews-last-minute window, `(roll - 120 s, roll - 60 s]`, and how
@@ -499,6 +855,9 @@ pub fn compensation_ms(previous: Option<SimTime>, now: SimTime, period_ms: u64) 
         None => 0,
     }
 }
+
+#[cfg(test)]
+mod peer_tests;
 
 #[cfg(test)]
 mod tests {
@@ -541,7 +900,7 @@ mod tests {
             .into_iter()
             .filter_map(|e| match e {
                 ServerEffect::Arm { timer, .. } => Some(timer),
-                ServerEffect::Observe(_) => None,
+                ServerEffect::Observe(_) | ServerEffect::SendBatch { .. } => None,
             })
             .collect();
         assert_eq!(
@@ -567,6 +926,7 @@ mod tests {
             overridden_status: InstanceStatus::Unknown,
             last_dirty: 1,
             lease_duration_ms: 90_000,
+            renewal_interval_ms: 30_000,
         };
         let why = RegisterWhy::Init;
         let mut out = Vec::new();

@@ -26,7 +26,7 @@ use super::deploy::DeployRun;
 use super::ids::{ProcessId, RouteId, ServerId};
 use super::layout::{Layout, ProcessKind};
 use super::observe::{Holding, Observation, Observer};
-use super::protocol::{Call, Reply};
+use super::protocol::{BatchOutcome, Call, ReplicationBatch, Reply};
 use super::restart::RestartRun;
 use super::route::{AttemptEffect, RequestMode, RibbonEffect, Route, SpringEffect, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
@@ -101,6 +101,19 @@ pub enum Event {
     DeployBatch {
         deploy: usize,
     },
+    /// A replication batch from server `from` reaches its peer `to`.
+    PeerBatch {
+        to: ServerId,
+        from: ServerId,
+        batch: Box<ReplicationBatch>,
+    },
+    /// The peer's answer to batch `batch` reaches the server `to` that sent it.
+    PeerBatchReply {
+        to: ServerId,
+        peer: ServerId,
+        batch: u64,
+        outcome: Box<BatchOutcome>,
+    },
 }
 
 /// One trial's world.
@@ -109,6 +122,8 @@ pub struct World<'s, O: Observer> {
     pub(super) queue: EventQueue<Event>,
     /// The Eureka servers, by [`ServerId`] (one for now).
     pub(super) servers: Vec<EurekaServer>,
+    /// Each server's own process (its embedded client, its network stream), by [`ServerId`].
+    pub(super) server_processes: Vec<ProcessId>,
     pub(super) processes: Vec<Process>,
     /// The application of each process (what a client's lists are sorted by).
     pub(super) applications: Vec<usize>,
@@ -184,10 +199,12 @@ impl<'s, O: Observer> World<'s, O> {
             processes.len(),
             streams.stream("server"),
         )];
+        let server_processes = layout.server_processes();
         let mut world = World {
             scenario,
             queue: EventQueue::new(),
             servers,
+            server_processes,
             processes,
             applications,
             routes,
@@ -354,6 +371,13 @@ impl<'s, O: Observer> World<'s, O> {
             Event::Shutdown { run, step } => self.on_shutdown_step(run, step),
             Event::Restart { run } => self.on_restart(run),
             Event::DeployBatch { deploy } => self.on_deploy_batch(deploy),
+            Event::PeerBatch { to, from, batch } => self.on_peer_batch(to, from, &batch),
+            Event::PeerBatchReply {
+                to,
+                peer,
+                batch,
+                outcome,
+            } => self.on_peer_batch_reply(to, peer, batch, *outcome),
         }
         true
     }

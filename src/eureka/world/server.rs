@@ -1,15 +1,16 @@
 //! The world's handlers for `server` (the rules and their state live in `eureka::server`).
 
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, RngStream};
 use crate::eureka::deploy::DeployRun;
 use crate::eureka::ids::{ProcessId, ServerId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::Observation;
 use crate::eureka::observe::Observer;
-use crate::eureka::protocol::Call;
+use crate::eureka::protocol::{BatchOutcome, Call, ReplicationBatch};
 use crate::eureka::server::{EurekaServer, ServerOutput, ServerTimer};
+use crate::scenario::NetworkConfig;
 
-use super::{Event, Process, World, report};
+use super::{Event, Process, World, latency, report};
 
 impl<O: Observer> World<'_, O> {
     /// Server bootstrap ([`EurekaServer::start`]).
@@ -29,6 +30,8 @@ impl<O: Observer> World<'_, O> {
             queue: &mut self.queue,
             deploys: &mut self.deploys,
             observer: &mut self.observer,
+            network: &self.scenario.network,
+            net: &mut self.net[self.server_processes[s.index()]],
         };
         rule(&mut self.servers[s.index()], &mut out)
     }
@@ -42,6 +45,8 @@ impl<O: Observer> World<'_, O> {
             queue: &mut self.queue,
             deploys: &mut self.deploys,
             observer: &mut self.observer,
+            network: &self.scenario.network,
+            net: &mut self.net[self.server_processes[s.index()]],
         };
         self.servers[s.index()].on_timer(
             now,
@@ -57,6 +62,35 @@ impl<O: Observer> World<'_, O> {
         let reply = self.with_server(s, |server, out| server.on_call(now, from, call, out));
         self.reply(from, reply);
     }
+
+    /// A peer's replication batch arrives ([`EurekaServer::on_batch`]); the answer goes back
+    /// after one latency of the receiving server's process.
+    pub(super) fn on_peer_batch(&mut self, to: ServerId, from: ServerId, batch: &ReplicationBatch) {
+        let now = self.now();
+        let replies = self.with_server(to, |server, out| server.on_batch(now, batch, out));
+        let delay = self.latency(self.server_processes[to.index()]);
+        let reply = Event::PeerBatchReply {
+            to: from,
+            peer: to,
+            batch: batch.id,
+            outcome: Box::new(BatchOutcome::Replied(replies)),
+        };
+        self.queue.schedule_in(delay, reply);
+    }
+
+    /// The answer to a batch reaches its sender ([`EurekaServer::on_batch_outcome`]).
+    pub(super) fn on_peer_batch_reply(
+        &mut self,
+        to: ServerId,
+        peer: ServerId,
+        batch: u64,
+        outcome: BatchOutcome,
+    ) {
+        let now = self.now();
+        self.with_server(to, |server, out| {
+            server.on_batch_outcome(now, peer, batch, outcome, out);
+        });
+    }
 }
 
 /// The world as a server sees it: observations are reported and timers armed at once, in the
@@ -66,6 +100,9 @@ pub(super) struct ServerSink<'w, O: Observer> {
     queue: &'w mut EventQueue<Event>,
     deploys: &'w mut [DeployRun],
     observer: &'w mut O,
+    network: &'w NetworkConfig,
+    /// The server process's latency stream (its calls and batches).
+    net: &'w mut RngStream,
 }
 
 impl<O: Observer> ServerOutput for ServerSink<'_, O> {
@@ -77,6 +114,17 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
         let server = self.server;
         self.queue
             .schedule_in(delay_ms, Event::ServerTimer { server, timer });
+    }
+
+    /// The batch reaches the peer after one latency of this server's process.
+    fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch) {
+        let delay = latency(self.network, self.net);
+        let event = Event::PeerBatch {
+            to: peer,
+            from: self.server,
+            batch: Box::new(batch),
+        };
+        self.queue.schedule_in(delay, event);
     }
 }
 
