@@ -24,6 +24,7 @@ use super::protocol::{Call, DeltaContent, DeltaPayload, FetchWhy, Payload, Recon
 use super::protocol::{RegisterWhy, Registrant, Reply};
 use super::rate_limiter::RateLimiter;
 use super::status::InstanceStatus;
+use super::transport::{ClientTransport, Delivery};
 
 /// `InstanceInfoReplicator`'s burst size (hard-coded 2 in `DiscoveryClient#initScheduledTasks`).
 pub const REPLICATOR_BURST: u64 = 2;
@@ -71,8 +72,8 @@ pub enum ContextStart {
 pub trait ClientOutput {
     /// Report this observation now.
     fn observe(&mut self, observation: Observation);
-    /// Send this REST call to the client's server.
-    fn send(&mut self, call: Call);
+    /// Send this REST call to `server`; its reply comes back with `seq`.
+    fn send(&mut self, server: ServerId, seq: u32, call: Call);
     /// Arm this timer to fire `delay_ms` from now.
     fn arm(&mut self, delay_ms: u64, timer: ClientTimer);
     /// The context goes on to start the web server, ready `delay_ms` from now.
@@ -89,9 +90,18 @@ pub trait ClientOutput {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientEffect {
     Observe(Observation),
-    Send(Call),
-    Arm { delay_ms: u64, timer: ClientTimer },
-    StartWebServer { delay_ms: u64 },
+    Send {
+        server: ServerId,
+        seq: u32,
+        call: Call,
+    },
+    Arm {
+        delay_ms: u64,
+        timer: ClientTimer,
+    },
+    StartWebServer {
+        delay_ms: u64,
+    },
     ListsChanged,
     ShutdownDone,
     StatusCallDone,
@@ -102,8 +112,8 @@ impl ClientOutput for Vec<ClientEffect> {
         self.push(ClientEffect::Observe(observation));
     }
 
-    fn send(&mut self, call: Call) {
-        self.push(ClientEffect::Send(call));
+    fn send(&mut self, server: ServerId, seq: u32, call: Call) {
+        self.push(ClientEffect::Send { server, seq, call });
     }
 
     fn arm(&mut self, delay_ms: u64, timer: ClientTimer) {
@@ -251,8 +261,11 @@ pub struct DiscoveryClient {
     /// `filter-only-up-instances` (the default).
     up_lists: Vec<(usize, Vec<ProcessId>)>,
     rng: RngStream,
-    /// The server it calls (`eureka.client.service-url.defaultZone`; one server for now).
+    /// The server it calls when it has one endpoint (no transport).
     server: ServerId,
+    /// Its way to several servers (`eureka.client.service-url`), if it has more than one
+    /// endpoint or calls may fail; `None`: every call goes to `server`.
+    transport: Option<Box<ClientTransport>>,
 }
 
 impl DiscoveryClient {
@@ -291,7 +304,33 @@ impl DiscoveryClient {
             up_lists: Vec::new(),
             rng,
             server: ServerId::FIRST,
+            transport: None,
         }
+    }
+
+    /// The only server it calls (no transport).
+    pub fn use_server(&mut self, server: ServerId) {
+        self.server = server;
+        self.transport = None;
+    }
+
+    /// Calls go through `transport`: its endpoints, two stacks and retries.
+    pub fn use_transport(&mut self, transport: ClientTransport) {
+        self.transport = Some(Box::new(transport));
+    }
+
+    /// Where a call beginning now goes, and its sequence number (0 without a transport).
+    pub fn route_call(&mut self, now: SimTime, call: Call) -> (ServerId, u32) {
+        match self.transport.as_mut() {
+            Some(t) => t.begin(now, call).unwrap_or((self.server, 0)),
+            None => (self.server, 0),
+        }
+    }
+
+    /// Sends `call` to the server its stack picks.
+    fn send(&mut self, now: SimTime, call: Call, out: &mut impl ClientOutput) {
+        let (server, seq) = self.route_call(now, call);
+        out.send(server, seq, call);
     }
 
     /// The client of the process's next incarnation (a `[[restart]]` under the same id), with
@@ -424,9 +463,10 @@ impl DiscoveryClient {
         };
         self.context_start = context_start;
         if self.config.fetch_registry {
-            out.send(Call::FetchAll {
+            let call = Call::FetchAll {
                 why: FetchWhy::Init,
-            });
+            };
+            self.send(now, call, out);
         } else {
             self.constructed_fetch(now, wall_ms, out);
         }
@@ -492,7 +532,7 @@ impl DiscoveryClient {
     /// After the constructor's fetch: the optional enforced register, then the scheduled tasks.
     fn constructed_fetch(&mut self, now: SimTime, wall_ms: u64, out: &mut impl ClientOutput) {
         if self.config.register_with_eureka && self.config.should_enforce_registration_at_init {
-            self.send_register(RegisterWhy::Init, out);
+            self.send_register(now, RegisterWhy::Init, out);
         } else {
             self.init_scheduled_tasks(now, wall_ms, out);
         }
@@ -570,10 +610,11 @@ impl DiscoveryClient {
                 }
                 match task {
                     // `DiscoveryClient#renew`.
-                    Task::Heartbeat => out.send(Call::Renew {
-                        last_dirty: self.info.last_dirty,
-                    }),
-                    Task::CacheRefresh => self.fetch_registry(out),
+                    Task::Heartbeat => {
+                        let last_dirty = self.info.last_dirty;
+                        self.send(now, Call::Renew { last_dirty }, out);
+                    }
+                    Task::CacheRefresh => self.fetch_registry(now, out),
                 }
             }
             ClientTimer::Replicator { generation } => {
@@ -584,20 +625,34 @@ impl DiscoveryClient {
                 self.replicator_run(now, wall_ms, out);
             }
             ClientTimer::ReplicatorOnDemand => self.replicator_on_demand(now, wall_ms, out),
-            ClientTimer::ReplicatorStopDeadline => self.replicator_stop_deadline(out),
+            ClientTimer::ReplicatorStopDeadline => self.replicator_stop_deadline(now, out),
         }
     }
 
-    /// A reply from the server (to this incarnation, on a live process).
+    /// A reply from the server (to this incarnation, on a live process) to call `seq`. With a
+    /// transport, a failed attempt is tried again on the next server, and a call that failed
+    /// on every attempt is handled as failed ([`DiscoveryClient::on_call_failed`]).
     #[inline]
     pub fn on_reply(
         &mut self,
         now: SimTime,
         wall_ms: u64,
+        seq: u32,
         reply: Reply,
         applications: &[usize],
         out: &mut impl ClientOutput,
     ) {
+        if let Some(transport) = self.transport.as_mut() {
+            match transport.on_reply(now, seq, &reply) {
+                Delivery::Answered => {}
+                Delivery::Retry(server, call) => return out.send(server, seq, call),
+                Delivery::Failed(call) => return self.on_call_failed(now, wall_ms, call, out),
+                Delivery::Stale => return,
+            }
+        } else if matches!(reply, Reply::Unreachable | Reply::Forbidden { .. }) {
+            // One server and no transport: the world sends failures only with a transport.
+            return;
+        }
         match reply {
             Reply::Fetched { why, payload } => match why {
                 FetchWhy::Init => {
@@ -611,8 +666,8 @@ impl DiscoveryClient {
                     }
                 }
             },
-            Reply::Delta { payload } => self.on_delta_fetched(&payload, applications, out),
-            Reply::DeltaForbidden => self.on_delta_forbidden(out),
+            Reply::Delta { payload } => self.on_delta_fetched(now, &payload, applications, out),
+            Reply::DeltaForbidden => self.on_delta_forbidden(now, out),
             Reply::Registered { why } => match why {
                 RegisterWhy::Init => self.init_scheduled_tasks(now, wall_ms, out),
                 RegisterWhy::Replicator => {
@@ -644,7 +699,7 @@ impl DiscoveryClient {
                     // 404: setIsDirtyWithTime(), register(), unsetIsDirty(ts) on success.
                     let stamp = self.set_dirty(wall_ms);
                     self.heartbeat_reregister = Some(stamp);
-                    self.send_register(RegisterWhy::HeartbeatReRegister, out);
+                    self.send_register(now, RegisterWhy::HeartbeatReRegister, out);
                 }
             }
             Reply::Cancelled => {
@@ -654,6 +709,61 @@ impl DiscoveryClient {
                 }
             }
             Reply::StatusPut | Reply::StatusDeleted => out.status_call_done(),
+            Reply::Unreachable | Reply::Forbidden { .. } => {}
+        }
+    }
+
+    /// A call failed on every attempt (`TransportException`), and how each caller goes on:
+    /// `DiscoveryClient#renew` returns false (no re-register) and the heartbeat re-arms; a
+    /// fetch keeps the local registry and the refresh re-arms (the constructor's goes on
+    /// without it); a register leaves the InstanceInfo dirty for the replicator's next run;
+    /// the unregister and the status calls are best effort.
+    fn on_call_failed(
+        &mut self,
+        now: SimTime,
+        wall_ms: u64,
+        call: Call,
+        out: &mut impl ClientOutput,
+    ) {
+        out.observe(Observation::CallFailed {
+            observer: self.id,
+            call: call.name(),
+        });
+        match call {
+            Call::Renew { .. } => {
+                if self.tasks_running {
+                    self.heartbeat.arm(out);
+                }
+            }
+            Call::FetchAll {
+                why: FetchWhy::Init,
+            } => self.constructed_fetch(now, wall_ms, out),
+            Call::FetchAll { .. } | Call::FetchDelta => {
+                if self.tasks_running {
+                    self.cache_refresh.arm(out);
+                }
+            }
+            Call::Register { why, .. } => match why {
+                RegisterWhy::Init => self.init_scheduled_tasks(now, wall_ms, out),
+                RegisterWhy::Replicator => {
+                    if !self.replicator.dead {
+                        self.replicator_run_finished(now, wall_ms, out);
+                    }
+                }
+                RegisterWhy::HeartbeatReRegister => {
+                    if self.tasks_running {
+                        self.heartbeat_reregister = None;
+                        self.heartbeat.arm(out);
+                    }
+                }
+            },
+            Call::Cancel => {
+                if self.shutdown == ShutdownPhase::Unregistering {
+                    self.shutdown = ShutdownPhase::Done;
+                    out.shutdown_done();
+                }
+            }
+            Call::PutStatus { .. } | Call::DeleteStatus => out.status_call_done(),
         }
     }
 
@@ -674,7 +784,7 @@ impl DiscoveryClient {
         if !two_phase || replicator.dead {
             replicator.dead = true;
             replicator.generation += 1;
-            self.continue_shutdown(out);
+            self.continue_shutdown(now, out);
             return;
         }
         // shutdown(): the running task and queued tasks finish; a delayed periodic task still runs
@@ -685,7 +795,7 @@ impl DiscoveryClient {
         match replicator.periodic_due {
             None if idle => {
                 replicator.dead = true;
-                self.continue_shutdown(out);
+                self.continue_shutdown(now, out);
             }
             Some(due) if idle && due > deadline => {
                 replicator.periodic_due = None;
@@ -703,7 +813,7 @@ impl DiscoveryClient {
     }
 
     /// `awaitTermination` timed out: `shutdownNow()`.
-    fn replicator_stop_deadline(&mut self, out: &mut impl ClientOutput) {
+    fn replicator_stop_deadline(&mut self, now: SimTime, out: &mut impl ClientOutput) {
         let replicator = &mut self.replicator;
         if replicator.dead {
             return;
@@ -711,11 +821,11 @@ impl DiscoveryClient {
         replicator.dead = true;
         replicator.generation += 1;
         replicator.periodic_due = None;
-        self.continue_shutdown(out);
+        self.continue_shutdown(now, out);
     }
 
     /// After the replicator stopped: cancel the other tasks and unregister.
-    fn continue_shutdown(&mut self, out: &mut impl ClientOutput) {
+    fn continue_shutdown(&mut self, now: SimTime, out: &mut impl ClientOutput) {
         if self.shutdown != ShutdownPhase::StoppingReplicator {
             return;
         }
@@ -729,7 +839,7 @@ impl DiscoveryClient {
             // setInstanceStatus(DOWN) with the listener already removed: nothing is sent for it.
             self.info.status = InstanceStatus::Down;
             self.shutdown = ShutdownPhase::Unregistering;
-            out.send(Call::Cancel);
+            self.send(now, Call::Cancel, out);
         } else {
             self.shutdown = ShutdownPhase::Done;
             out.shutdown_done();
@@ -740,11 +850,9 @@ impl DiscoveryClient {
 /// `InstanceInfoReplicator` (FACTS.md §5.4).
 impl DiscoveryClient {
     /// `DiscoveryClient#register`: POST the client's current InstanceInfo.
-    fn send_register(&self, why: RegisterWhy, out: &mut impl ClientOutput) {
-        out.send(Call::Register {
-            info: self.registrant(),
-            why,
-        });
+    fn send_register(&mut self, now: SimTime, why: RegisterWhy, out: &mut impl ClientOutput) {
+        let info = self.registrant();
+        self.send(now, Call::Register { info, why }, out);
     }
 
     /// `InstanceInfoReplicator#onDemandUpdate`: rate-limited (burst 2, FACTS.md §5.4); a refused
@@ -787,7 +895,7 @@ impl DiscoveryClient {
         self.refresh_instance_info(wall_ms, out);
         if self.info.dirty {
             self.replicator.busy = Some(self.info.last_dirty);
-            self.send_register(RegisterWhy::Replicator, out);
+            self.send_register(now, RegisterWhy::Replicator, out);
         } else {
             self.replicator_run_finished(now, wall_ms, out);
         }
@@ -804,7 +912,7 @@ impl DiscoveryClient {
                 self.replicator_run(now, wall_ms, out);
             } else if replicator.periodic_due.is_none() {
                 replicator.dead = true;
-                self.continue_shutdown(out);
+                self.continue_shutdown(now, out);
             }
             return;
         }
@@ -859,7 +967,7 @@ impl DiscoveryClient {
     /// fetch when `eureka.client.disable-delta` is set or the local registry is empty
     /// (`getRegisteredApplications().size() == 0`, which also covers a never-fetched client's
     /// version -1), else a delta.
-    fn fetch_registry(&self, out: &mut impl ClientOutput) {
+    fn fetch_registry(&mut self, now: SimTime, out: &mut impl ClientOutput) {
         let empty = self
             .cache
             .as_ref()
@@ -871,7 +979,7 @@ impl DiscoveryClient {
         } else {
             Call::FetchDelta
         };
-        out.send(call);
+        self.send(now, call, out);
     }
 
     /// Stores a fetched registry: the client keeps every status but hands out only UP instances
@@ -942,14 +1050,15 @@ impl DiscoveryClient {
 
     /// `DiscoveryClient#getAndUpdateDelta` with a non-200 answer: the delta is null, so the same
     /// run does a full fetch (`getAndStoreFullRegistry`) instead.
-    fn on_delta_forbidden(&mut self, out: &mut impl ClientOutput) {
+    fn on_delta_forbidden(&mut self, now: SimTime, out: &mut impl ClientOutput) {
         if !self.tasks_running {
             return;
         }
         out.observe(Observation::DeltaForbidden { observer: self.id });
-        out.send(Call::FetchAll {
+        let call = Call::FetchAll {
             why: FetchWhy::Periodic,
-        });
+        };
+        self.send(now, call, out);
     }
 
     /// `DiscoveryClient#getAndUpdateDelta` with a 200: `updateDelta` (apply, then shuffle), then
@@ -958,6 +1067,7 @@ impl DiscoveryClient {
     /// run is over and the task re-arms.
     fn on_delta_fetched(
         &mut self,
+        now: SimTime,
         payload: &DeltaPayload,
         applications: &[usize],
         out: &mut impl ClientOutput,
@@ -996,9 +1106,10 @@ impl DiscoveryClient {
                 server: server.to_string(),
             }),
         });
-        out.send(Call::FetchAll {
+        let call = Call::FetchAll {
             why: FetchWhy::Reconcile,
-        });
+        };
+        self.send(now, call, out);
     }
 
     /// Applies a delta to the local registry, copying it first only if it is shared and the
@@ -1103,13 +1214,24 @@ mod tests {
         let interval = c.config().lease_renewal_interval_s * 1000;
         let mut out = Vec::new();
         c.on_timer(SimTime(interval), WALL + interval, first, &mut out);
-        assert_eq!(out, [ClientEffect::Send(Call::Renew { last_dirty: WALL })]);
+        assert_eq!(
+            out,
+            [ClientEffect::Send {
+                server: ServerId::FIRST,
+                seq: 0,
+                call: Call::Renew { last_dirty: WALL }
+            }]
+        );
 
         let wall_404 = WALL + interval + 3;
         let mut out = Vec::new();
         let renewed = Reply::Renewed { found: false };
-        c.on_reply(SimTime(interval + 3), wall_404, renewed, &[], &mut out);
-        let ClientEffect::Send(Call::Register { info, why }) = out[0] else {
+        c.on_reply(SimTime(interval + 3), wall_404, 0, renewed, &[], &mut out);
+        let ClientEffect::Send {
+            call: Call::Register { info, why },
+            ..
+        } = out[0]
+        else {
             panic!("expected a register, got {out:?}");
         };
         assert_eq!(why, RegisterWhy::HeartbeatReRegister);
@@ -1121,6 +1243,7 @@ mod tests {
         c.on_reply(
             SimTime(interval + 6),
             wall_404 + 3,
+            0,
             registered,
             &[],
             &mut out,
@@ -1143,7 +1266,14 @@ mod tests {
         let mut out = Vec::new();
         c.create(SimTime(0), WALL, ContextStart::Fixed(0), &mut out);
         let init = FetchWhy::Init;
-        assert_eq!(out[1], ClientEffect::Send(Call::FetchAll { why: init }));
+        assert_eq!(
+            out[1],
+            ClientEffect::Send {
+                server: ServerId::FIRST,
+                seq: 0,
+                call: Call::FetchAll { why: init }
+            }
+        );
         let payload = Rc::new(Payload {
             version: 1,
             generated_at: SimTime(0),
@@ -1155,19 +1285,26 @@ mod tests {
             why: init,
             payload: Rc::clone(&payload),
         };
-        c.on_reply(SimTime(10), WALL + 10, fetched, &[], &mut out);
+        c.on_reply(SimTime(10), WALL + 10, 0, fetched, &[], &mut out);
         let (delay, timer) = armed(&out, Task::CacheRefresh).unwrap();
         assert_eq!(delay, fetch_ms);
         let mut out = Vec::new();
         c.on_timer(SimTime(fetch_ms + 10), WALL, timer, &mut out);
         let periodic = FetchWhy::Periodic;
-        assert_eq!(out, [ClientEffect::Send(Call::FetchAll { why: periodic })]);
+        assert_eq!(
+            out,
+            [ClientEffect::Send {
+                server: ServerId::FIRST,
+                seq: 0,
+                call: Call::FetchAll { why: periodic }
+            }]
+        );
         let mut out = Vec::new();
         let fetched = Reply::Fetched {
             why: periodic,
             payload,
         };
-        c.on_reply(SimTime(fetch_ms + 20), WALL, fetched, &[], &mut out);
+        c.on_reply(SimTime(fetch_ms + 20), WALL, 0, fetched, &[], &mut out);
         assert_eq!(armed(&out, Task::CacheRefresh).map(|a| a.0), Some(fetch_ms));
     }
 
@@ -1213,14 +1350,28 @@ mod tests {
         let mut out = Vec::new();
         let deadline = ClientTimer::ReplicatorStopDeadline;
         hoxton.on_timer(SimTime(4_000), WALL + 4_000, deadline, &mut out);
-        assert_eq!(out, [ClientEffect::Send(Call::Cancel)]);
+        assert_eq!(
+            out,
+            [ClientEffect::Send {
+                server: ServerId::FIRST,
+                seq: 0,
+                call: Call::Cancel
+            }]
+        );
         let mut out = Vec::new();
-        hoxton.on_reply(SimTime(4_010), WALL, Reply::Cancelled, &[], &mut out);
+        hoxton.on_reply(SimTime(4_010), WALL, 0, Reply::Cancelled, &[], &mut out);
         assert_eq!(out, [ClientEffect::ShutdownDone]);
 
         let (mut dalston, _) = started(Train::Dalston);
         let mut out = Vec::new();
         dalston.shutdown(SimTime(1_000), &mut out);
-        assert_eq!(out, [ClientEffect::Send(Call::Cancel)]);
+        assert_eq!(
+            out,
+            [ClientEffect::Send {
+                server: ServerId::FIRST,
+                seq: 0,
+                call: Call::Cancel
+            }]
+        );
     }
 }

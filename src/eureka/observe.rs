@@ -113,6 +113,11 @@ pub enum Observation {
     },
     /// The server answered a delta fetch with 403 (`eureka.server.disable-delta`).
     DeltaForbidden { observer: ProcessId },
+    /// A client's call failed on every attempt (`RetryableEurekaHttpClient` gave up).
+    CallFailed {
+        observer: ProcessId,
+        call: &'static str,
+    },
     /// A caller's balancer re-read its server list (Ribbon's refresh; Spring Cloud
     /// LoadBalancer's cache miss or health-check round).
     RibbonRefreshed { route: RouteId },

@@ -35,6 +35,21 @@ pub enum Call {
     DeleteStatus,
 }
 
+impl Call {
+    /// The call as Eureka's `EurekaHttpClient` names it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Call::Register { .. } => "register",
+            Call::Renew { .. } => "send_heart_beat",
+            Call::FetchAll { .. } => "get_applications",
+            Call::FetchDelta => "get_delta",
+            Call::Cancel => "cancel",
+            Call::PutStatus { .. } => "status_update",
+            Call::DeleteStatus => "delete_status_override",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RegisterWhy {
     /// The constructor's `shouldEnforceRegistrationAtInit` register.
@@ -74,6 +89,14 @@ pub enum Reply {
     Cancelled,
     StatusPut,
     StatusDeleted,
+    /// No answer: the connection was refused or timed out (the transport tries another
+    /// server, `RetryableEurekaHttpClient`).
+    Unreachable,
+    /// `GET /apps` answered 403: a peer that opened with an empty registry refuses reads for
+    /// `wait-time-in-ms-when-sync-empty` (`#shouldAllowAccess`, FACTS.md §2.7).
+    Forbidden {
+        why: FetchWhy,
+    },
 }
 
 /// The `InstanceInfo` a client sends with a register (`POST /apps/{app}`).

@@ -3,11 +3,13 @@
 //! up to 3 attempts, quarantine) and `SessionedEurekaHttpClient` (a new session every 10-30
 //! minutes). Each client has two such stacks, for registration and for queries.
 //!
-//! Tested alone; not wired into the world yet (issue 11, `docs/design/peers.md` §4 commit 7).
+//! [`ClientTransport`] puts them together for one `DiscoveryClient`: it picks each call's
+//! server, and after a failed attempt the next one, or gives up.
 
 use crate::engine::{RngStream, SimTime};
 
 use super::ids::ServerId;
+use super::protocol::{Call, Reply};
 
 /// `RetryableEurekaHttpClient.DEFAULT_NUMBER_OF_RETRIES`: attempts per call.
 pub const NUMBER_OF_RETRIES: u32 = 3;
@@ -228,6 +230,149 @@ impl Session {
     }
 }
 
+/// The two `Sessioned(Retryable(..))` stacks of a client (`EurekaHttpClients
+/// #registrationClientFactory`, `#queryClientFactory`), which share one endpoint resolver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    /// Register, renew, cancel, status changes.
+    Registration,
+    /// `GET /apps`, `GET /apps/delta`.
+    Query,
+}
+
+impl Stack {
+    pub fn of(call: &Call) -> Stack {
+        match call {
+            Call::FetchAll { .. } | Call::FetchDelta => Stack::Query,
+            _ => Stack::Registration,
+        }
+    }
+}
+
+/// `ServerStatusEvaluators#legacyEvaluator`: whether a reply ends the call on this server. Every
+/// answer the model gives is accepted (2xx; 404 to a register or heartbeat; 403 to a delta)
+/// except no answer at all and a 403 to `GET /apps` (a peer that opened empty, FACTS.md §2.7).
+pub fn accepted(reply: &Reply) -> bool {
+    !matches!(reply, Reply::Unreachable | Reply::Forbidden { .. })
+}
+
+/// One call in flight: its stack, its attempts so far.
+#[derive(Debug, Clone)]
+struct InFlight {
+    seq: u32,
+    call: Call,
+    stack: Stack,
+    attempts: Attempts,
+}
+
+/// What the client does with a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// The call is answered: handle the reply.
+    Answered,
+    /// The attempt failed: send the call again to this server (same sequence number).
+    Retry(ServerId, Call),
+    /// The call failed on every attempt (`TransportException`): handle it as failed.
+    Failed(Call),
+    /// Not a call of this client's (an earlier incarnation's): drop it.
+    Stale,
+}
+
+/// A client's way to the Eureka servers: the endpoint list, the two stacks and the calls in
+/// flight. Only built for a client with more than one endpoint (one endpoint never draws, so
+/// its calls go straight to it); it draws from its own stream, so a cluster and a standalone
+/// variant of a scenario keep their other random numbers in common.
+#[derive(Debug)]
+pub struct ClientTransport {
+    endpoints: Endpoints,
+    registration: Session,
+    query: Session,
+    rng: RngStream,
+    calls: Vec<InFlight>,
+    next_seq: u32,
+}
+
+impl ClientTransport {
+    pub fn new(endpoints: Endpoints, rng: RngStream) -> ClientTransport {
+        ClientTransport {
+            endpoints,
+            registration: Session::default(),
+            query: Session::default(),
+            rng,
+            calls: Vec::new(),
+            next_seq: 1,
+        }
+    }
+
+    fn session(&mut self, stack: Stack) -> &mut Session {
+        match stack {
+            Stack::Registration => &mut self.registration,
+            Stack::Query => &mut self.query,
+        }
+    }
+
+    /// A call begins at `now`: the session is renewed if it is over, then the sticky server or
+    /// the first candidate. Returns the server and the call's sequence number; `None` if there
+    /// is no endpoint.
+    pub fn begin(&mut self, now: SimTime, call: Call) -> Option<(ServerId, u32)> {
+        let stack = Stack::of(&call);
+        let ClientTransport {
+            endpoints,
+            registration,
+            query,
+            rng,
+            ..
+        } = self;
+        let session = match stack {
+            Stack::Registration => registration,
+            Stack::Query => query,
+        };
+        session.before_call(now, rng);
+        let order = endpoints.at(now, rng);
+        let attempts = session.client.begin(order)?;
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        let server = attempts.server();
+        self.calls.push(InFlight {
+            seq,
+            call,
+            stack,
+            attempts,
+        });
+        Some((server, seq))
+    }
+
+    /// The reply to call `seq` came back.
+    pub fn on_reply(&mut self, now: SimTime, seq: u32, reply: &Reply) -> Delivery {
+        let Some(i) = self.calls.iter().position(|c| c.seq == seq) else {
+            return Delivery::Stale;
+        };
+        let mut flight = self.calls.swap_remove(i);
+        let order = self.endpoints.at(now, &mut self.rng).to_vec();
+        let session = self.session(flight.stack);
+        match session
+            .client
+            .on_result(&mut flight.attempts, accepted(reply), &order)
+        {
+            Next::Done => Delivery::Answered,
+            Next::GiveUp => Delivery::Failed(flight.call),
+            Next::Retry(server) => {
+                let call = flight.call;
+                self.calls.push(flight);
+                Delivery::Retry(server, call)
+            }
+        }
+    }
+
+    /// The sticky server of a stack, if any.
+    pub fn sticky(&self, stack: Stack) -> Option<ServerId> {
+        match stack {
+            Stack::Registration => self.registration.client.sticky(),
+            Stack::Query => self.query.client.sticky(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,5 +498,52 @@ mod tests {
         assert_eq!(s.client.sticky(), Some(ServerId(2)));
         assert!(s.before_call(SimTime(42 + d), &mut rng));
         assert_eq!(s.client.sticky(), None);
+    }
+
+    /// `ClientTransport`: the registration and query stacks stick to their servers apart; an
+    /// unanswered attempt is retried on the next candidate under the same sequence number; a
+    /// call unanswered three times fails (`RetryableEurekaHttpClient`, 3 attempts); an unknown
+    /// sequence number is stale. Three servers in one zone, fixed per host, so the order is
+    /// one draw and every step below follows from it.
+    #[test]
+    fn client_transport_retries_then_fails_and_keeps_stacks_apart() {
+        let rng = StreamFactory::new(9).stream("transport/p");
+        let endpoints = Endpoints::new(ids(&[0, 1, 2]), Vec::new(), true);
+        let mut t = ClientTransport::new(endpoints, rng);
+        let renew = Call::Renew { last_dirty: 1 };
+        let (first, seq) = t.begin(SimTime(0), renew).unwrap();
+        assert_eq!(
+            t.on_reply(SimTime(1), seq, &Reply::Renewed { found: true }),
+            Delivery::Answered
+        );
+        assert_eq!(t.sticky(Stack::Registration), Some(first));
+        assert_eq!(t.sticky(Stack::Query), None);
+        // The query stack starts from the same order, so its first pick is the same server.
+        let (q, qseq) = t.begin(SimTime(2), Call::FetchDelta).unwrap();
+        assert_eq!(q, first);
+        // Three unanswered attempts, then the call fails.
+        let Delivery::Retry(second, call) = t.on_reply(SimTime(3), qseq, &Reply::Unreachable)
+        else {
+            panic!("a retry");
+        };
+        assert_eq!(call, Call::FetchDelta);
+        let Delivery::Retry(third, _) = t.on_reply(SimTime(4), qseq, &Reply::Unreachable) else {
+            panic!("a retry");
+        };
+        assert_eq!(
+            t.on_reply(SimTime(5), qseq, &Reply::Unreachable),
+            Delivery::Failed(Call::FetchDelta)
+        );
+        // The query stack had no sticky server, so its first attempt was the first candidate;
+        // the same call walks on through its candidates: every attempt a different server.
+        assert_ne!(second, first);
+        assert_ne!(third, first);
+        assert_ne!(third, second);
+        assert_eq!(t.sticky(Stack::Query), None);
+        assert_eq!(t.sticky(Stack::Registration), Some(first));
+        assert_eq!(
+            t.on_reply(SimTime(6), 999, &Reply::Cancelled),
+            Delivery::Stale
+        );
     }
 }

@@ -29,7 +29,6 @@ impl<O: Observer> World<'_, O> {
         let client = &mut self.processes[p].client;
         let mut sink = ClientSink {
             process: p,
-            server: client.server(),
             network: &self.scenario.network,
             net: &mut self.net[p],
             queue: &mut self.queue,
@@ -56,7 +55,7 @@ impl<O: Observer> World<'_, O> {
     fn client_effect(&mut self, p: ProcessId, effect: ClientEffect) {
         match effect {
             ClientEffect::Observe(observation) => self.observe(observation),
-            ClientEffect::Send(call) => self.send(p, call),
+            ClientEffect::Send { server, seq, call } => self.send_to(p, server, seq, call),
             ClientEffect::Arm { delay_ms, timer } => self
                 .queue
                 .schedule_in(delay_ms, Event::Client { process: p, timer }),
@@ -97,10 +96,10 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// A reply reached a live process's current incarnation.
-    pub(super) fn on_client_reply(&mut self, p: ProcessId, reply: Reply) {
+    pub(super) fn on_client_reply(&mut self, p: ProcessId, seq: u32, reply: Reply) {
         let (now, wall) = (self.now(), self.wall_now());
         self.with_client(p, |client, applications, out| {
-            client.on_reply(now, wall, reply, applications, out);
+            client.on_reply(now, wall, seq, reply, applications, out);
         });
     }
 
@@ -160,7 +159,6 @@ impl<O: Observer> World<'_, O> {
 /// from then on its effects wait in `deferred`, in order, for the call to return.
 pub(super) struct ClientSink<'w, O: Observer> {
     process: ProcessId,
-    server: ServerId,
     network: &'w NetworkConfig,
     net: &'w mut RngStream,
     queue: &'w mut EventQueue<Event>,
@@ -180,14 +178,19 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
     }
 
     #[inline]
-    fn send(&mut self, call: Call) {
+    fn send(&mut self, server: ServerId, seq: u32, call: Call) {
         if !self.deferred.is_empty() {
-            return self.deferred.push(ClientEffect::Send(call));
+            return self.deferred.push(ClientEffect::Send { server, seq, call });
         }
         let delay = latency(self.network, self.net);
-        let (server, from) = (self.server, self.process);
-        self.queue
-            .schedule_in(delay, Event::AtServer { server, from, call });
+        let from = self.process;
+        let event = Event::AtServer {
+            server,
+            from,
+            seq,
+            call,
+        };
+        self.queue.schedule_in(delay, event);
     }
 
     #[inline]

@@ -59,15 +59,18 @@ pub enum Event {
         timer: ServerTimer,
     },
     /// A REST call reaches the server.
+    /// `seq` numbers the client's call (0 without a transport), for its reply.
     AtServer {
         server: ServerId,
         from: ProcessId,
+        seq: u32,
         call: Call,
     },
     /// The reply reaches the client; `incarnation` guards against a restarted process.
     AtClient {
         to: ProcessId,
         incarnation: u32,
+        seq: u32,
         reply: Reply,
     },
     ClientCreate(ProcessId),
@@ -347,15 +350,21 @@ impl<'s, O: Observer> World<'s, O> {
         match event {
             Event::ServerStart(s) => self.start_server(s),
             Event::ServerTimer { server, timer } => self.on_server_timer(server, timer),
-            Event::AtServer { server, from, call } => self.on_server_call(server, from, call),
+            Event::AtServer {
+                server,
+                from,
+                seq,
+                call,
+            } => self.on_server_call(server, from, seq, call),
             Event::AtClient {
                 to,
                 incarnation,
+                seq,
                 reply,
             } => {
                 let process = &self.processes[to];
                 if process.alive() && process.client.incarnation() == incarnation {
-                    self.on_client_reply(to, reply);
+                    self.on_client_reply(to, seq, reply);
                 }
             }
             Event::ClientCreate(p) => self.on_client_create(p),
@@ -405,26 +414,37 @@ impl<'s, O: Observer> World<'s, O> {
         latency(&self.scenario.network, &mut self.net[p])
     }
 
-    /// Sends a REST call from `p` to the server; it arrives after one latency.
+    /// Sends a REST call from `p` to the server its client picks; it arrives after one
+    /// latency.
     pub(super) fn send(&mut self, from: ProcessId, call: Call) {
-        let delay = self.latency(from);
-        let server = self.processes[from].client.server();
-        self.queue
-            .schedule_in(delay, Event::AtServer { server, from, call });
+        let now = self.now();
+        let (server, seq) = self.processes[from].client.route_call(now, call);
+        self.send_to(from, server, seq, call);
     }
 
-    /// Sends the server's reply back to `to`.
-    pub(super) fn reply(&mut self, to: ProcessId, reply: Reply) {
+    /// Sends call `seq` from `from` to `server`; it arrives after one latency.
+    pub(super) fn send_to(&mut self, from: ProcessId, server: ServerId, seq: u32, call: Call) {
+        let delay = self.latency(from);
+        let event = Event::AtServer {
+            server,
+            from,
+            seq,
+            call,
+        };
+        self.queue.schedule_in(delay, event);
+    }
+
+    /// Sends the server's reply to call `seq` back to `to`.
+    pub(super) fn reply(&mut self, to: ProcessId, seq: u32, reply: Reply) {
         let delay = self.latency(to);
         let incarnation = self.processes[to].client.incarnation();
-        self.queue.schedule_in(
-            delay,
-            Event::AtClient {
-                to,
-                incarnation,
-                reply,
-            },
-        );
+        let event = Event::AtClient {
+            to,
+            incarnation,
+            seq,
+            reply,
+        };
+        self.queue.schedule_in(delay, event);
     }
 
     /// The observer, e.g. to inspect it mid-run in tests.

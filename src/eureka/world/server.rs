@@ -57,10 +57,10 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// A REST call arrives: the resource handles it at once and replies.
-    pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, call: Call) {
+    pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, seq: u32, call: Call) {
         let now = self.now();
         let reply = self.with_server(s, |server, out| server.on_call(now, from, call, out));
-        self.reply(from, reply);
+        self.reply(from, seq, reply);
     }
 
     /// A peer's replication batch arrives ([`EurekaServer::on_batch`]); the answer goes back
