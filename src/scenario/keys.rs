@@ -16,8 +16,8 @@ pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 
 use super::metric::{Metric, Statistic};
 use super::model::{
-    ClientConfig, Comparison, FinalStop, HttpClient, HttpMethod, NetworkConfig, RibbonConfig,
-    ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
+    ClientConfig, Comparison, DEFAULT_ZONE, FinalStop, HttpClient, HttpMethod, NetworkConfig,
+    RibbonConfig, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
 };
 
 /// A table of the scenario file.
@@ -27,6 +27,7 @@ pub(super) enum Section {
     Network,
     Server,
     Clients,
+    Peer,
     App,
     Caller,
     Shutdown,
@@ -36,11 +37,12 @@ pub(super) enum Section {
 }
 
 impl Section {
-    pub(super) const ALL: [Section; 10] = [
+    pub(super) const ALL: [Section; 11] = [
         Section::Simulation,
         Section::Network,
         Section::Server,
         Section::Clients,
+        Section::Peer,
         Section::App,
         Section::Caller,
         Section::Shutdown,
@@ -56,6 +58,7 @@ impl Section {
             Section::Network => "network",
             Section::Server => "server",
             Section::Clients => "clients",
+            Section::Peer => "peer",
             Section::App => "app",
             Section::Caller => "caller",
             Section::Shutdown => "shutdown",
@@ -65,11 +68,13 @@ impl Section {
         }
     }
 
-    /// `[[app]]`, `[[caller]]`, `[[shutdown]]` and `[[claim]]` are arrays of tables.
+    /// `[[peer]]`, `[[app]]`, `[[caller]]`, `[[shutdown]]`, `[[claim]]`, `[[restart]]` and
+    /// `[[deploy]]` are arrays of tables.
     pub(super) fn is_array(self) -> bool {
         matches!(
             self,
-            Section::App
+            Section::Peer
+                | Section::App
                 | Section::Caller
                 | Section::Shutdown
                 | Section::Claim
@@ -91,12 +96,17 @@ impl Section {
         Section::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// Whether this table takes the keys defined for `keys`: its own, and the client keys in every
-    /// table that describes a process with a Eureka client.
+    /// Whether this table takes the keys defined for `keys`: its own, the client keys in every
+    /// table that describes a process with a Eureka client, and in `[[peer]]` the `[server]` keys
+    /// (the peer's overrides of `[server]`).
     pub(super) fn accepts(self, keys: Section) -> bool {
         keys == self
             || (keys == Section::Clients
-                && matches!(self, Section::Server | Section::App | Section::Caller))
+                && matches!(
+                    self,
+                    Section::Server | Section::Peer | Section::App | Section::Caller
+                ))
+            || (keys == Section::Server && self == Section::Peer)
     }
 }
 
@@ -116,6 +126,23 @@ pub(super) struct AppDraft {
     pub name: String,
     pub instances: u32,
     pub service_time_ms: u64,
+}
+
+/// The `[[peer]]` table's own keys before `name` is checked (its `[server]` and client keys go
+/// straight into its `ServerConfig`).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PeerDraft {
+    pub name: String,
+    pub zone: String,
+}
+
+impl Default for PeerDraft {
+    fn default() -> Self {
+        PeerDraft {
+            name: String::new(),
+            zone: DEFAULT_ZONE.to_string(),
+        }
+    }
 }
 
 /// The `[[caller]]` keys before the required ones are checked and `calls` is resolved.
@@ -300,6 +327,7 @@ pub(super) enum Apply {
     Server(fn(&mut ServerConfig, &Val)),
     Client(fn(&mut ClientConfig, &Val)),
     Ribbon(fn(&mut RibbonConfig, &Val)),
+    Peer(fn(&mut PeerDraft, &Val)),
     App(fn(&mut AppDraft, &Val)),
     Caller(fn(&mut CallerDraft, &Val)),
     Shutdown(fn(&mut ShutdownDraft, &Val)),
@@ -315,6 +343,7 @@ impl Apply {
             Apply::Network(_) => Section::Network,
             Apply::Server(_) => Section::Server,
             Apply::Client(_) | Apply::Ribbon(_) => Section::Clients,
+            Apply::Peer(_) => Section::Peer,
             Apply::App(_) => Section::App,
             Apply::Caller(_) => Section::Caller,
             Apply::Shutdown(_) => Section::Shutdown,
@@ -674,7 +703,7 @@ pub(super) static DEFS: &[KeyDef] = &[
          fixed-delay timers carry the lateness forward (FACTS.md §0.3).",
         Apply::Server(|c, v| c.timer_lateness_ms = v.int()),
     ),
-    // [clients], also accepted in [server], [[app]] and [[caller]]
+    // [clients], also accepted in [server], [[peer]], [[app]] and [[caller]]
     relaxed(
         "eureka.instance.lease-renewal-interval-in-seconds",
         SECONDS,
@@ -995,6 +1024,24 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Longest wait of the graceful phase for in-flight requests, in ms \
          (DefaultLifecycleProcessor); requests still running then fail (inflight_failed).",
         Apply::Client(|c, v| c.timeout_per_shutdown_phase_ms = v.int()),
+    ),
+    // [[peer]], which also takes every [server] key and every client key
+    required(
+        "name",
+        Kind::Name,
+        "A Eureka server of the cluster: its host in service URLs (http://<name>:8761/eureka/) \
+         and its process name. The [server] keys set in the table override [server] for this \
+         peer, the client keys configure its embedded client. No [[peer]]: one standalone \
+         server named spring.application.name.",
+        Apply::Peer(|c, v| c.name = v.text()),
+    ),
+    relaxed(
+        "zone",
+        Kind::Name,
+        "defaultZone",
+        "The zone the peer runs in: a process that sets no eureka.client.service-url has \
+         service-url.<zone> = the peers of <zone> (and defaultZone = every peer).",
+        Apply::Peer(|c, v| c.zone = v.text()),
     ),
     // [[app]]
     required(
@@ -1400,11 +1447,13 @@ pub(super) static DEFS: &[KeyDef] = &[
 
 /// One accepted key, for the README table and the `keys` subcommand.
 ///
-/// The `clients` keys are also accepted in `[server]` (the server's embedded client), in
-/// `[[app]]` and in `[[caller]]`, where they override `[clients]`.
+/// The `clients` keys are also accepted in `[server]` and `[[peer]]` (the server's embedded
+/// client), in `[[app]]` and in `[[caller]]`, where they override `[clients]`; the `server` keys
+/// also in `[[peer]]`, where they override `[server]` for that peer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyDoc {
-    /// `simulation`, `network`, `server`, `clients`, `app`, `caller`, `shutdown` or `claim`.
+    /// `simulation`, `network`, `server`, `clients`, `peer`, `app`, `caller`, `shutdown`,
+    /// `claim`, `restart` or `deploy`.
     pub table: &'static str,
     /// The spelling shown to users.
     pub key: &'static str,
@@ -1612,6 +1661,11 @@ mod tests {
                     let mut c = RibbonConfig::default();
                     f(&mut c, v);
                     c != RibbonConfig::default()
+                }
+                Apply::Peer(f) => {
+                    let mut c = PeerDraft::default();
+                    f(&mut c, v);
+                    c != PeerDraft::default()
                 }
                 Apply::App(f) => {
                     let mut c = AppDraft::default();

@@ -14,7 +14,11 @@ pub struct Scenario {
     pub name: String,
     pub simulation: SimulationConfig,
     pub network: NetworkConfig,
+    /// `[server]`: the standalone server, and the base every `[[peer]]` overrides.
     pub server: ServerConfig,
+    /// `[[peer]]`s: the Eureka servers of a cluster, in file order (peer `k` is `ServerId(k)`).
+    /// Empty: one standalone server configured by `[server]` ([`Scenario::servers`]).
+    pub peers: Vec<PeerConfig>,
     pub apps: Vec<AppConfig>,
     pub callers: Vec<CallerConfig>,
     pub shutdowns: Vec<ShutdownConfig>,
@@ -123,6 +127,24 @@ pub struct ServerConfig {
     /// Its defaults differ from an app's: `fetch-registry` and `register-with-eureka` are false,
     /// the standalone setup of seed 003.
     pub client: ClientConfig,
+}
+
+/// Spring Cloud's name of the zone of every client and server not configured otherwise
+/// (`EurekaClientConfigBean.DEFAULT_ZONE`), the `[[peer]] zone` default.
+pub const DEFAULT_ZONE: &str = "defaultZone";
+
+/// One `[[peer]]`: a Eureka server of a cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerConfig {
+    /// `name`: the peer's host in service URLs (`http://<name>:8761/eureka/`) and its process
+    /// name. Unique among peers, apps, callers and instance ids.
+    pub name: String,
+    /// `zone` (default `defaultZone`): the zone the peer runs in.
+    pub zone: String,
+    /// `[server]` with the peer's own `[server]` keys on top. Its `client` is the peer's embedded
+    /// Eureka client: `[server]`'s client keys, then the peer's (like the standalone server's, it
+    /// does not take `[clients]`).
+    pub server: ServerConfig,
 }
 
 /// The Eureka client properties of one process (`[clients]`, overridden per `[[app]]`/`[[caller]]`).
@@ -764,6 +786,21 @@ impl CallerConfig {
 }
 
 impl Scenario {
+    /// The Eureka servers: the `[[peer]]`s, or without any the one standalone server, named
+    /// `server.application_name` (the server process's name today) in `defaultZone` with the
+    /// `[server]` configuration. Index `k` is `ServerId(k)`.
+    pub fn servers(&self) -> std::borrow::Cow<'_, [PeerConfig]> {
+        if self.peers.is_empty() {
+            std::borrow::Cow::Owned(vec![PeerConfig {
+                name: self.server.application_name.clone(),
+                zone: DEFAULT_ZONE.to_string(),
+                server: self.server.clone(),
+            }])
+        } else {
+            std::borrow::Cow::Borrowed(&self.peers)
+        }
+    }
+
     /// The callers' load balancer, for labels: `Ribbon`, `LoadBalancer` (Spring Cloud
     /// LoadBalancer) or `balancer` when the callers differ.
     pub fn balancer_name(&self) -> &'static str {

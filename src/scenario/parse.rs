@@ -6,6 +6,7 @@
 //!    Ribbon's exact spelling, `<app>.ribbon.<Key>`) and check its value. Problems of steps 1–2
 //!    are collected and reported together.
 //! 3. Build the typed configuration from defaults, applying the layers in order:
+//!    `[server]` then `[[peer]]` for each peer (server keys and its embedded client's keys);
 //!    `[clients]` then `[[app]]`/`[[caller]]`; a caller's Ribbon client for app `a` is
 //!    defaults <- `[clients] ribbon.*` <- `[clients] a.ribbon.*` <- caller `ribbon.*` <-
 //!    caller `a.ribbon.*`.
@@ -19,6 +20,8 @@ mod claim_tests;
 #[cfg(test)]
 mod delta_tests;
 mod lifecycle;
+#[cfg(test)]
+mod peer_tests;
 mod raw;
 mod resolve;
 #[cfg(test)]
@@ -28,13 +31,14 @@ use std::path::Path;
 
 use super::error::{Location, Place, ScenarioError};
 use super::keys::{
-    AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, Section, ShutdownDraft, ShutdownRef, closest,
+    AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section, ShutdownDraft, ShutdownRef,
+    closest,
 };
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
-    FinalStop, HttpClient, NetworkConfig, RestartConfig, RestartWhen, RibbonConfig, Scenario,
-    ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy, WAIT_FOR_NEWS_MS,
+    FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen, RibbonConfig,
+    Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy, WAIT_FOR_NEWS_MS,
 };
 use super::release::{Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -100,6 +104,16 @@ fn apply_client(client: &mut ClientConfig, settings: &[Setting]) {
             _ => {}
         }
     }
+}
+
+/// Applies the server keys of `settings` and their client keys to the embedded client.
+fn apply_server(server: &mut ServerConfig, settings: &[Setting]) {
+    for s in settings {
+        if let Apply::Server(f) = s.def.apply {
+            f(server, &s.val);
+        }
+    }
+    apply_client(&mut server.client, settings);
 }
 
 /// Applies the Ribbon keys of `settings` in `scope`.
@@ -217,6 +231,10 @@ impl Builder<'_> {
         }
         let release = simulation.release;
         let server = self.server(single(Section::Server), release);
+        let mut peers = Vec::new();
+        for table in array(Section::Peer) {
+            peers.push(self.peer(table, &server)?);
+        }
         let clients = settings(single(Section::Clients));
         let mut base = ClientConfig {
             ribbon: RibbonConfig::for_release(release),
@@ -240,7 +258,7 @@ impl Builder<'_> {
         for table in array(Section::Caller) {
             callers.push(self.caller(table, &base, clients, &apps, release)?);
         }
-        self.check_names(tables, &server, &apps, &callers)?;
+        self.check_names(tables, &server, &peers, &apps, &callers)?;
         let mut shutdowns: Vec<ShutdownConfig> = Vec::new();
         for table in array(Section::Shutdown) {
             let shutdown = self.shutdown(table, &apps, &simulation)?;
@@ -282,6 +300,15 @@ impl Builder<'_> {
             &restarts,
             &deploys,
         )?;
+        // Until the world runs them (docs/design/peers.md §4, commit 3), say so.
+        if !peers.is_empty() {
+            self.warn(
+                &Place::File,
+                "[[peer]] tables are read and checked but not simulated yet: the run has one \
+                 server, configured by [server]"
+                    .to_string(),
+            );
+        }
         if callers.is_empty() {
             self.warn(
                 &Place::File,
@@ -403,6 +430,7 @@ impl Builder<'_> {
             simulation,
             network,
             server,
+            peers,
             apps,
             callers,
             shutdowns,
@@ -416,18 +444,30 @@ impl Builder<'_> {
     fn server(&mut self, table: Option<&Resolved>, release: Release) -> ServerConfig {
         let mut server = ServerConfig::default();
         server.client.ribbon = RibbonConfig::for_release(release);
-        for s in settings(table) {
-            match (s.def.apply, &s.scope) {
-                (Apply::Server(f), _) => f(&mut server, &s.val),
-                (Apply::Client(f), Scope::Global) => f(&mut server.client, &s.val),
-                (Apply::Ribbon(f), Scope::Global) => f(&mut server.client.ribbon, &s.val),
-                _ => {}
-            }
-        }
+        apply_server(&mut server, settings(table));
         if let Some(table) = table {
             self.warn_per_app_ribbon(table, "the Eureka server sends no requests");
         }
         server
+    }
+
+    /// One `[[peer]]`: `[server]` (`base`) with the table's server and client keys on top.
+    fn peer(&mut self, table: &Resolved, base: &ServerConfig) -> Result<PeerConfig, ScenarioError> {
+        self.require(table)?;
+        let mut draft = PeerDraft::default();
+        for s in &table.settings {
+            if let Apply::Peer(f) = s.def.apply {
+                f(&mut draft, &s.val);
+            }
+        }
+        let mut server = base.clone();
+        apply_server(&mut server, &table.settings);
+        self.warn_per_app_ribbon(table, "a Eureka server sends no requests");
+        Ok(PeerConfig {
+            name: draft.name,
+            zone: draft.zone,
+            server,
+        })
     }
 
     fn app(&mut self, table: &Resolved, base: &ClientConfig) -> Result<AppConfig, ScenarioError> {
@@ -594,29 +634,54 @@ impl Builder<'_> {
         Ok(client)
     }
 
-    /// App and caller names are unique and differ from the server's application name.
+    /// Peer, app and caller names are unique; app and caller names differ from the
+    /// spring.application.name of every server; a peer is not named like an instance (`svc-0`),
+    /// which would make its host ambiguous.
     fn check_names(
         &self,
         tables: &[Resolved],
         server: &ServerConfig,
+        peers: &[PeerConfig],
         apps: &[AppConfig],
         callers: &[CallerConfig],
     ) -> Result<(), ScenarioError> {
+        const ALLOWED: &str = "a name no other [[peer]], [[app]], [[caller]] or the server uses";
+        // `tables` lists the peers, then the apps, then the callers (`RawScenario::tables`).
         let named = tables
             .iter()
-            .filter(|t| matches!(t.section, Section::App | Section::Caller));
-        let names = apps
+            .filter(|t| matches!(t.section, Section::Peer | Section::App | Section::Caller));
+        let names = peers
             .iter()
-            .map(|a| &a.name)
+            .map(|p| &p.name)
+            .chain(apps.iter().map(|a| &a.name))
             .chain(callers.iter().map(|c| &c.name));
+        let server_names: Vec<&str> = std::iter::once(server)
+            .chain(peers.iter().map(|p| &p.server))
+            .map(|s| s.application_name.as_str())
+            .collect();
         let mut seen: Vec<(&str, &str)> = Vec::new();
         for (table, name) in named.zip(names) {
-            if *name == server.application_name {
+            // A peer may be named like the server application (a lone peer so named is the
+            // standalone server).
+            if table.section != Section::Peer && server_names.contains(&name.as_str()) {
                 return Err(self.invalid(
                     table,
                     "name",
                     format!("`{name}` is the Eureka server's spring.application.name"),
-                    "a name no other [[app]], [[caller]] or the server uses".to_string(),
+                    ALLOWED.to_string(),
+                ));
+            }
+            if table.section == Section::Peer
+                && let Ok((app, _)) = find_instance(name, apps)
+            {
+                return Err(self.invalid(
+                    table,
+                    "name",
+                    format!(
+                        "`{name}` is the id of an instance of app `{}`",
+                        apps[app].name
+                    ),
+                    format!("{ALLOWED}, and no instance id (<app name>-<index>)"),
                 ));
             }
             if let Some((_, other)) = seen.iter().find(|(n, _)| n == name) {
@@ -624,7 +689,7 @@ impl Builder<'_> {
                     table,
                     "name",
                     format!("`{name}` is already the name of {other}"),
-                    "a name no other [[app]], [[caller]] or the server uses".to_string(),
+                    ALLOWED.to_string(),
                 ));
             }
             seen.push((name, &table.label));

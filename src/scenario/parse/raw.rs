@@ -77,6 +77,7 @@ impl RawTable {
 pub(in crate::scenario) struct RawScenario {
     /// `[simulation]`, `[network]`, `[server]`, `[clients]`, present even when the file has not.
     pub singles: Vec<RawTable>,
+    pub peers: Vec<RawTable>,
     pub apps: Vec<RawTable>,
     pub callers: Vec<RawTable>,
     pub shutdowns: Vec<RawTable>,
@@ -94,6 +95,7 @@ impl RawScenario {
             .collect();
         RawScenario {
             singles,
+            peers: Vec::new(),
             apps: Vec::new(),
             callers: Vec::new(),
             shutdowns: Vec::new(),
@@ -114,6 +116,7 @@ impl RawScenario {
 
     pub(in crate::scenario) fn array(&self, section: Section) -> &[RawTable] {
         match section {
+            Section::Peer => &self.peers,
             Section::App => &self.apps,
             Section::Caller => &self.callers,
             Section::Shutdown => &self.shutdowns,
@@ -126,6 +129,7 @@ impl RawScenario {
 
     fn array_mut(&mut self, section: Section) -> Option<&mut Vec<RawTable>> {
         match section {
+            Section::Peer => Some(&mut self.peers),
             Section::App => Some(&mut self.apps),
             Section::Caller => Some(&mut self.callers),
             Section::Shutdown => Some(&mut self.shutdowns),
@@ -140,6 +144,7 @@ impl RawScenario {
     pub(in crate::scenario) fn tables(&self) -> impl Iterator<Item = &RawTable> {
         self.singles
             .iter()
+            .chain(&self.peers)
             .chain(&self.apps)
             .chain(&self.callers)
             .chain(&self.shutdowns)
@@ -376,8 +381,9 @@ fn describe_item(item: &Item) -> String {
 }
 
 /// What `--set` accepts before `.`, for messages.
-const SET_TABLES: &str = "simulation, network, server, clients, app[N], caller[N], shutdown[N], \
-                          claim[N] (or app.<name>, ...)";
+const SET_TABLES: &str = "simulation, network, server, clients, peer[N], app[N], caller[N], \
+                          shutdown[N], claim[N], restart[N], deploy[N] (or peer.<name>, \
+                          app.<name>, ...)";
 
 impl RawScenario {
     /// Applies one `--set KEY=VALUE`: the entry is appended to its table and, being from `--set`,
@@ -575,8 +581,8 @@ mod tests {
             [
                 "t.toml:1:2: `app` must be an array of tables ([[app]]), not a table",
                 "t.toml:3:2: unknown table `simulaton`; allowed tables: [simulation], \
-                 [network], [server], [clients], [[app]], [[caller]], [[shutdown]], \
-                 [[claim]], [[restart]], [[deploy]]; did you mean `simulation`?"
+                 [network], [server], [clients], [[peer]], [[app]], [[caller]], \
+                 [[shutdown]], [[claim]], [[restart]], [[deploy]]; did you mean `simulation`?"
             ]
         );
         let (_, errors) = read("trials = 3\n", "t.toml").unwrap();

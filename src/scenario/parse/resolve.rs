@@ -356,7 +356,7 @@ mod tests {
         );
         let e = one_error("[clients]\nname = \"x\"\n");
         assert!(
-            e.ends_with("it belongs in [[app]] or [[caller]] or [[claim]]"),
+            e.ends_with("it belongs in [[peer]] or [[app]] or [[caller]] or [[claim]]"),
             "{e}"
         );
     }

@@ -685,7 +685,7 @@ fn names_are_unique_and_calls_name_apps() {
     assert_eq!(
         e,
         "s.toml:4:8: `caller[0].name`: `svc` is already the name of app[0]; allowed: a name no \
-         other [[app]], [[caller]] or the server uses"
+         other [[peer]], [[app]], [[caller]] or the server uses"
     );
     let e = err("[[app]]\nname = \"eureka-server\"\n");
     assert!(
