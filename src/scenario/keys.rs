@@ -118,7 +118,16 @@ pub(super) enum Binding {
     /// A Ribbon (Archaius) key: exact spelling; also accepted per called app as
     /// `<app>.ribbon.<Key>`.
     Ribbon,
+    /// A Spring `Map<String, String>` property (`eureka.client.service-url.<zone>`): the key's
+    /// prefix binds relaxed, then exactly one more segment, the map key, kept as written (Spring
+    /// Boot does not relax map keys, so `default-zone` is not `defaultZone`).
+    MapKey,
 }
+
+/// `eureka.client.service-url.<zone>`: the Eureka servers of a zone.
+pub(super) const SERVICE_URL: &str = "eureka.client.service-url.<zone>";
+/// `eureka.client.availability-zones.<region>`: the zones of a region.
+pub(super) const AVAILABILITY_ZONES: &str = "eureka.client.availability-zones.<region>";
 
 /// The `[[app]]` keys before the required ones are checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -326,6 +335,8 @@ pub(super) enum Apply {
     Network(fn(&mut NetworkConfig, &Val)),
     Server(fn(&mut ServerConfig, &Val)),
     Client(fn(&mut ClientConfig, &Val)),
+    /// A [`Binding::MapKey`] client key: the map key as written, and the value.
+    ClientMap(fn(&mut ClientConfig, &str, &Val)),
     Ribbon(fn(&mut RibbonConfig, &Val)),
     Peer(fn(&mut PeerDraft, &Val)),
     App(fn(&mut AppDraft, &Val)),
@@ -342,7 +353,7 @@ impl Apply {
             Apply::Simulation(_) => Section::Simulation,
             Apply::Network(_) => Section::Network,
             Apply::Server(_) => Section::Server,
-            Apply::Client(_) | Apply::Ribbon(_) => Section::Clients,
+            Apply::Client(_) | Apply::ClientMap(_) | Apply::Ribbon(_) => Section::Clients,
             Apply::Peer(_) => Section::Peer,
             Apply::App(_) => Section::App,
             Apply::Caller(_) => Section::Caller,
@@ -380,7 +391,15 @@ impl KeyDef {
     pub(super) fn ribbon_leaf(&self) -> Option<&'static str> {
         match self.binding {
             Binding::Ribbon => self.key.strip_prefix("ribbon."),
-            Binding::Relaxed => None,
+            Binding::Relaxed | Binding::MapKey => None,
+        }
+    }
+
+    /// A map key's prefix, before its free segment (`eureka.client.service-url`).
+    pub(super) fn map_prefix(&self) -> Option<&'static str> {
+        match self.binding {
+            Binding::MapKey => self.key.rsplit_once('.').map(|(prefix, _)| prefix),
+            Binding::Relaxed | Binding::Ribbon => None,
         }
     }
 }
@@ -424,6 +443,39 @@ const fn required(key: &'static str, kind: Kind, meaning: &'static str, apply: A
         apply,
     }
 }
+
+const fn map_key(
+    key: &'static str,
+    default: &'static str,
+    meaning: &'static str,
+    apply: fn(&mut ClientConfig, &str, &Val),
+) -> KeyDef {
+    KeyDef {
+        key,
+        aliases: &[],
+        binding: Binding::MapKey,
+        kind: Kind::List,
+        required: false,
+        default,
+        meaning,
+        apply: Apply::ClientMap(apply),
+    }
+}
+
+/// Sets `map[key]` (a map key as written) to `value`, in place if the key is there.
+fn set_map(map: &mut Vec<(String, Vec<String>)>, key: &str, value: Vec<String>) {
+    match map.iter_mut().find(|(k, _)| k == key) {
+        Some((_, v)) => *v = value,
+        None => map.push((key.to_string(), value)),
+    }
+}
+
+/// `Kind::Float` in `(0, 1]`.
+const FRACTION: Kind = Kind::Float {
+    min: 0.0,
+    above_min: true,
+    max: 1.0,
+};
 
 const fn ribbon(
     key: &'static str,
@@ -696,6 +748,75 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Server(|c, v| c.delta_retention_timer_interval_ms = v.int()),
     ),
     relaxed(
+        "eureka.server.registry-sync-retries",
+        RETRIES,
+        "0",
+        "Start-up syncs (copies of the embedded client's registry) tried while they find no \
+         instance: EurekaServerConfigBean#registrySyncRetries is 0, so a Spring Cloud server \
+         never syncs and opens empty (Netflix's eureka.numberRegistrySyncRetries is 5; FACTS.md \
+         §2.5, §2.7).",
+        Apply::Server(|c, v| c.registry_sync_retries = v.count()),
+    ),
+    relaxed(
+        "eureka.server.registry-sync-retry-wait-ms",
+        MILLIS,
+        "30000",
+        "Sleep before each start-up sync after the first (EurekaServerConfigBean\
+         #registrySyncRetryWaitMs; PeerAwareInstanceRegistryImpl#syncUp; FACTS.md §2.7).",
+        Apply::Server(|c, v| c.registry_sync_retry_wait_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.wait-time-in-ms-when-sync-empty",
+        Kind::millis(0, 86_400_000),
+        "300000",
+        "How long a server that opened with an effective count of 0 answers GET /apps and \
+         /apps/delta with 403 (EurekaServerConfigBean#waitTimeInMsWhenSyncEmpty; \
+         PeerAwareInstanceRegistryImpl#shouldAllowAccess; FACTS.md §2.5, §2.7).",
+        Apply::Server(|c, v| c.wait_time_in_ms_when_sync_empty = v.int()),
+    ),
+    relaxed(
+        "eureka.server.peer-node-connect-timeout-ms",
+        MILLIS,
+        "200",
+        "Connect timeout of a replication batch to a peer (EurekaServerConfigBean\
+         #peerNodeConnectTimeoutMs; Netflix's default 1000; FACTS.md §10).",
+        Apply::Server(|c, v| c.peer_node_connect_timeout_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.peer-node-read-timeout-ms",
+        MILLIS,
+        "200",
+        "Read timeout of a replication batch to a peer: a slower reply is a congestion, retried \
+         (EurekaServerConfigBean#peerNodeReadTimeoutMs; Netflix's default 5000; FACTS.md §10).",
+        Apply::Server(|c, v| c.peer_node_read_timeout_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.max-time-for-replication",
+        MILLIS,
+        "30000",
+        "How long a replicated cancel or status change may wait to be sent before it is dropped \
+         (EurekaServerConfigBean#maxTimeForReplication; PeerEurekaNode#cancel; FACTS.md §10); a \
+         register or heartbeat expires after the instance's renewal interval.",
+        Apply::Server(|c, v| c.max_time_for_replication_ms = v.int()),
+    ),
+    relaxed(
+        "eureka.server.max-elements-in-peer-replication-pool",
+        Kind::count(1, 1_000_000),
+        "10000",
+        "Replication tasks pending per peer; when full the oldest is dropped \
+         (EurekaServerConfigBean#maxElementsInPeerReplicationPool; \
+         AcceptorExecutor#appendTaskHolder; FACTS.md §10).",
+        Apply::Server(|c, v| c.max_elements_in_peer_replication_pool = v.count()),
+    ),
+    relaxed(
+        "eureka.server.max-threads-for-peer-replication",
+        Kind::count(1, 1_000),
+        "20",
+        "Replication batches in flight per peer (EurekaServerConfigBean\
+         #maxThreadsForPeerReplication; TaskExecutors; FACTS.md §10).",
+        Apply::Server(|c, v| c.max_threads_for_peer_replication = v.count()),
+    ),
+    relaxed(
         "timer-lateness-ms",
         Kind::millis(0, 10_000),
         "0",
@@ -799,6 +920,109 @@ pub(super) static DEFS: &[KeyDef] = &[
         "false",
         "Always fetch the full registry instead of deltas (FACTS.md §4).",
         Apply::Client(|c, v| c.disable_delta = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.region",
+        Kind::Name,
+        "us-east-1",
+        "The region whose eureka.client.availability-zones.<region> the client reads \
+         (EurekaClientConfigBean#region).",
+        Apply::Client(|c, v| c.region = v.text()),
+    ),
+    map_key(
+        AVAILABILITY_ZONES,
+        "defaultZone",
+        "The zones of <region> (EurekaClientConfigBean#availabilityZones, \
+         #getAvailabilityZones: split on commas, not trimmed). The first is the process's own \
+         zone (InstanceInfo#getZone); its Eureka servers come first, the other zones' after \
+         (ZoneAffinityClusterResolver). Only the region of eureka.client.region counts.",
+        |c, region, v| set_map(&mut c.availability_zones, region, v.list()),
+    ),
+    map_key(
+        SERVICE_URL,
+        "every peer",
+        "The Eureka servers of <zone> (EurekaClientConfigBean#serviceUrl): Spring URLs whose \
+         host is a [[peer]] name (\"http://a:8761/eureka/,http://b:8761/eureka/\") or bare peer \
+         names (\"a,b\"), as a comma-separated string or an array. For each of its availability \
+         zones a client reads service-url.<zone>, else service-url.defaultZone \
+         (#getEurekaServerServiceUrls; ConfigClusterResolver); other zone keys are ignored. A \
+         server replicates to its embedded client's servers but itself \
+         (PeerEurekaNodes#resolvePeerUrls). A process that sets none: defaultZone = every peer, \
+         <zone> = the peers of that zone; one that sets some but not defaultZone: defaultZone = \
+         every peer (Spring's http://localhost:8761/eureka/). Without [[peer]]: the server.",
+        |c, zone, v| set_map(&mut c.service_url, zone, v.list()),
+    ),
+    relaxed(
+        "eureka.client.prefer-same-zone-eureka",
+        Kind::Bool,
+        "true",
+        "Order a server's peer list own zone first (EndpointUtils#getServiceUrlsFromConfig); a \
+         client's servers are own zone first either way (ZoneAffinityClusterResolver re-splits \
+         them) (EurekaClientConfigBean#preferSameZoneEureka).",
+        Apply::Client(|c, v| c.prefer_same_zone_eureka = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.eureka-service-url-poll-interval-seconds",
+        SECONDS,
+        "300",
+        "Period at which the client resolves its servers again, re-shuffling them from Eureka \
+         1.10.14 (EurekaClientConfigBean#eurekaServiceUrlPollIntervalSeconds; \
+         EurekaHttpClients#defaultBootstrapResolver, AsyncResolver; FACTS.md §5.7).",
+        Apply::Client(|c, v| c.service_url_poll_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.transport.sessioned-client-reconnect-interval-seconds",
+        SECONDS,
+        "1200",
+        "Mean session length: a client drops its sticky server after d(1 + U - 0.5), uniform in \
+         [d/2, 3d/2) (CloudEurekaTransportConfig#sessionedClientReconnectIntervalSeconds; \
+         SessionedEurekaHttpClient#randomizeSessionDuration; FACTS.md §5.7).",
+        Apply::Client(|c, v| c.sessioned_client_reconnect_interval_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.transport.retryable-client-quarantine-refresh-percentage",
+        FRACTION,
+        "0.66",
+        "The quarantine of failed servers is cleared once it holds (int)(n x this) of the n \
+         servers, so with 3 or fewer it never filters \
+         (CloudEurekaTransportConfig#retryableClientQuarantineRefreshPercentage; \
+         RetryableEurekaHttpClient#getHostCandidates; FACTS.md §5.7).",
+        Apply::Client(|c, v| c.retryable_client_quarantine_refresh_percentage = v.float()),
+    ),
+    relaxed(
+        "eureka.client.heartbeat-executor-exponential-back-off-bound",
+        Kind::count(1, 1_000),
+        "10",
+        "A heartbeat that outlasts its interval doubles the delay to the next, up to interval x \
+         this (EurekaClientConfigBean#heartbeatExecutorExponentialBackOffBound; \
+         TimedSupervisorTask#run; FACTS.md §5.2).",
+        Apply::Client(|c, v| c.heartbeat_executor_exponential_back_off_bound = v.count()),
+    ),
+    relaxed(
+        "eureka.client.cache-refresh-executor-exponential-back-off-bound",
+        Kind::count(1, 1_000),
+        "10",
+        "The same for the registry fetch (EurekaClientConfigBean\
+         #cacheRefreshExecutorExponentialBackOffBound; FACTS.md §5.2).",
+        Apply::Client(|c, v| c.cache_refresh_executor_exponential_back_off_bound = v.count()),
+    ),
+    relaxed(
+        "eureka.client.eureka-server-connect-timeout-seconds",
+        SECONDS,
+        "5",
+        "Connect timeout of the client's calls to a Eureka server, read by the Jersey transport \
+         only (up to Hoxton; EurekaClientConfigBean#eurekaServerConnectTimeoutSeconds, \
+         EurekaClientFactoryBuilder); the RestTemplate transport of 2020.0+ ignores it (FACTS.md \
+         §5.2).",
+        Apply::Client(|c, v| c.eureka_server_connect_timeout_s = v.int()),
+    ),
+    relaxed(
+        "eureka.client.eureka-server-read-timeout-seconds",
+        SECONDS,
+        "8",
+        "Read timeout of the same calls, Jersey transport only \
+         (EurekaClientConfigBean#eurekaServerReadTimeoutSeconds; FACTS.md §5.2).",
+        Apply::Client(|c, v| c.eureka_server_read_timeout_s = v.int()),
     ),
     ribbon(
         "ribbon.ServerListRefreshInterval",
@@ -1616,6 +1840,7 @@ mod tests {
             Kind::Supplier => Raw::Str("health-check".into()),
             Kind::Choice(choices) => Raw::Str(choices[choices.len() - 1].into()),
             Kind::Apps => Raw::Str("svc".into()),
+            Kind::List => Raw::Str("x".into()),
             Kind::Instance => Raw::Str("svc-0".into()),
             Kind::Number => Raw::Float(0.5),
             Kind::Text => Raw::Str("x".into()),
@@ -1655,6 +1880,11 @@ mod tests {
                 Apply::Client(f) => {
                     let mut c = ClientConfig::default();
                     f(&mut c, v);
+                    c != ClientConfig::default()
+                }
+                Apply::ClientMap(f) => {
+                    let mut c = ClientConfig::default();
+                    f(&mut c, "z", v);
                     c != ClientConfig::default()
                 }
                 Apply::Ribbon(f) => {

@@ -16,4 +16,4 @@ pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};
 pub use model::*;
 pub use parse::{load, parse_str};
-pub use release::{EurekaVersion, Release, Train};
+pub use release::{EurekaClientTransport, EurekaVersion, Release, Train};

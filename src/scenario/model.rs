@@ -120,6 +120,26 @@ pub struct ServerConfig {
     pub retention_time_in_ms_in_delta_queue: u64,
     /// `eureka.server.delta-retention-timer-interval-in-ms` (30000).
     pub delta_retention_timer_interval_ms: u64,
+    /// `eureka.server.registry-sync-retries` (0, `EurekaServerConfigBean#registrySyncRetries`;
+    /// Netflix 5): start-up syncs tried while they find nothing (FACTS.md §2.5, §2.7).
+    pub registry_sync_retries: u32,
+    /// `eureka.server.registry-sync-retry-wait-ms` (30000): the sleep before each sync after the
+    /// first.
+    pub registry_sync_retry_wait_ms: u64,
+    /// `eureka.server.wait-time-in-ms-when-sync-empty` (300000): the 403 window of a server that
+    /// opened with an effective count of 0 (`PeerAwareInstanceRegistryImpl#shouldAllowAccess`).
+    pub wait_time_in_ms_when_sync_empty: u64,
+    /// `eureka.server.peer-node-connect-timeout-ms` (200 in Spring Cloud; Netflix 1000).
+    pub peer_node_connect_timeout_ms: u64,
+    /// `eureka.server.peer-node-read-timeout-ms` (200 in Spring Cloud; Netflix 5000).
+    pub peer_node_read_timeout_ms: u64,
+    /// `eureka.server.max-time-for-replication` (30000): the expiry of a replicated cancel,
+    /// status update or status-override delete (`PeerEurekaNode#cancel`, FACTS.md §10).
+    pub max_time_for_replication_ms: u64,
+    /// `eureka.server.max-elements-in-peer-replication-pool` (10000): pending tasks per peer.
+    pub max_elements_in_peer_replication_pool: u32,
+    /// `eureka.server.max-threads-for-peer-replication` (20): batches in flight per peer.
+    pub max_threads_for_peer_replication: u32,
     /// `timer-lateness-ms` (model, default 0): each run of a server `java.util.Timer` wakes up a
     /// uniform `[0, x]` ms late, which fixed-delay timers carry forward.
     pub timer_lateness_ms: u64,
@@ -145,6 +165,29 @@ pub struct PeerConfig {
     /// Eureka client: `[server]`'s client keys, then the peer's (like the standalone server's, it
     /// does not take `[clients]`).
     pub server: ServerConfig,
+}
+
+impl PeerConfig {
+    /// The peers this one (index `me` in [`Scenario::servers`]) replicates to: its embedded
+    /// client's servers but itself (`PeerEurekaNodes#resolvePeerUrls`, `#isThisMyUrl`), own zone
+    /// first, or the other zones first with `prefer-same-zone-eureka = false`
+    /// (`EndpointUtils#getServiceUrlsFromConfig`, `#getZoneOffset`). By default every other peer;
+    /// empty for the standalone server.
+    pub fn replicates_to(&self, me: usize) -> Vec<usize> {
+        let client = &self.server.client;
+        let e = &client.endpoints;
+        let (first, second) = if client.prefer_same_zone_eureka {
+            (&e.own, &e.others)
+        } else {
+            (&e.others, &e.own)
+        };
+        first
+            .iter()
+            .chain(second)
+            .copied()
+            .filter(|&k| k != me)
+            .collect()
+    }
 }
 
 /// The Eureka client properties of one process (`[clients]`, overridden per `[[app]]`/`[[caller]]`).
@@ -187,6 +230,87 @@ pub struct ClientConfig {
     /// `spring.lifecycle.timeout-per-shutdown-phase` (30 s): how long the graceful phase waits
     /// for in-flight requests (`DefaultLifecycleProcessor`, FACTS.md §7).
     pub timeout_per_shutdown_phase_ms: u64,
+    /// `eureka.client.region` (`us-east-1`).
+    pub region: String,
+    /// `eureka.client.availability-zones.<region>`: (region, its zones), both as written, in the
+    /// order first set. Unset for [`region`](Self::region): `[defaultZone]`; see
+    /// [`ClientConfig::zones`].
+    pub availability_zones: Vec<(String, Vec<String>)>,
+    /// `eureka.client.service-url.<zone>`: (zone as written, the `[[peer]]` names of its servers
+    /// in the order written; URLs are reduced to their host). Empty: the model's default, see
+    /// [`endpoints`](Self::endpoints).
+    pub service_url: Vec<(String, Vec<String>)>,
+    /// `eureka.client.prefer-same-zone-eureka` (true): orders a server's peer list own zone
+    /// first ([`PeerConfig::replicates_to`]); no effect on a client's order (FACTS.md §5.7).
+    pub prefer_same_zone_eureka: bool,
+    /// `eureka.client.eureka-service-url-poll-interval-seconds` (300): the `AsyncResolver`'s
+    /// period, at which the endpoints are re-shuffled from Eureka 1.10.14
+    /// (`Release::endpoint_shuffle_fixed_per_host`).
+    pub service_url_poll_interval_s: u64,
+    /// `eureka.client.transport.sessioned-client-reconnect-interval-seconds` (1200):
+    /// `SessionedEurekaHttpClient`'s mean session, drawn as `d + d(U - 0.5)`.
+    pub sessioned_client_reconnect_interval_s: u64,
+    /// `eureka.client.transport.retryable-client-quarantine-refresh-percentage` (0.66):
+    /// `RetryableEurekaHttpClient` clears its quarantine at `(int)(n x this)` entries.
+    pub retryable_client_quarantine_refresh_percentage: f64,
+    /// `eureka.client.heartbeat-executor-exponential-back-off-bound` (10): the heartbeat's
+    /// `TimedSupervisorTask` delay is at most interval x this.
+    pub heartbeat_executor_exponential_back_off_bound: u32,
+    /// `eureka.client.cache-refresh-executor-exponential-back-off-bound` (10): the same for the
+    /// fetch.
+    pub cache_refresh_executor_exponential_back_off_bound: u32,
+    /// `eureka.client.eureka-server-connect-timeout-seconds` (5): read by the Jersey transport
+    /// only ([`Release::eureka_client_transport`](super::Release::eureka_client_transport)).
+    pub eureka_server_connect_timeout_s: u64,
+    /// `eureka.client.eureka-server-read-timeout-seconds` (8): Jersey only, as above.
+    pub eureka_server_read_timeout_s: u64,
+    /// The Eureka servers this process talks to, resolved at parse time from the keys above and
+    /// the `[[peer]]`s (indices into [`Scenario::servers`]; without `[[peer]]` always `own = [0]`).
+    pub endpoints: ResolvedEndpoints,
+}
+
+/// A process's Eureka servers by zone, as `ConfigClusterResolver#getClusterEndpointsFromConfig`
+/// and `ZoneAffinityClusterResolver#getClusterEndpoints` list them before shuffling: for each of
+/// the process's zones ([`ClientConfig::zones`]) the servers of `service-url.<zone>`, else of
+/// `service-url.defaultZone`. When the process sets no `service-url` at all the model's default
+/// is `defaultZone` = every peer and `<zone>` = the peers whose `zone` is `<zone>` (if any); when
+/// it sets some but not `defaultZone`, `defaultZone` = every peer (standing in for Spring's
+/// `http://localhost:8761/eureka/`). Each list is in the order written, without repeats (Eureka
+/// keeps a server listed under two zones twice; the model does not).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedEndpoints {
+    /// The servers of the process's own zone (`availability-zones[0]`): indices into
+    /// [`Scenario::servers`]; never empty.
+    pub own: Vec<usize>,
+    /// The servers of its other zones that are not in `own`.
+    pub others: Vec<usize>,
+}
+
+impl Default for ResolvedEndpoints {
+    /// The one standalone server.
+    fn default() -> Self {
+        ResolvedEndpoints {
+            own: vec![0],
+            others: Vec::new(),
+        }
+    }
+}
+
+impl ResolvedEndpoints {
+    /// Every server, own zone first.
+    pub fn all(&self) -> impl Iterator<Item = usize> + '_ {
+        self.own.iter().chain(&self.others).copied()
+    }
+
+    /// How many servers.
+    pub fn len(&self) -> usize {
+        self.own.len() + self.others.len()
+    }
+
+    /// Never: `own` holds at least one server.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// `server.shutdown` (Spring Boot `Shutdown` enum).
@@ -199,6 +323,28 @@ pub enum ServerShutdown {
 }
 
 impl ClientConfig {
+    /// The zones of the process's region (`eureka.client.availability-zones.<region>`, as
+    /// written), `[defaultZone]` when unset (`EurekaClientConfigBean#getAvailabilityZones`).
+    pub fn zones(&self) -> Vec<&str> {
+        self.availability_zones
+            .iter()
+            .find(|(region, _)| *region == self.region)
+            .map_or_else(
+                || vec![DEFAULT_ZONE],
+                |(_, zones)| zones.iter().map(String::as_str).collect(),
+            )
+    }
+
+    /// The process's own zone: the first of [`zones`](Self::zones) (`InstanceInfo#getZone` off
+    /// AWS; not `eureka.instance.metadata-map.zone`, FACTS.md §5.7).
+    pub fn zone(&self) -> &str {
+        self.availability_zones
+            .iter()
+            .find(|(region, _)| *region == self.region)
+            .and_then(|(_, zones)| zones.first())
+            .map_or(DEFAULT_ZONE, String::as_str)
+    }
+
     /// Whether the web server shuts down gracefully on `release`: `server.shutdown` if set, else
     /// the Boot version's default; never before Boot 2.3, which has no graceful shutdown
     /// (`Release::graceful_shutdown_available`).
@@ -700,6 +846,14 @@ impl Default for ServerConfig {
             disable_delta: false,
             retention_time_in_ms_in_delta_queue: 180_000,
             delta_retention_timer_interval_ms: 30_000,
+            registry_sync_retries: 0,
+            registry_sync_retry_wait_ms: 30_000,
+            wait_time_in_ms_when_sync_empty: 300_000,
+            peer_node_connect_timeout_ms: 200,
+            peer_node_read_timeout_ms: 200,
+            max_time_for_replication_ms: 30_000,
+            max_elements_in_peer_replication_pool: 10_000,
+            max_threads_for_peer_replication: 20,
             timer_lateness_ms: 0,
             client: ClientConfig {
                 register_with_eureka: false,
@@ -730,6 +884,18 @@ impl Default for ClientConfig {
             load_balancer: LoadBalancerConfig::default(),
             server_shutdown: None,
             timeout_per_shutdown_phase_ms: 30_000,
+            region: "us-east-1".to_string(),
+            availability_zones: Vec::new(),
+            service_url: Vec::new(),
+            prefer_same_zone_eureka: true,
+            service_url_poll_interval_s: 300,
+            sessioned_client_reconnect_interval_s: 1200,
+            retryable_client_quarantine_refresh_percentage: 0.66,
+            heartbeat_executor_exponential_back_off_bound: 10,
+            cache_refresh_executor_exponential_back_off_bound: 10,
+            eureka_server_connect_timeout_s: 5,
+            eureka_server_read_timeout_s: 8,
+            endpoints: ResolvedEndpoints::default(),
         }
     }
 }

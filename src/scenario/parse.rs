@@ -10,15 +10,19 @@
 //!    `[clients]` then `[[app]]`/`[[caller]]`; a caller's Ribbon client for app `a` is
 //!    defaults <- `[clients] ribbon.*` <- `[clients] a.ribbon.*` <- caller `ribbon.*` <-
 //!    caller `a.ribbon.*`.
-//! 4. Check the rules that span keys and tables (required keys, unique names, shutdown ids,
-//!    shutdowns within the run, claims about existing shutdowns with thresholds in their
-//!    metric's unit), stopping at the first problem, and collect warnings for things that are
-//!    allowed but probably not meant.
+//! 4. Check the rules that span keys and tables (required keys, unique names, service URLs
+//!    naming peers, shutdown ids, shutdowns within the run, claims about existing shutdowns with
+//!    thresholds in their metric's unit), stopping at the first problem; resolve each process's
+//!    Eureka servers (`endpoints`); and collect warnings for things that are allowed but
+//!    probably not meant.
 
 #[cfg(test)]
 mod claim_tests;
 #[cfg(test)]
 mod delta_tests;
+#[cfg(test)]
+mod endpoint_tests;
+mod endpoints;
 mod lifecycle;
 #[cfg(test)]
 mod peer_tests;
@@ -40,7 +44,7 @@ use super::model::{
     FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen, RibbonConfig,
     Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy, WAIT_FOR_NEWS_MS,
 };
-use super::release::{Release, Train};
+use super::release::{EurekaClientTransport, Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
 
 /// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
@@ -95,12 +99,14 @@ fn settings(table: Option<&Resolved>) -> &[Setting] {
     table.map_or(&[], |t| t.settings.as_slice())
 }
 
-/// Applies the table-wide client keys of `settings` (not the `<app>.ribbon.*` ones).
+/// Applies the table-wide client keys of `settings` (not the `<app>.ribbon.*` ones), map keys
+/// included.
 fn apply_client(client: &mut ClientConfig, settings: &[Setting]) {
-    for s in settings.iter().filter(|s| s.scope == Scope::Global) {
-        match s.def.apply {
-            Apply::Client(f) => f(client, &s.val),
-            Apply::Ribbon(f) => f(&mut client.ribbon, &s.val),
+    for s in settings {
+        match (s.def.apply, &s.scope) {
+            (Apply::Client(f), Scope::Global) => f(client, &s.val),
+            (Apply::ClientMap(f), Scope::MapKey(key)) => f(client, key, &s.val),
+            (Apply::Ribbon(f), Scope::Global) => f(&mut client.ribbon, &s.val),
             _ => {}
         }
     }
@@ -208,7 +214,11 @@ impl Builder<'_> {
 
     /// `<app>.ribbon.*` in a table whose process does not route requests.
     fn warn_per_app_ribbon(&mut self, table: &Resolved, why: &str) {
-        for s in table.settings.iter().filter(|s| s.scope != Scope::Global) {
+        for s in table
+            .settings
+            .iter()
+            .filter(|s| matches!(s.scope, Scope::App(_)))
+        {
             self.warn(&s.key_at, format!("`{}` has no effect: {why}", s.display));
         }
     }
@@ -230,11 +240,12 @@ impl Builder<'_> {
             }
         }
         let release = simulation.release;
-        let server = self.server(single(Section::Server), release);
+        let mut server = self.server(single(Section::Server), release);
         let mut peers = Vec::new();
         for table in array(Section::Peer) {
             peers.push(self.peer(table, &server)?);
         }
+        self.check_service_urls(tables, &server, &peers)?;
         let clients = settings(single(Section::Clients));
         let mut base = ClientConfig {
             ribbon: RibbonConfig::for_release(release),
@@ -322,6 +333,8 @@ impl Builder<'_> {
             );
         }
         self.warn_release(tables, &simulation);
+        self.warn_transport(tables, &simulation);
+        self.resolve_endpoints(tables, &mut server, &mut peers, &mut apps, &mut callers);
         // Worst case for an instance to serve: the server opens within its first eviction period
         // (at least 60 s), the process starts within start-spread after it, and its web server
         // is ready context-start + spread after its client's tasks started (a fetch later).
@@ -970,6 +983,31 @@ impl Builder<'_> {
             ));
         }
         Ok(value)
+    }
+
+    /// The Jersey transport's timeouts on a release whose Eureka client does not use Jersey
+    /// (`Release::eureka_client_transport`, FACTS.md §5.2).
+    fn warn_transport(&mut self, tables: &[Resolved], simulation: &SimulationConfig) {
+        let release = simulation.release;
+        if release.eureka_client_transport() == EurekaClientTransport::Jersey {
+            return;
+        }
+        let keys = [
+            "eureka.client.eureka-server-connect-timeout-seconds",
+            "eureka.client.eureka-server-read-timeout-seconds",
+        ];
+        for table in tables {
+            for s in keys.iter().filter_map(|key| table.get(key)) {
+                let text = format!(
+                    "`{}` has no effect on {}: from 2020.0 the Eureka client calls the server \
+                     through Spring Cloud's RestTemplate transport, which does not read it (the \
+                     Jersey client it configures left the starter)",
+                    s.display,
+                    release.name()
+                );
+                self.warn(&s.key_at, text);
+            }
+        }
     }
 
     /// Keys the scenario's Eureka version does not have (FACTS.md §0.2).

@@ -515,6 +515,34 @@ impl Release {
         self.pause_deregisters() && self.web_server_is_lifecycle()
     }
 
+    /// Whether `ResolverUtils#randomize` shuffles a client's Eureka servers with
+    /// `new Random(LOCAL_IPV4_ADDRESS.hashCode())`, one permutation per host for good: Eureka
+    /// <= 1.10.13. From 1.10.14 (ebb98c5c, Netflix/eureka PR #1383) it uses `ThreadLocalRandom`,
+    /// a new order at every resolve (FACTS.md §0.2, §5.7). By the rows above: Dalston through
+    /// Hoxton.SR11 (1.10.11) and 2020.0.0-2020.0.2 (1.10.10, 1.10.11); not Hoxton.SR12 nor
+    /// 2020.0.3 (1.10.14) and later.
+    pub fn endpoint_shuffle_fixed_per_host(self) -> bool {
+        self.eureka < EurekaVersion::new(1, 10, 14)
+    }
+
+    /// The HTTP transport of the applications' Eureka clients. Up to Hoxton (SCN 2.2.x) Eureka's
+    /// own Jersey 1 client, with `eureka.client.eureka-server-{connect,read}-timeout-seconds`
+    /// (`EurekaClientFactoryBuilder`). From 2020.0 (SCN 3.0.0) the
+    /// `spring-cloud-starter-netflix-eureka-client` pom excludes jersey-client, jersey-core and
+    /// jersey-apache-client4, so SCN's `RestTemplateTransportClientFactory` runs the calls, which
+    /// reads neither key: SCN 3.0's `DefaultEurekaClientHttpRequestFactorySupplier` sets no
+    /// timeout, 3.1.5+ reads `eureka.client.rest-template-timeout.*` (default -1, none), SCN 4.x
+    /// (2022.0+) defaults those to 180 000 ms (`RestTemplateTimeoutProperties` at v4.0.0) and
+    /// SCN 4.2 adds a RestClient transport (FACTS.md §5.2); those differences are not modelled
+    /// here.
+    pub fn eureka_client_transport(self) -> EurekaClientTransport {
+        if self.train < Train::Y2020 {
+            EurekaClientTransport::Jersey
+        } else {
+            EurekaClientTransport::RestTemplate
+        }
+    }
+
     /// Ribbon's default `ConnectTimeout` and `ReadTimeout` (ms) for the train. Dalston's
     /// `RibbonClientConfiguration#ribbonClientConfig` sets none, so Ribbon's
     /// `DefaultClientConfigImpl` 2000 / 5000 apply; from Edgware it sets 1000 / 1000 (SCN commit
@@ -526,6 +554,17 @@ impl Release {
             (1000, 1000)
         }
     }
+}
+
+/// How an application's Eureka client sends its calls to a Eureka server
+/// ([`Release::eureka_client_transport`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EurekaClientTransport {
+    /// Eureka's Jersey 1 client, with the `eureka-server-{connect,read}-timeout-seconds`
+    /// timeouts (5 s / 8 s by default).
+    Jersey,
+    /// Spring Cloud's `RestTemplate` transport, which ignores those keys.
+    RestTemplate,
 }
 
 impl fmt::Display for Release {
@@ -727,6 +766,40 @@ mod tests {
             assert_eq!(Release::of_train(*train).ribbon_timeouts_ms(), (1000, 1000));
         }
         assert_eq!(parse("Edgware.RELEASE").ribbon_timeouts_ms(), (1000, 1000));
+    }
+
+    /// FACTS.md §0.2: ThreadLocalRandom from Eureka 1.10.14; the rows put 1.10.14 at
+    /// Hoxton.SR12 and 2020.0.3.
+    #[test]
+    fn endpoint_shuffle_is_fixed_per_host_up_to_eureka_1_10_13() {
+        let fixed = |text: &str| parse(text).endpoint_shuffle_fixed_per_host();
+        for old in [
+            "Dalston",
+            "Greenwich",
+            "Hoxton.SR11",
+            "2020.0.0",
+            "2020.0.2",
+        ] {
+            assert!(fixed(old), "{old}");
+        }
+        for new in ["Hoxton.SR12", "Hoxton", "2020.0.3", "2021.0", "2025.1"] {
+            assert!(!fixed(new), "{new}");
+        }
+        let pinned = Release {
+            eureka: EurekaVersion::new(1, 10, 13),
+            ..parse("2021.0")
+        };
+        assert!(pinned.endpoint_shuffle_fixed_per_host());
+    }
+
+    /// Jersey through SCN 2.2.x (Hoxton), RestTemplate from SCN 3.0.0 (2020.0.0).
+    #[test]
+    fn eureka_client_transport_leaves_jersey_at_2020_0() {
+        let transport = |text: &str| parse(text).eureka_client_transport();
+        assert_eq!(transport("Dalston"), EurekaClientTransport::Jersey);
+        assert_eq!(transport("Hoxton.SR12"), EurekaClientTransport::Jersey);
+        assert_eq!(transport("2020.0.0"), EurekaClientTransport::RestTemplate);
+        assert_eq!(transport("2025.1"), EurekaClientTransport::RestTemplate);
     }
 
     #[test]

@@ -153,6 +153,9 @@ pub(in crate::scenario) enum Kind {
     Supplier,
     /// One `[[app]]` name or an array of them.
     Apps,
+    /// A Spring list property: a comma-separated string (`"a,b"`) or an array of strings, each
+    /// item as written (not trimmed; none empty).
+    List,
     /// An instance id `<app>-<index>`, checked against the apps once they are known.
     Instance,
     /// Any finite number (a claim's threshold; its unit depends on other keys).
@@ -207,7 +210,7 @@ impl Kind {
             Kind::Int { .. } => "an integer",
             Kind::Float { .. } | Kind::Number => "a number",
             Kind::Bool => "a boolean",
-            Kind::Apps => "a string or an array of strings",
+            Kind::Apps | Kind::List => "a string or an array of strings",
             Kind::ShutdownRef => "an integer or a string",
             Kind::Text | Kind::Metric | Kind::Statistic | Kind::Comparison => "a string",
             Kind::Name
@@ -254,6 +257,7 @@ impl Kind {
             Kind::Supplier => "default, health-check".to_string(),
             Kind::Choice(choices) => choices.join(", "),
             Kind::Apps => "an [[app]] name or an array of [[app]] names".to_string(),
+            Kind::List => "a comma-separated string or an array of strings".to_string(),
             Kind::Instance => "an instance id `<app name>-<index>` such as `svc-0`".to_string(),
             Kind::Number => "a finite number".to_string(),
             Kind::Text => format!("a non-empty string of at most {MAX_TEXT_LEN} characters"),
@@ -366,6 +370,7 @@ impl Kind {
                     .ok_or_else(|| Problem::Invalid(format!("unknown value `{text}`")))
             }
             Kind::Apps => apps(raw, self),
+            Kind::List => list(raw, literal, self),
             Kind::Number => float(raw, f64::MIN, false, f64::MAX, self),
             Kind::Text => {
                 let text = self.text(raw, literal)?;
@@ -519,6 +524,34 @@ fn name(text: String) -> Result<String, Problem> {
     }
 }
 
+/// A comma-separated string, or an array of strings (each taken whole), as [`Val::List`].
+fn list(raw: &Raw, literal: Option<&str>, kind: &Kind) -> Result<Val, Problem> {
+    let items: Vec<String> = match raw {
+        Raw::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Raw::Str(s) => Ok(s.clone()),
+                other => Err(Problem::WrongType {
+                    expected: "an array of strings".to_string(),
+                    found: format!("an array holding {}", other.describe()),
+                }),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => kind
+            .text(raw, literal)?
+            .split(',')
+            .map(str::to_string)
+            .collect(),
+    };
+    if items.iter().all(|i| i.trim().is_empty()) {
+        return Err(Problem::Invalid("the list is empty".to_string()));
+    }
+    if let Some(n) = items.iter().position(|i| i.trim().is_empty()) {
+        return Err(Problem::Invalid(format!("item {} is empty", n + 1)));
+    }
+    Ok(Val::List(items))
+}
+
 fn apps(raw: &Raw, kind: &Kind) -> Result<Val, Problem> {
     let names = match raw {
         Raw::Str(s) => vec![s.clone()],
@@ -652,6 +685,27 @@ mod tests {
                 .convert(&Raw::Array(vec![Raw::Int(1)]), None)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn lists_are_a_comma_string_or_an_array_kept_as_written() {
+        let list = |items: &[&str]| Ok(Val::List(items.iter().map(|s| s.to_string()).collect()));
+        assert_eq!(
+            Kind::List.convert(&Raw::Str("a, b".into()), None),
+            list(&["a", " b"])
+        );
+        let array = Raw::Array(vec![Raw::Str("a,b".into()), Raw::Str("c".into())]);
+        assert_eq!(Kind::List.convert(&array, None), list(&["a,b", "c"]));
+        assert_eq!(
+            Kind::List.convert(&Raw::Str("a,,b".into()), None),
+            Err(Problem::Invalid("item 2 is empty".into()))
+        );
+        assert_eq!(
+            Kind::List.convert(&Raw::Str(" ".into()), None),
+            Err(Problem::Invalid("the list is empty".into()))
+        );
+        assert!(Kind::List.convert(&Raw::Array(vec![]), None).is_err());
+        assert!(Kind::List.convert(&Raw::Int(1), None).is_err());
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub(in crate::scenario) enum Scope {
     Global,
     /// `<app>.ribbon.<Key>`: the app's name.
     App(String),
+    /// A [`Binding::MapKey`] key: its map key as written (`defaultZone`).
+    MapKey(String),
 }
 
 /// A key bound to its definition, with a checked value.
@@ -51,6 +53,13 @@ impl Resolved {
         self.settings
             .iter()
             .find(|s| s.def.key == key && s.scope == Scope::Global)
+    }
+
+    /// The setting of map key `key` (a definition's spelling) for map key `name`.
+    pub(in crate::scenario) fn get_map(&self, key: &str, name: &str) -> Option<&Setting> {
+        self.settings
+            .iter()
+            .find(|s| s.def.key == key && matches!(&s.scope, Scope::MapKey(n) if n == name))
     }
 
     /// Where `key` was set, or the table itself when it was not.
@@ -159,7 +168,10 @@ fn bind(
             .filter(move |(_, d)| section.accepts(d.section()))
     };
 
-    if let Some((index, def)) = accepted().find(|(_, d)| names(d).any(|n| canonical(n) == wanted)) {
+    if let Some((index, def)) = accepted()
+        .filter(|(_, d)| d.binding != Binding::MapKey)
+        .find(|(_, d)| names(d).any(|n| canonical(n) == wanted))
+    {
         if def.binding == Binding::Ribbon && written != def.key {
             return Err(ScenarioError::WrongCase {
                 at,
@@ -170,6 +182,12 @@ fn bind(
         return Ok((index, Scope::Global));
     }
 
+    if let Some((index, key)) =
+        accepted().find_map(|(i, d)| map_key(d, &entry.path).map(|k| (i, k)))
+    {
+        return Ok((index, Scope::MapKey(key)));
+    }
+
     if let Some(bound) = bind_per_app(section, entry, apps, &at) {
         return bound;
     }
@@ -177,8 +195,11 @@ fn bind(
     let homes: Vec<String> = Section::ALL
         .into_iter()
         .filter(|s| {
-            DEFS.iter()
-                .any(|d| d.section() == *s && names(d).any(|n| canonical(n) == wanted))
+            DEFS.iter().any(|d| {
+                d.section() == *s
+                    && (names(d).any(|n| canonical(n) == wanted)
+                        || map_key(d, &entry.path).is_some())
+            })
         })
         .map(Section::header)
         .collect();
@@ -203,6 +224,17 @@ fn bind(
         key: entry.display(),
         suggestion: Suggestion(suggestion),
     })
+}
+
+/// The map key `path` gives under map-key definition `def` (`defaultZone` for
+/// `eureka.client.serviceUrl.defaultZone`): the prefix binds relaxed, the last segment is kept as
+/// written. `None` when `def` is no map key or `path` does not have its shape.
+fn map_key(def: &KeyDef, path: &[String]) -> Option<String> {
+    let prefix = def.map_prefix()?;
+    let [head @ .., key] = path else {
+        return None;
+    };
+    (canonical(&head.join(".")) == canonical(prefix)).then(|| key.clone())
 }
 
 /// `<app>.ribbon.<Key>`, in the tables of processes with a Ribbon client; `None` when the entry
@@ -386,6 +418,61 @@ mod tests {
             e,
             "t.toml:2:32: `clients.eureka.client.fetch-registry`: expected a boolean, found an \
              integer (1); allowed: true or false"
+        );
+    }
+
+    #[test]
+    fn map_keys_bind_their_prefix_relaxed_and_keep_the_map_key() {
+        for key in [
+            "eureka.client.service-url.defaultZone",
+            "eureka.client.serviceUrl.defaultZone",
+            "Eureka.Client.SERVICE_URL.defaultZone",
+        ] {
+            let r = clients(&format!("[clients]\n{key} = \"a\"\n")).unwrap();
+            let s = r
+                .get_map("eureka.client.service-url.<zone>", "defaultZone")
+                .unwrap();
+            assert_eq!(s.val, Val::List(vec!["a".into()]), "{key}");
+        }
+        // Spring does not relax a map key: `default-zone` is a zone of its own.
+        let r = clients("[clients]\neureka.client.service-url.default-zone = \"a\"\n").unwrap();
+        assert_eq!(
+            r.settings[0].scope,
+            Scope::MapKey("default-zone".to_string())
+        );
+        // A TOML sub-table is the same key.
+        let r =
+            clients("[clients.eureka.client.availability-zones]\nus-east-1 = [\"z1\", \"z2\"]\n")
+                .unwrap();
+        assert_eq!(r.settings[0].scope, Scope::MapKey("us-east-1".to_string()));
+        let e = one_error(
+            "[clients]\neureka.client.service-url.z1 = \"a\"\neureka.client.serviceUrl.z1 = \"b\"\n",
+        );
+        assert!(e.contains("sets the same property as"), "{e}");
+        // Without its map key the property is unknown, and the suggestion shows the shape.
+        let e = one_error("[clients]\neureka.client.service-url = \"a\"\n");
+        assert!(
+            e.ends_with(
+                "did you mean `clients.eureka.client.service-url.<zone>`? (`eureka-sim keys` \
+                 lists every key)"
+            ),
+            "{e}"
+        );
+        // One segment after the prefix, no more.
+        let e = one_error("[clients]\neureka.client.service-url.z1.x = \"a\"\n");
+        assert!(e.contains("unknown key"), "{e}");
+    }
+
+    #[test]
+    fn map_keys_in_a_table_without_clients_say_where_they_belong() {
+        let text = "[network]\neureka.client.service-url.z1 = \"a\"\n";
+        let (raw, mut errors) = read(text, "t.toml").unwrap();
+        let table = raw.single(Section::Network).unwrap();
+        resolve(table, &[], "t.toml", &mut errors);
+        assert_eq!(
+            errors[0].to_string(),
+            "t.toml:2:1: `network.eureka.client.service-url.z1` is not a key of [network]; it \
+             belongs in [clients]"
         );
     }
 
