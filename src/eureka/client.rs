@@ -319,6 +319,15 @@ impl DiscoveryClient {
         self.transport = Some(Box::new(transport));
     }
 
+    /// Steady start: the servers its registration and query calls go to (sticky in a running
+    /// session with a transport).
+    pub fn start_steady_transport(&mut self, now: SimTime) -> (ServerId, ServerId) {
+        match self.transport.as_mut() {
+            Some(t) => t.start_steady(now),
+            None => (self.server, self.server),
+        }
+    }
+
     /// Where a call beginning now goes, and its sequence number (0 without a transport).
     pub fn route_call(&mut self, now: SimTime, call: Call) -> (ServerId, u32) {
         match self.transport.as_mut() {

@@ -7,7 +7,8 @@ pub type ProcessId = usize;
 pub type RouteId = usize;
 
 /// Index of a Eureka server in the world (`u32` keeps the events that carry one small).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+#[serde(transparent)]
 pub struct ServerId(pub u32);
 
 impl ServerId {
@@ -16,5 +17,11 @@ impl ServerId {
 
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+
+    /// Whether this is the first server (whose id traces leave out, so a standalone world's
+    /// traces read as before peers existed).
+    pub fn is_first(&self) -> bool {
+        *self == ServerId::FIRST
     }
 }

@@ -16,15 +16,16 @@ pub enum ProcessKind {
     AppInstance { app: usize, index: u32 },
     /// `Scenario::callers[caller]`.
     Caller { caller: usize },
-    /// The Eureka server's own process (its embedded client).
-    Server,
+    /// Eureka server `peer`'s own process (its embedded client): `Scenario::servers()[peer]`.
+    Server { peer: usize },
 }
 
 /// Who is who in a scenario's world: a pure function of the scenario, shared by the world and
 /// by observers that need to know which process or route is which.
 #[derive(Debug, Clone)]
 pub struct Layout {
-    /// Processes in a fixed order: app instances (app by app), then callers, then the server.
+    /// Processes in a fixed order: app instances (app by app), then callers, then the servers
+    /// (one per peer).
     pub processes: Vec<ProcessSlot>,
     /// Caller routes in order: callers, then each caller's called apps in order.
     pub routes: Vec<RouteSlot>,
@@ -60,7 +61,7 @@ impl Layout {
     /// The process of each Eureka server, by `ServerId`.
     pub fn server_processes(&self) -> Vec<ProcessId> {
         (0..self.processes.len())
-            .filter(|&p| self.processes[p].kind == ProcessKind::Server)
+            .filter(|&p| matches!(self.processes[p].kind, ProcessKind::Server { .. }))
             .collect()
     }
 
@@ -93,11 +94,14 @@ impl Layout {
                 });
             }
         }
-        processes.push(ProcessSlot {
-            name: scenario.server.application_name.clone(),
-            kind: ProcessKind::Server,
-            application: first_caller_app + scenario.callers.len(),
-        });
+        // Every peer runs the same application (`spring.application.name` of `[server]`).
+        for (peer, server) in scenario.servers().iter().enumerate() {
+            processes.push(ProcessSlot {
+                name: server.name.clone(),
+                kind: ProcessKind::Server { peer },
+                application: first_caller_app + scenario.callers.len(),
+            });
+        }
         let targets = scenario
             .shutdowns
             .iter()

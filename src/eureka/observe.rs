@@ -6,7 +6,7 @@
 
 use crate::engine::SimTime;
 
-use super::ids::{ProcessId, RouteId};
+use super::ids::{ProcessId, RouteId, ServerId};
 use super::status::InstanceStatus;
 
 /// The two reconcile hashes of a [`Observation::ReconcileMismatch`], as Eureka renders them.
@@ -19,10 +19,20 @@ pub struct HashPair {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Observation {
-    /// `process` became UP / stopped being UP in the server's registry.
-    Registry { process: ProcessId, up: bool },
+    /// `process` became UP / stopped being UP in server `server`'s registry.
+    Registry {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
+        process: ProcessId,
+        up: bool,
+    },
     /// ... in what `GET /apps` serves (the read-only cache, or the read-write one when off).
-    Served { process: ProcessId, up: bool },
+    Served {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
+        process: ProcessId,
+        up: bool,
+    },
     /// ... in the Eureka client cache of process `observer`.
     ClientCache {
         observer: ProcessId,

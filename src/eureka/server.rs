@@ -9,7 +9,7 @@
 //! just closed.
 
 use crate::engine::{RngStream, SimTime};
-use crate::scenario::{Scenario, ServerConfig, Start};
+use crate::scenario::{Release, Scenario, ServerConfig, Start};
 
 use std::rc::Rc;
 
@@ -97,6 +97,8 @@ struct Peer {
 /// never sees the world: it is told the time and the calls, and returns its reply and
 /// effects ([`ServerOutput`]).
 pub struct EurekaServer {
+    /// Which server of the world it is (on its observations).
+    pub id: ServerId,
     pub registry: Registry,
     pub cache: ResponseCache,
     /// The `ALL_APPS_DELTA` key of the same response cache.
@@ -119,10 +121,24 @@ pub struct EurekaServer {
 }
 
 impl EurekaServer {
+    /// The standalone server (`[server]`), `ServerId::FIRST`.
     pub fn new(scenario: &Scenario, processes: usize, rng: RngStream) -> EurekaServer {
-        let config = scenario.server.clone();
+        let release = scenario.simulation.release;
+        EurekaServer::peer(ServerId::FIRST, &scenario.server, release, processes, rng)
+    }
+
+    /// Server `id` of a cluster with configuration `config`.
+    pub fn peer(
+        id: ServerId,
+        config: &ServerConfig,
+        release: Release,
+        processes: usize,
+        rng: RngStream,
+    ) -> EurekaServer {
+        let config = config.clone();
         EurekaServer {
-            registry: Registry::new(processes, &config, scenario.simulation.release),
+            id,
+            registry: Registry::new(processes, &config, release),
             cache: ResponseCache::new(
                 config.use_read_only_response_cache,
                 config.response_cache_auto_expiration_s * 1000,
@@ -156,6 +172,21 @@ impl EurekaServer {
                 replicator: PeerReplicator::default(),
             })
             .collect();
+    }
+
+    /// The peers it replicates to, in order.
+    pub fn replication_targets(&self) -> Vec<ServerId> {
+        self.peers.iter().map(|p| p.id).collect()
+    }
+
+    /// `eviction-interval-timer-in-ms` of this server.
+    pub fn eviction_interval_ms(&self) -> u64 {
+        self.config.eviction_interval_ms
+    }
+
+    /// A draw in `[0, n)` from the server's own stream (a peer's cold-start instant).
+    pub fn draw_below(&mut self, n: u64) -> u64 {
+        self.rng.below(n)
     }
 
     fn compensation_ms(&mut self, now: SimTime) -> u64 {
@@ -382,7 +413,12 @@ impl EurekaServer {
         let up = self.registry.is_up(p);
         if self.registry_up[p] != up {
             self.registry_up[p] = up;
-            out.observe(Observation::Registry { process: p, up });
+            let server = self.id;
+            out.observe(Observation::Registry {
+                server,
+                process: p,
+                up,
+            });
         }
     }
 
@@ -392,7 +428,12 @@ impl EurekaServer {
             let up = payload.is_up(p);
             if self.served_up[p] != up {
                 self.served_up[p] = up;
-                out.observe(Observation::Served { process: p, up });
+                let server = self.id;
+                out.observe(Observation::Served {
+                    server,
+                    process: p,
+                    up,
+                });
             }
         }
     }
@@ -940,6 +981,7 @@ mod tests {
                     status: InstanceStatus::Up
                 }),
                 ServerEffect::Observe(Observation::Registry {
+                    server: ServerId::FIRST,
                     process: 0,
                     up: true
                 }),
@@ -952,6 +994,7 @@ mod tests {
             vec![
                 ServerEffect::Observe(Observation::Cancelled { process: 0 }),
                 ServerEffect::Observe(Observation::Registry {
+                    server: ServerId::FIRST,
                     process: 0,
                     up: false
                 }),

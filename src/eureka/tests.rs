@@ -4,6 +4,7 @@
 use crate::engine::SimTime;
 use crate::scenario::{Scenario, parse_str};
 
+use super::ids::ServerId;
 use super::layout::{Layout, ProcessKind};
 use super::observe::Observation;
 use super::route::RequestMode;
@@ -203,6 +204,7 @@ fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
         let evicted = first_at_or_after(&evictions, expirable).unwrap();
         let registry_down = times(&log, |o| {
             *o == Observation::Registry {
+                server: ServerId::FIRST,
                 process: target,
                 up: false,
             }
@@ -214,6 +216,7 @@ fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
         let served = first_at_or_after(&ticks, evicted).unwrap();
         let served_down = times(&log, |o| {
             *o == Observation::Served {
+                server: ServerId::FIRST,
                 process: target,
                 up: false,
             }
@@ -383,6 +386,7 @@ fn out_of_service_override_survives_heartbeats() {
     let (log, _) = record(&s, 9);
     let down = times(&log, |o| {
         *o == Observation::Registry {
+            server: ServerId::FIRST,
             process: target,
             up: false,
         }
@@ -398,6 +402,7 @@ fn out_of_service_override_survives_heartbeats() {
     assert!(renews_during_wait >= 6);
     let back_up = times(&log, |o| {
         *o == Observation::Registry {
+            server: ServerId::FIRST,
             process: target,
             up: true,
         }
@@ -452,6 +457,7 @@ fn pause_deregisters_up_to_commons_2_2_6_only() {
         assert_eq!(downs, [SimTime(down_at)], "{release}");
         let left = times(&log, |o| {
             *o == Observation::Registry {
+                server: ServerId::FIRST,
                 process: target,
                 up: false,
             }
@@ -580,12 +586,14 @@ fn without_read_only_cache_changes_are_served_at_once() {
     let (log, _) = record(&s, 6);
     let registry = times(&log, |o| {
         *o == Observation::Registry {
+            server: ServerId::FIRST,
             process: target,
             up: false,
         }
     });
     let served = times(&log, |o| {
         *o == Observation::Served {
+            server: ServerId::FIRST,
             process: target,
             up: false,
         }

@@ -228,6 +228,23 @@ impl Session {
     pub fn duration_ms(&self) -> u64 {
         self.duration_ms
     }
+
+    /// Steady start: a session running for a while, sticky on `server`. Seen at a random
+    /// instant, a session is picked in proportion to its length (density of d in [d/2, 3d/2]
+    /// proportional to d: `d = sqrt(lo^2 + u (hi^2 - lo^2))`) and has a uniform part of it
+    /// left, which is all the model keeps: it ends `left` from now.
+    fn start_steady(&mut self, now: SimTime, server: ServerId, rng: &mut RngStream) {
+        let d = SESSION_RECONNECT_INTERVAL_MS as f64;
+        let (lo, hi) = (d / 2.0, 1.5 * d);
+        let length = (lo * lo + rng.unit() * (hi * hi - lo * lo)).sqrt();
+        let left = (rng.unit() * length) as u64;
+        self.started = Some(now);
+        self.duration_ms = left;
+        self.client = RetryableClient {
+            sticky: Some(server),
+            quarantine: Vec::new(),
+        };
+    }
 }
 
 /// The two `Sessioned(Retryable(..))` stacks of a client (`EurekaHttpClients
@@ -362,6 +379,24 @@ impl ClientTransport {
                 Delivery::Retry(server, call)
             }
         }
+    }
+
+    /// Steady start: both stacks in a running session, each sticky on the first server of
+    /// the order its session began with (from Eureka 1.10.14 two independent shuffles, one
+    /// per session start; before, the host's one order). Returns (registration, query).
+    pub fn start_steady(&mut self, now: SimTime) -> (ServerId, ServerId) {
+        let registration = self.endpoints.at(now, &mut self.rng).first().copied();
+        if !self.endpoints.fixed_per_host {
+            self.endpoints.next_resolve = None;
+        }
+        let query = self.endpoints.at(now, &mut self.rng).first().copied();
+        let (Some(registration), Some(query)) = (registration, query) else {
+            return (ServerId::FIRST, ServerId::FIRST);
+        };
+        self.registration
+            .start_steady(now, registration, &mut self.rng);
+        self.query.start_steady(now, query, &mut self.rng);
+        (registration, query)
     }
 
     /// The sticky server of a stack, if any.

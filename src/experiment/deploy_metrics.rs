@@ -243,7 +243,7 @@ impl Observer for DeployObserver {
                 }
                 self.refresh_routes(at);
             }
-            Observation::Registry { process, up } if self.ours(process) => {
+            Observation::Registry { process, up, .. } if self.ours(process) => {
                 self.registry_up[process] = up;
                 let empty = !self.registry_up.iter().any(|&u| u);
                 let from = self.from;

@@ -194,8 +194,9 @@ impl ShutdownOutcome {
 #[derive(Debug, Default)]
 struct TargetTracker {
     t_stop: Option<SimTime>,
-    registry: Presence,
-    served: Presence,
+    /// Per Eureka server (`ServerId` order): its registry's view and its served view.
+    registry: Vec<Presence>,
+    served: Vec<Presence>,
     /// (caller process, its Eureka cache view), for callers that call the target's app.
     clients: Vec<(ProcessId, Presence)>,
     /// (route, its Ribbon list view), for routes to the target's app.
@@ -224,6 +225,7 @@ pub struct MetricsObserver {
 impl MetricsObserver {
     pub fn new(layout: &Layout) -> MetricsObserver {
         let mut target_of = vec![None; layout.processes.len()];
+        let servers = layout.server_processes().len();
         let targets = layout
             .targets
             .iter()
@@ -246,6 +248,8 @@ impl MetricsObserver {
                     }
                 }
                 TargetTracker {
+                    registry: vec![Presence::default(); servers],
+                    served: vec![Presence::default(); servers],
                     clients,
                     ribbons: routes
                         .iter()
@@ -275,8 +279,8 @@ impl TargetTracker {
         self.frozen
             || self.resumed
             || self.t_stop.is_none()
-            || !(self.registry.up
-                || self.served.up
+            || !(self.registry.iter().any(|p| p.up)
+                || self.served.iter().any(|p| p.up)
                 || self.clients.iter().any(|(_, p)| p.up)
                 || self.ribbons.iter().any(|(_, p)| p.up))
     }
@@ -285,7 +289,7 @@ impl TargetTracker {
         let Some(t_stop) = self.t_stop else {
             // Ever UP in the registry means it served (it registers UP once its web server is
             // ready, FACTS.md §5.1); a stop while serving always reports `StoppedServing`.
-            let why = if self.registry.ever {
+            let why = if self.registry.iter().any(|p| p.ever) {
                 Unresolved::NotStopped
             } else {
                 Unresolved::StoppedBeforeServing
@@ -312,8 +316,8 @@ impl TargetTracker {
                     .map_or(Unresolved::ListedAtEnd, Unresolved::Held),
             ),
         };
-        let registry = removed_everywhere([&self.registry]);
-        let served = removed_everywhere([&self.served]);
+        let registry = removed_everywhere(&self.registry);
+        let served = removed_everywhere(&self.served);
         let clients = removed_everywhere(self.clients.iter().map(|(_, p)| p));
         let ribbon = removed_everywhere(self.ribbons.iter().map(|(_, p)| p));
         let exposure_ms = match ribbon {
@@ -420,14 +424,26 @@ impl Observer for MetricsObserver {
                     t.errors += 1;
                 }
             }
-            Observation::Registry { process, up } => {
-                if let Some(t) = self.tracker(process) {
-                    t.registry.set(at, up);
+            Observation::Registry {
+                server,
+                process,
+                up,
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && let Some(view) = t.registry.get_mut(server.index())
+                {
+                    view.set(at, up);
                 }
             }
-            Observation::Served { process, up } => {
-                if let Some(t) = self.tracker(process) {
-                    t.served.set(at, up);
+            Observation::Served {
+                server,
+                process,
+                up,
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && let Some(view) = t.served.get_mut(server.index())
+                {
+                    view.set(at, up);
                 }
             }
             Observation::ClientCache {
@@ -473,6 +489,8 @@ mod tests {
 
     fn tracker() -> TargetTracker {
         TargetTracker {
+            registry: vec![Presence::default()],
+            served: vec![Presence::default()],
             clients: vec![(1, Presence::default())],
             ribbons: vec![(0, Presence::default())],
             ..TargetTracker::default()
@@ -480,8 +498,8 @@ mod tests {
     }
 
     fn listed_from(t: &mut TargetTracker, at: u64) {
-        t.registry.set(SimTime(at), true);
-        t.served.set(SimTime(at), true);
+        t.registry[0].set(SimTime(at), true);
+        t.served[0].set(SimTime(at), true);
         t.clients[0].1.set(SimTime(at), true);
         t.ribbons[0].1.set(SimTime(at), true);
     }
@@ -512,7 +530,7 @@ mod tests {
         );
         // Stopped, the registry dropped it, the callers still list it at the end.
         t.t_stop = Some(SimTime(10_000));
-        t.registry.set(SimTime(20_000), false);
+        t.registry[0].set(SimTime(20_000), false);
         let o = t.outcome();
         assert_eq!(o.server_removed_ms, Some(10_000));
         assert_eq!(o.unresolved(Metric::ServerRemovedMs), None);
@@ -529,9 +547,9 @@ mod tests {
         );
         // Never in any caller's list: exposure 0, the callers' layers never listed it.
         let mut t = tracker();
-        t.registry.set(SimTime(1_000), true);
+        t.registry[0].set(SimTime(1_000), true);
         t.t_stop = Some(SimTime(2_000));
-        t.registry.set(SimTime(3_000), false);
+        t.registry[0].set(SimTime(3_000), false);
         let o = t.outcome();
         assert_eq!(
             (o.exposure_ms, o.unresolved(Metric::ExposureMs)),

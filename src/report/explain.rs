@@ -365,7 +365,7 @@ impl Explanation<'_> {
                         "the DELETE (unregister) reached the server: lease cancelled".to_string(),
                     );
                 }
-                Observation::Registry { process, up } if *process == target && t >= start => {
+                Observation::Registry { process, up, .. } if *process == target && t >= start => {
                     let text = match (*up, restarted) {
                         (true, true) => "the restarted process is UP in the server's registry",
                         (true, false) => "UP again in the server's registry",
@@ -418,7 +418,9 @@ impl Explanation<'_> {
                     };
                     push(&mut steps, t, text);
                 }
-                Observation::Served { process, up: false } if *process == target => push(
+                Observation::Served {
+                    process, up: false, ..
+                } if *process == target => push(
                     &mut steps,
                     t,
                     if scenario.server.use_read_only_response_cache {

@@ -311,15 +311,6 @@ impl Builder<'_> {
             &restarts,
             &deploys,
         )?;
-        // Until the world runs them (docs/design/peers.md §4, commit 3), say so.
-        if !peers.is_empty() {
-            self.warn(
-                &Place::File,
-                "[[peer]] tables are read and checked but not simulated yet: the run has one \
-                 server, configured by [server]"
-                    .to_string(),
-            );
-        }
         if callers.is_empty() {
             self.warn(
                 &Place::File,

@@ -5,6 +5,7 @@
 //! (context-start-ms) after it starts, and registers UP one `LAT` later.
 
 use super::*;
+use crate::eureka::ids::ServerId;
 use crate::eureka::status::InstanceStatus;
 
 /// Process start -> UP register at the server (see the module doc).
@@ -92,6 +93,7 @@ down-s = 20
     );
     let back_up = times(&log, |o| {
         *o == Observation::Registry {
+            server: ServerId::FIRST,
             process: p,
             up: true,
         }
@@ -170,6 +172,7 @@ then = "keep-running"
     );
     let up = times(&log, |o| {
         *o == Observation::Registry {
+            server: ServerId::FIRST,
             process: p,
             up: true,
         }
@@ -204,6 +207,7 @@ strategy = "kill-15"
         assert_eq!(after, [(SimTime(300_000 + LAT), status)], "flag {flag}");
         let down = times(&log, |o| {
             *o == Observation::Registry {
+                server: ServerId::FIRST,
                 process: p,
                 up: false,
             }

@@ -8,6 +8,7 @@
 //! everyone (`src/import_graph.rs` keeps it so).
 
 mod client;
+mod cluster;
 mod deploy;
 mod inflight;
 mod restart;
@@ -197,11 +198,7 @@ impl<'s, O: Observer> World<'s, O> {
         let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
         let deploys = DeployRun::build_all(scenario, &layout);
-        let servers = vec![EurekaServer::new(
-            scenario,
-            processes.len(),
-            streams.stream("server"),
-        )];
+        let servers = cluster::build_servers(scenario, processes.len(), &streams);
         let server_processes = layout.server_processes();
         let mut world = World {
             scenario,
@@ -231,6 +228,7 @@ impl<'s, O: Observer> World<'s, O> {
                     .max(scenario.simulation.duration_ms),
             ),
         };
+        world.connect_clients(&streams);
         match scenario.simulation.start {
             Start::Steady => world.start_steady(layout.first_replacement),
             Start::Cold => world.schedule_cold_start(&mut setup, layout.first_replacement),
@@ -255,15 +253,26 @@ impl<'s, O: Observer> World<'s, O> {
     /// shutdown is random; every app instance and caller is created at a random instant in
     /// `[server start, server start + start-spread)`. Replacement processes (restarts under a
     /// new id, deploys) start when their owner says.
+    ///
+    /// In a cluster, the first peer starts as the standalone server does and every other peer
+    /// at an instant drawn the same way from its own stream (`server/<name>`), so peers start
+    /// independently; the fleet's spread counts from the first peer's start.
     fn schedule_cold_start(&mut self, setup: &mut RngStream, first_replacement: usize) {
         let scenario = self.scenario;
         let phase = scenario.server.eviction_interval_ms.max(RENEWS_WINDOW_MS);
         let server_start = setup.below(phase);
-        self.queue
-            .schedule(SimTime(server_start), Event::ServerStart(ServerId::FIRST));
+        let mut starts = vec![server_start];
+        for k in 1..self.servers.len() {
+            let peer_phase = self.servers[k].eviction_interval_ms().max(RENEWS_WINDOW_MS);
+            starts.push(self.servers[k].draw_below(peer_phase));
+        }
+        for (k, &at) in starts.iter().enumerate() {
+            let event = Event::ServerStart(ServerId(k as u32));
+            self.queue.schedule(SimTime(at), event);
+        }
         for p in 0..first_replacement {
             let at = match self.processes[p].kind {
-                ProcessKind::Server => server_start,
+                ProcessKind::Server { peer } => starts[peer],
                 _ => server_start + setup.below(scenario.simulation.start_spread_ms.max(1)),
             };
             self.queue.schedule(SimTime(at), Event::ClientCreate(p));
@@ -301,15 +310,16 @@ impl<'s, O: Observer> World<'s, O> {
     /// Reports, for each stopped shutdown target that a view still lists at `end`, why
     /// ([`EurekaServer::holding`], else a caller that has not caught up).
     fn report_still_listed(&mut self, end: SimTime) {
-        let server = ServerId::FIRST.index();
         for run in 0..self.shutdowns.len() {
             let p = self.shutdowns[run].process;
             if self.processes[p].serving() || self.shutdowns[..run].iter().any(|s| s.process == p) {
                 continue;
             }
             let renewing = self.processes[p].alive() && self.processes[p].client.renews();
-            let holding = self.servers[server]
-                .holding(end, p, renewing)
+            let holding = self
+                .servers
+                .iter()
+                .find_map(|server| server.holding(end, p, renewing))
                 .or_else(|| self.caller_still_lists(p).then_some(Holding::Caller));
             if let Some(holding) = holding {
                 self.observe(Observation::StillListed {
@@ -484,7 +494,10 @@ fn report<O: Observer>(
     observer: &mut O,
     observation: Observation,
 ) {
-    if let Observation::Registry { process, up: true } = observation {
+    if let Observation::Registry {
+        process, up: true, ..
+    } = observation
+    {
         for (deploy, run) in deploys.iter_mut().enumerate() {
             if let Some(interval) = run.saw_up(process) {
                 queue.schedule_in(interval, Event::DeployBatch { deploy });
@@ -501,6 +514,7 @@ fn build_processes(
     streams: &StreamFactory,
     vanishes: &[bool],
 ) -> Vec<Process> {
+    let servers = scenario.servers();
     layout
         .processes
         .iter()
@@ -510,7 +524,7 @@ fn build_processes(
             let config: &ClientConfig = match slot.kind {
                 ProcessKind::AppInstance { app, .. } => &scenario.apps[app].client,
                 ProcessKind::Caller { caller } => &scenario.callers[caller].client,
-                ProcessKind::Server => &scenario.server.client,
+                ProcessKind::Server { peer } => &servers[peer].server.client,
             };
             // The applications it routes to.
             let called = match slot.kind {

@@ -51,7 +51,7 @@ impl<O: Observer> World<'_, O> {
         self.servers[s.index()].on_timer(
             now,
             timer,
-            || embedded_client_up_count(processes),
+            || embedded_client_up_count(processes, s),
             &mut out,
         );
     }
@@ -128,10 +128,10 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
     }
 }
 
-/// The server's embedded client's count for the 15-minute threshold update (FACTS.md §2.4).
-pub(super) fn embedded_client_up_count(processes: &[Process]) -> i64 {
+/// Server `s`'s embedded client's count for the 15-minute threshold update (FACTS.md §2.4).
+pub(super) fn embedded_client_up_count(processes: &[Process], s: ServerId) -> i64 {
     processes
         .iter()
-        .find(|p| p.kind == ProcessKind::Server)
+        .find(|p| p.kind == ProcessKind::Server { peer: s.index() })
         .map_or(0, |server| server.client.registry_instance_count())
 }

@@ -11,6 +11,7 @@ use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::Observer;
 
 use super::server::embedded_client_up_count;
+use crate::eureka::replication::MAX_BATCHING_DELAY_MS;
 use crate::eureka::route::SpringLoadBalancer;
 
 use super::World;
@@ -18,37 +19,63 @@ use super::World;
 impl<O: Observer> World<'_, O> {
     /// Builds the steady state of every process below `first_replacement` (replacements start
     /// when their restart or deploy says, as in a cold start).
+    ///
+    /// In a cluster, each process's lease is restored on the server its registration stack is
+    /// sticky on (its home) and on the peers that server replicates to, whose copies were last
+    /// renewed one batching delay and one latency later (a lone task's lag,
+    /// `docs/design/peers.md` §2.6); its local registry is what its query server serves.
     pub(super) fn start_steady(&mut self, first_replacement: usize) {
         let (now, wall) = (self.now(), self.wall_now());
-        let s = ServerId::FIRST;
-        self.with_server(s, |server, out| server.start_steady(wall, out));
+        let servers: Vec<ServerId> = (0..self.servers.len())
+            .map(|k| ServerId(k as u32))
+            .collect();
+        for &s in &servers {
+            self.with_server(s, |server, out| server.start_steady(wall, out));
+        }
+        let lag = MAX_BATCHING_DELAY_MS + self.scenario.network.latency_ms;
+        let mut query_servers = Vec::with_capacity(first_replacement);
         for p in 0..first_replacement {
             self.set_alive(p, true);
             let lease = self.with_client(p, |client, _, out| client.start_steady(now, wall, out));
-            if let Some(lease) = lease {
+            let (home, query) = self.processes[p].client.start_steady_transport(now);
+            query_servers.push(query);
+            let Some(lease) = lease else {
+                continue;
+            };
+            let targets = self.servers[home.index()].replication_targets();
+            for (s, delay) in
+                std::iter::once((home, 0)).chain(targets.into_iter().map(|t| (t, lag)))
+            {
                 self.with_server(s, |server, out| {
                     server.restore(
                         p,
                         lease.registrant,
-                        lease.next_renew_ms,
+                        lease.next_renew_ms + delay,
                         lease.interval_ms,
                         out,
                     );
                 });
             }
         }
-        let payload = self.with_server(s, |server, out| {
-            server.settle_caches(now, out);
-            server.served_payload(now)
-        });
-        for p in 0..first_replacement {
-            let payload = std::rc::Rc::clone(&payload);
+        let payloads: Vec<_> = servers
+            .iter()
+            .map(|&s| {
+                self.with_server(s, |server, out| {
+                    server.settle_caches(now, out);
+                    server.served_payload(now)
+                })
+            })
+            .collect();
+        for (p, query) in query_servers.into_iter().enumerate() {
+            let payload = std::rc::Rc::clone(&payloads[query.index()]);
             self.with_client(p, |client, applications, out| {
                 client.restore_cache(payload, applications, out);
             });
         }
-        let count = embedded_client_up_count(&self.processes);
-        self.servers[s.index()].settle_threshold(count);
+        for &s in &servers {
+            let count = embedded_client_up_count(&self.processes, s);
+            self.servers[s.index()].settle_threshold(count);
+        }
         // Every web server serves before any balancer reads (a health-check round checks them).
         for p in 0..first_replacement {
             self.set_serving(p, true);

@@ -1,0 +1,78 @@
+//! The cluster: one `EurekaServer` per `[[peer]]` (or the standalone server), who replicates to
+//! whom, and which servers each client may call (`docs/design/peers.md` §2.5).
+
+use crate::engine::StreamFactory;
+use crate::eureka::ids::ServerId;
+use crate::eureka::observe::Observer;
+use crate::eureka::server::EurekaServer;
+use crate::eureka::transport::{ClientTransport, Endpoints};
+use crate::scenario::{ClientConfig, Scenario};
+
+use super::World;
+
+/// Every server, by `ServerId`. Server 0 draws from the stream `server` (the standalone
+/// server's), server k >= 1 from `server/<name>`, so a lone peer is the standalone server.
+/// Each replicates to the other peers of its own embedded client's service URLs
+/// (`PeerEurekaNodes#resolvePeerUrls` minus `#isThisMyUrl`).
+pub(super) fn build_servers(
+    scenario: &Scenario,
+    processes: usize,
+    streams: &StreamFactory,
+) -> Vec<EurekaServer> {
+    let release = scenario.simulation.release;
+    let peers = scenario.servers();
+    let mut servers: Vec<EurekaServer> = peers
+        .iter()
+        .enumerate()
+        .map(|(k, peer)| {
+            let stream = match k {
+                0 => streams.stream("server"),
+                _ => streams.stream(&format!("server/{}", peer.name)),
+            };
+            EurekaServer::peer(ServerId(k as u32), &peer.server, release, processes, stream)
+        })
+        .collect();
+    for (k, server) in servers.iter_mut().enumerate() {
+        let targets: Vec<ServerId> = peers[k].replicates_to(k).into_iter().map(id).collect();
+        server.replicate_to(&targets);
+    }
+    servers
+}
+
+fn id(k: usize) -> ServerId {
+    ServerId(k as u32)
+}
+
+/// The servers a client with `config` may call: its own zone's, then the others
+/// (`ClientConfig::endpoints`, resolved from its service URLs and zones).
+fn endpoints_of(config: &ClientConfig) -> (Vec<ServerId>, Vec<ServerId>) {
+    let e = &config.endpoints;
+    let ids = |v: &[usize]| v.iter().copied().map(id).collect();
+    (ids(&e.own), ids(&e.others))
+}
+
+impl<O: Observer> World<'_, O> {
+    /// Gives every client its way to the servers: a client with one endpoint calls it
+    /// directly; one with more gets a transport drawing from its own stream
+    /// (`transport/<name>`), which a standalone world never creates.
+    pub(super) fn connect_clients(&mut self, streams: &StreamFactory) {
+        let scenario = self.scenario;
+        let fixed = scenario
+            .simulation
+            .release
+            .endpoint_shuffle_fixed_per_host();
+        for process in &mut self.processes {
+            let (own, others) = endpoints_of(process.client.config());
+            if own.len() + others.len() <= 1 {
+                let server = own.first().or(others.first()).copied();
+                process.client.use_server(server.unwrap_or(ServerId::FIRST));
+                continue;
+            }
+            let rng = streams.stream(&format!("transport/{}", process.name));
+            let endpoints = Endpoints::new(own, others, fixed);
+            process
+                .client
+                .use_transport(ClientTransport::new(endpoints, rng));
+        }
+    }
+}
