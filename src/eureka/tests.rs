@@ -873,6 +873,7 @@ fn circuit_breaker_trips_after_three_refusals_then_probes_after_10_20_30_s() {
 }
 mod delta;
 mod lifecycle;
+mod peers;
 mod spring_lb;
 mod stacks;
 mod steady;

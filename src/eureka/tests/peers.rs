@@ -1,0 +1,154 @@
+//! Clusters (issue 11): several `[[peer]]`s replicating to each other, each with its own
+//! timers; callers reading one peer or another. Instants derived by hand from
+//! `PeerEurekaNode`'s rules (`docs/design/peers.md` §3).
+
+use super::*;
+
+/// Peers `a` and `b`, the instances registered with `a` only, the gateway reading `a` and a
+/// second caller `gw-b` reading `b` (one endpoint each: no transport, no draw).
+fn two_peers(extra: &str, overrides: &[&str]) -> Scenario {
+    let text = format!(
+        r#"
+[[peer]]
+name = "a"
+[[peer]]
+name = "b"
+[[caller]]
+name = "gw-b"
+calls = "svc"
+rate-per-s = 20
+eureka.client.service-url.defaultZone = "b"
+{extra}
+"#
+    );
+    let mut all = vec!["clients.eureka.client.service-url.defaultZone=a"];
+    all.extend_from_slice(overrides);
+    scenario(&text, &all)
+}
+
+/// Runs the trial event by event and calls `watch` after each with the world.
+fn watch<O: crate::eureka::observe::Observer>(
+    mut world: World<'_, O>,
+    mut watch: impl FnMut(&World<'_, O>),
+) {
+    while world.step() {
+        watch(&world);
+    }
+}
+
+/// (instant, lease stamp) each time server `s`'s lease of `p` changed its last update.
+fn lease_updates(s: &Scenario, seed: u64, server: usize, p: usize) -> Vec<(u64, u64)> {
+    let world = World::with_mode(s, seed, Vec::new(), RequestMode::Batched);
+    let mut seen = Vec::new();
+    let mut last = None;
+    watch(world, |w| {
+        let stamp = w.servers()[server]
+            .registry
+            .entry(p)
+            .map(|e| e.lease.last_update.ms());
+        if stamp != last {
+            last = stamp;
+            if let Some(stamp) = stamp {
+                seen.push((w.now().ms(), stamp));
+            }
+        }
+    });
+    seen
+}
+
+/// A lone `[[peer]]` named like the standalone server (`eureka-server`) is that server: the
+/// same streams, the same process, no replication, no transport; every observation equal.
+#[test]
+fn a_lone_peer_named_like_the_server_is_the_standalone_server() {
+    for start in ["cold", "steady"] {
+        let start = format!("simulation.start={start}");
+        let alone = scenario(KILL9, &[&start]);
+        let peer = scenario(
+            &format!("{KILL9}\n[[peer]]\nname = \"eureka-server\"\n"),
+            &[&start],
+        );
+        assert_eq!(alone.servers().len(), 1);
+        assert_eq!(peer.peers.len(), 1);
+        assert_eq!(record(&alone, 21).0, record(&peer, 21).0, "{start}");
+    }
+}
+
+/// T4: `a` renews p when its heartbeat arrives (stamp = arrival + 90 000); the heartbeat task
+/// leaves in a batch when the oldest pending task has waited 500 ms, so `b` renews p at most
+/// 500 ms + one latency (5 ms) later, never sooner than the latency; a lone task (no older one
+/// pending) waits exactly 500 ms. Every renew of p at `a` after the start has its copy at `b`.
+#[test]
+fn replicated_heartbeat_renews_the_peer_copy_later() {
+    let s = two_peers("", &[]);
+    let p = process(&s, "svc-3");
+    let mut lags = Vec::new();
+    for seed in 1..4 {
+        let at_a = lease_updates(&s, seed, 0, p);
+        let at_b = lease_updates(&s, seed, 1, p);
+        // Renews only (a renew stamps arrival + duration), after the start-up registration.
+        let renews = |v: &[(u64, u64)]| -> Vec<u64> {
+            v.iter()
+                .filter(|(t, stamp)| *stamp == t + 90_000)
+                .map(|(t, _)| *t)
+                .collect()
+        };
+        let (ra, rb) = (renews(&at_a), renews(&at_b));
+        assert!(ra.len() > 20, "seed {seed}: {} renews at a", ra.len());
+        for &t in &ra {
+            let next = rb.iter().copied().find(|&u| u > t).expect("renewed at b");
+            let lag = next - t;
+            assert!(
+                (LAT + 1..=500 + LAT).contains(&lag),
+                "seed {seed}: lag {lag}"
+            );
+            lags.push(lag);
+        }
+    }
+    assert!(
+        lags.contains(&(500 + LAT)),
+        "a lone task waits 500 ms: {lags:?}"
+    );
+}
+
+/// When the process a caller reads drops an instance, in trials of a kill -9.
+fn removals(s: &Scenario, seed: u64, caller: &str, target: usize) -> Option<u64> {
+    let gw = process(s, caller);
+    let (log, _) = record(s, seed);
+    log.iter()
+        .find(|(_, o)| {
+            matches!(o, Observation::ClientCache { observer, process, up: false }
+                if *observer == gw && *process == target)
+        })
+        .map(|(t, _)| t.ms())
+}
+
+/// A peer with a longer eviction interval delays only its own readers: `b` evicting every
+/// 120 s instead of 60 s leaves the gateway reading `a` exactly as it was, trial by trial, and
+/// delays `gw-b` by E[U(0, 120 s)] - E[U(0, 60 s)] = 30 s on average (the eviction run after
+/// the expiry is uniform in the period; the 0.5 s replication lag moves both equally).
+/// 300 trials: the difference's sd is sqrt(120^2/12 + 60^2/12) = 38.7 s, so its mean is
+/// within 4 standard errors (8.9 s) of 30 s.
+#[test]
+fn a_peer_with_a_longer_eviction_interval_delays_only_its_own_readers() {
+    let steady = "simulation.start=steady";
+    let base = two_peers(KILL9, &[steady]);
+    let slow_b = two_peers(
+        &format!("{KILL9}\n"),
+        &[
+            steady,
+            "peer.b.eureka.server.eviction-interval-timer-in-ms=120000",
+        ],
+    );
+    let target = process(&base, "svc-0");
+    let mut delay_b = Vec::new();
+    for seed in 1..=300 {
+        let a0 = removals(&base, seed, "gateway", target);
+        let a1 = removals(&slow_b, seed, "gateway", target);
+        assert_eq!(a0, a1, "seed {seed}: the gateway reads a");
+        let b0 = removals(&base, seed, "gw-b", target).expect("removed");
+        let b1 = removals(&slow_b, seed, "gw-b", target).expect("removed");
+        delay_b.push(b1 as f64 - b0 as f64);
+    }
+    let mean = delay_b.iter().sum::<f64>() / delay_b.len() as f64 / 1000.0;
+    assert!((mean - 30.0).abs() < 8.9, "mean delay at b {mean:.1} s");
+}
