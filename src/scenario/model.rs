@@ -26,6 +26,8 @@ pub struct Scenario {
     pub restarts: Vec<RestartConfig>,
     /// `[[deploy]]`s: rolling replacements of every instance of an app.
     pub deploys: Vec<DeployConfig>,
+    /// `[[fault]]`s: partitions, pauses, peer restarts and crashes (empty by default).
+    pub faults: Vec<FaultConfig>,
     /// `[[claim]]`s: timing assertions that `eureka-sim check` evaluates (empty by default; `run`
     /// ignores them).
     pub claims: Vec<ClaimConfig>,
@@ -152,6 +154,45 @@ pub struct ServerConfig {
 /// Spring Cloud's name of the zone of every client and server not configured otherwise
 /// (`EurekaClientConfigBean.DEFAULT_ZONE`), the `[[peer]] zone` default.
 pub const DEFAULT_ZONE: &str = "defaultZone";
+
+/// One `[[fault]]`: something that goes wrong in the cluster at `at-s`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultConfig {
+    /// `at-s`: when it begins, ms from the start of the trial.
+    pub at_ms: u64,
+    pub kind: FaultKind,
+}
+
+/// `[[fault]] kind` and its own keys.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaultKind {
+    /// `partition`, `between = [A, B]`, `for-s`: nothing passes either way between the two
+    /// sides (connects time out as configured) for `for_ms`.
+    Partition {
+        between: [FaultSide; 2],
+        for_ms: u64,
+    },
+    /// `pause`, `target`, `for-s`: the process stops the world (a GC or VM freeze) for
+    /// `for_ms`: its timers fire late and its requests wait, then everything late runs at once.
+    Pause { target: FaultSide, for_ms: u64 },
+    /// `server-restart`, `target` (a peer), `down-s`: the peer is down for `down_ms`, then
+    /// starts again with an empty registry.
+    ServerRestart { peer: usize, down_ms: u64 },
+    /// `crash`, `target` (a peer): the peer dies for good.
+    Crash { peer: usize },
+}
+
+/// One side of a partition, or a pause's target, as written: a peer, an instance, a caller,
+/// an app (all its instances) or a zone (every peer of that `[[peer]] zone` and every process
+/// whose first availability zone it is).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaultSide {
+    Peer(usize),
+    Instance { app: usize, index: u32 },
+    Caller(usize),
+    App(usize),
+    Zone(String),
+}
 
 /// One `[[peer]]`: a Eureka server of a cluster.
 #[derive(Debug, Clone, PartialEq)]

@@ -440,6 +440,7 @@ impl Builder<'_> {
             shutdowns,
             restarts,
             deploys,
+            faults: Vec::new(),
             claims,
             warnings: self.warnings,
         })
