@@ -654,7 +654,7 @@ impl DiscoveryClient {
         if let Some(transport) = self.transport.as_mut() {
             match transport.on_reply(now, seq, &reply) {
                 Delivery::Answered => {}
-                Delivery::Retry(server, call) => return out.send(server, seq, call),
+                Delivery::Retry(server, call, seq) => return out.send(server, seq, call),
                 Delivery::Failed(call) => return self.on_call_failed(now, wall_ms, call, out),
                 Delivery::Stale => return,
             }

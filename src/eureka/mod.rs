@@ -21,6 +21,7 @@
 mod client;
 pub mod delta;
 mod deploy;
+mod faults;
 pub mod ids;
 pub mod layout;
 pub mod lease;

@@ -106,6 +106,8 @@ pub enum Observation {
     },
     /// An eviction run removed `process`.
     Evicted { process: ProcessId },
+    /// A `[[fault]]` took server `server` down (a crash, or a restart's down time).
+    ServerDown { server: ServerId },
     /// The read-only cache took a new payload.
     ReadOnlyRefreshed,
     /// A client applied a fetched registry (`delta` false: a full one) to its local registry.

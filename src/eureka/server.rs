@@ -99,6 +99,9 @@ struct Peer {
 pub struct EurekaServer {
     /// Which server of the world it is (on its observations).
     pub id: ServerId,
+    /// Bumped when a `[[fault]]` restarts the peer: the previous incarnation's timers and
+    /// batch answers are stale.
+    pub incarnation: u32,
     pub registry: Registry,
     pub cache: ResponseCache,
     /// The `ALL_APPS_DELTA` key of the same response cache.
@@ -138,6 +141,7 @@ impl EurekaServer {
         let config = config.clone();
         EurekaServer {
             id,
+            incarnation: 0,
             registry: Registry::new(processes, &config, release),
             cache: ResponseCache::new(
                 config.use_read_only_response_cache,
@@ -172,6 +176,14 @@ impl EurekaServer {
                 replicator: PeerReplicator::default(),
             })
             .collect();
+    }
+
+    /// `peer-node-connect-timeout-ms` and `peer-node-read-timeout-ms` (its batches' HTTP).
+    pub fn peer_timeouts_ms(&self) -> (u64, u64) {
+        (
+            self.config.peer_node_connect_timeout_ms,
+            self.config.peer_node_read_timeout_ms,
+        )
     }
 
     /// The peers it replicates to, in order.

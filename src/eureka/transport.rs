@@ -287,8 +287,9 @@ struct InFlight {
 pub enum Delivery {
     /// The call is answered: handle the reply.
     Answered,
-    /// The attempt failed: send the call again to this server (same sequence number).
-    Retry(ServerId, Call),
+    /// The attempt failed: send the call again to this server under a new sequence number
+    /// (a late answer to the failed attempt is then stale).
+    Retry(ServerId, Call, u32),
     /// The call failed on every attempt (`TransportException`): handle it as failed.
     Failed(Call),
     /// Not a call of this client's (an earlier incarnation's): drop it.
@@ -347,8 +348,7 @@ impl ClientTransport {
         session.before_call(now, rng);
         let order = endpoints.at(now, rng);
         let attempts = session.client.begin(order)?;
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        let seq = self.next_seq();
         let server = attempts.server();
         self.calls.push(InFlight {
             seq,
@@ -357,6 +357,13 @@ impl ClientTransport {
             attempts,
         });
         Some((server, seq))
+    }
+
+    /// A new sequence number (never 0, which means no transport).
+    fn next_seq(&mut self) -> u32 {
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        seq
     }
 
     /// The reply to call `seq` came back.
@@ -375,8 +382,10 @@ impl ClientTransport {
             Next::GiveUp => Delivery::Failed(flight.call),
             Next::Retry(server) => {
                 let call = flight.call;
+                let seq = self.next_seq();
+                flight.seq = seq;
                 self.calls.push(flight);
-                Delivery::Retry(server, call)
+                Delivery::Retry(server, call, seq)
             }
         }
     }
@@ -557,12 +566,13 @@ mod tests {
         let (q, qseq) = t.begin(SimTime(2), Call::FetchDelta).unwrap();
         assert_eq!(q, first);
         // Three unanswered attempts, then the call fails.
-        let Delivery::Retry(second, call) = t.on_reply(SimTime(3), qseq, &Reply::Unreachable)
+        let Delivery::Retry(second, call, qseq) = t.on_reply(SimTime(3), qseq, &Reply::Unreachable)
         else {
             panic!("a retry");
         };
         assert_eq!(call, Call::FetchDelta);
-        let Delivery::Retry(third, _) = t.on_reply(SimTime(4), qseq, &Reply::Unreachable) else {
+        let Delivery::Retry(third, _, qseq) = t.on_reply(SimTime(4), qseq, &Reply::Unreachable)
+        else {
             panic!("a retry");
         };
         assert_eq!(

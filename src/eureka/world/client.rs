@@ -35,6 +35,7 @@ impl<O: Observer> World<'_, O> {
             deploys: &mut self.deploys,
             observer: &mut self.observer,
             deferred: &mut self.client_effects,
+            faults_active: self.faults.active(),
         };
         let result = rule(client, &self.applications, &mut sink);
         if !self.client_effects.is_empty() {
@@ -165,6 +166,8 @@ pub(super) struct ClientSink<'w, O: Observer> {
     deploys: &'w mut [DeployRun],
     observer: &'w mut O,
     deferred: &'w mut Vec<ClientEffect>,
+    /// A `[[fault]]` has begun: calls go through the world ([`World::send_to`]).
+    faults_active: bool,
 }
 
 impl<O: Observer> ClientOutput for ClientSink<'_, O> {
@@ -179,7 +182,7 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
 
     #[inline]
     fn send(&mut self, server: ServerId, seq: u32, call: Call) {
-        if !self.deferred.is_empty() {
+        if !self.deferred.is_empty() || self.faults_active {
             return self.deferred.push(ClientEffect::Send { server, seq, call });
         }
         let delay = latency(self.network, self.net);

@@ -63,7 +63,8 @@ impl<O: Observer> World<'_, O> {
             .endpoint_shuffle_fixed_per_host();
         for process in &mut self.processes {
             let (own, others) = endpoints_of(process.client.config());
-            if own.len() + others.len() <= 1 {
+            // With faults a lone server may fail a call: the transport retries it (3 attempts).
+            if own.len() + others.len() <= 1 && scenario.faults.is_empty() {
                 let server = own.first().or(others.first()).copied();
                 process.client.use_server(server.unwrap_or(ServerId::FIRST));
                 continue;

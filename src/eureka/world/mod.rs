@@ -10,6 +10,7 @@
 mod client;
 mod cluster;
 mod deploy;
+mod faults;
 mod inflight;
 mod restart;
 mod route;
@@ -24,6 +25,7 @@ use crate::scenario::{ClientConfig, NetworkConfig, Scenario, Start};
 
 use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
 use super::deploy::DeployRun;
+use super::faults::Faults;
 use super::ids::{ProcessId, RouteId, ServerId};
 use super::layout::{Layout, ProcessKind};
 use super::observe::{Holding, Observation, Observer};
@@ -55,8 +57,10 @@ pub struct GracefulPhase {
 #[derive(Debug, Clone)]
 pub enum Event {
     ServerStart(ServerId),
+    /// `incarnation`: the server's when armed (stale after a `[[fault]]` restart).
     ServerTimer {
         server: ServerId,
+        incarnation: u32,
         timer: ServerTimer,
     },
     /// A REST call reaches the server.
@@ -114,9 +118,15 @@ pub enum Event {
     /// The peer's answer to batch `batch` reaches the server `to` that sent it.
     PeerBatchReply {
         to: ServerId,
+        incarnation: u32,
         peer: ServerId,
         batch: u64,
         outcome: Box<BatchOutcome>,
+    },
+    /// `[[fault]] fault` begins or ends.
+    Fault {
+        fault: usize,
+        edge: faults::Edge,
     },
 }
 
@@ -128,6 +138,10 @@ pub struct World<'s, O: Observer> {
     pub(super) servers: Vec<EurekaServer>,
     /// Each server's own process (its embedded client, its network stream), by [`ServerId`].
     pub(super) server_processes: Vec<ProcessId>,
+    /// The `[[fault]]`s under way.
+    pub(super) faults: Faults,
+    /// The trial's streams, for what starts during the trial (a restarted peer).
+    pub(super) streams: StreamFactory,
     pub(super) processes: Vec<Process>,
     /// The application of each process (what a client's lists are sorted by).
     pub(super) applications: Vec<usize>,
@@ -203,8 +217,10 @@ impl<'s, O: Observer> World<'s, O> {
         let mut world = World {
             scenario,
             queue: EventQueue::new(),
+            faults: Faults::new(processes.len(), servers.len()),
             servers,
             server_processes,
+            streams,
             processes,
             applications,
             routes,
@@ -244,6 +260,7 @@ impl<'s, O: Observer> World<'s, O> {
             );
         }
         world.schedule_restarts();
+        world.schedule_faults();
         world.schedule_deploys();
         world
     }
@@ -357,9 +374,27 @@ impl<'s, O: Observer> World<'s, O> {
         let Some((_, event)) = self.queue.pop_until(until) else {
             return false;
         };
+        if self.faults.active()
+            && let Some(owner) = self.owner(&event)
+            && let Some(resume) = self.faults.paused(owner, self.now())
+        {
+            // Its process is paused: the event waits, and runs in its order after the pause.
+            self.queue.schedule(resume, event);
+            return true;
+        }
         match event {
             Event::ServerStart(s) => self.start_server(s),
-            Event::ServerTimer { server, timer } => self.on_server_timer(server, timer),
+            Event::ServerTimer {
+                server,
+                incarnation,
+                timer,
+            } => {
+                if self.servers[server.index()].incarnation == incarnation
+                    && !self.faults.is_down(server)
+                {
+                    self.on_server_timer(server, timer);
+                }
+            }
             Event::AtServer {
                 server,
                 from,
@@ -393,10 +428,16 @@ impl<'s, O: Observer> World<'s, O> {
             Event::PeerBatch { to, from, batch } => self.on_peer_batch(to, from, &batch),
             Event::PeerBatchReply {
                 to,
+                incarnation,
                 peer,
                 batch,
                 outcome,
-            } => self.on_peer_batch_reply(to, peer, batch, *outcome),
+            } => {
+                if self.servers[to.index()].incarnation == incarnation {
+                    self.on_peer_batch_reply(to, peer, batch, *outcome);
+                }
+            }
+            Event::Fault { fault, edge } => self.on_fault(fault, edge),
         }
         true
     }
@@ -432,8 +473,12 @@ impl<'s, O: Observer> World<'s, O> {
         self.send_to(from, server, seq, call);
     }
 
-    /// Sends call `seq` from `from` to `server`; it arrives after one latency.
+    /// Sends call `seq` from `from` to `server`; it arrives after one latency, unless a
+    /// `[[fault]]` stops it.
     pub(super) fn send_to(&mut self, from: ProcessId, server: ServerId, seq: u32, call: Call) {
+        if self.faults.active() && !self.call_meets_faults(from, server, seq, call) {
+            return;
+        }
         let delay = self.latency(from);
         let event = Event::AtServer {
             server,

@@ -10,7 +10,10 @@ use crate::eureka::protocol::{BatchOutcome, Call, ReplicationBatch};
 use crate::eureka::server::{EurekaServer, ServerOutput, ServerTimer};
 use crate::scenario::NetworkConfig;
 
+use super::faults::{BatchFate, batch_fate};
 use super::{Event, Process, World, latency, report};
+use crate::eureka::faults::Faults;
+use crate::eureka::protocol::Reply;
 
 impl<O: Observer> World<'_, O> {
     /// Server bootstrap ([`EurekaServer::start`]).
@@ -32,6 +35,10 @@ impl<O: Observer> World<'_, O> {
             observer: &mut self.observer,
             network: &self.scenario.network,
             net: &mut self.net[self.server_processes[s.index()]],
+            faults: &self.faults,
+            server_processes: &self.server_processes,
+            incarnation: self.servers[s.index()].incarnation,
+            peer_timeouts_ms: self.servers[s.index()].peer_timeouts_ms(),
         };
         rule(&mut self.servers[s.index()], &mut out)
     }
@@ -47,6 +54,10 @@ impl<O: Observer> World<'_, O> {
             observer: &mut self.observer,
             network: &self.scenario.network,
             net: &mut self.net[self.server_processes[s.index()]],
+            faults: &self.faults,
+            server_processes: &self.server_processes,
+            incarnation: self.servers[s.index()].incarnation,
+            peer_timeouts_ms: self.servers[s.index()].peer_timeouts_ms(),
         };
         self.servers[s.index()].on_timer(
             now,
@@ -58,6 +69,10 @@ impl<O: Observer> World<'_, O> {
 
     /// A REST call arrives: the resource handles it at once and replies.
     pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, seq: u32, call: Call) {
+        if self.faults.is_down(s) {
+            // It went down while the call was on its way: refused.
+            return self.reply(from, seq, Reply::Unreachable);
+        }
         let now = self.now();
         let reply = self.with_server(s, |server, out| server.on_call(now, from, call, out));
         self.reply(from, seq, reply);
@@ -67,10 +82,14 @@ impl<O: Observer> World<'_, O> {
     /// after one latency of the receiving server's process.
     pub(super) fn on_peer_batch(&mut self, to: ServerId, from: ServerId, batch: &ReplicationBatch) {
         let now = self.now();
+        if self.faults.is_down(to) {
+            return;
+        }
         let replies = self.with_server(to, |server, out| server.on_batch(now, batch, out));
         let delay = self.latency(self.server_processes[to.index()]);
         let reply = Event::PeerBatchReply {
             to: from,
+            incarnation: self.servers[from.index()].incarnation,
             peer: to,
             batch: batch.id,
             outcome: Box::new(BatchOutcome::Replied(replies)),
@@ -103,6 +122,10 @@ pub(super) struct ServerSink<'w, O: Observer> {
     network: &'w NetworkConfig,
     /// The server process's latency stream (its calls and batches).
     net: &'w mut RngStream,
+    faults: &'w Faults,
+    server_processes: &'w [ProcessId],
+    incarnation: u32,
+    peer_timeouts_ms: (u64, u64),
 }
 
 impl<O: Observer> ServerOutput for ServerSink<'_, O> {
@@ -111,20 +134,54 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
     }
 
     fn arm(&mut self, delay_ms: u64, timer: ServerTimer) {
-        let server = self.server;
-        self.queue
-            .schedule_in(delay_ms, Event::ServerTimer { server, timer });
+        let (server, incarnation) = (self.server, self.incarnation);
+        let event = Event::ServerTimer {
+            server,
+            incarnation,
+            timer,
+        };
+        self.queue.schedule_in(delay_ms, event);
     }
 
     /// The batch reaches the peer after one latency of this server's process.
     fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch) {
         let delay = latency(self.network, self.net);
-        let event = Event::PeerBatch {
-            to: peer,
-            from: self.server,
-            batch: Box::new(batch),
+        let now = self.queue.now();
+        let from_process = self.server_processes[self.server.index()];
+        let to_process = self.server_processes[peer.index()];
+        let ends = (peer, from_process, to_process);
+        let fate = batch_fate(self.faults, now, ends, delay, self.peer_timeouts_ms);
+        let (reached, failure) = match fate {
+            BatchFate::Delivered => (true, None),
+            BatchFate::Failed {
+                after_ms,
+                congestion,
+                delivered,
+            } => (delivered, Some((after_ms, congestion))),
         };
-        self.queue.schedule_in(delay, event);
+        if let Some((after_ms, congestion)) = failure {
+            let outcome = if congestion {
+                BatchOutcome::Congestion
+            } else {
+                BatchOutcome::NetworkError
+            };
+            let event = Event::PeerBatchReply {
+                to: self.server,
+                incarnation: self.incarnation,
+                peer,
+                batch: batch.id,
+                outcome: Box::new(outcome),
+            };
+            self.queue.schedule_in(after_ms, event);
+        }
+        if reached {
+            let event = Event::PeerBatch {
+                to: peer,
+                from: self.server,
+                batch: Box::new(batch),
+            };
+            self.queue.schedule_in(delay, event);
+        }
     }
 }
 

@@ -1,0 +1,269 @@
+//! The world's handlers for `[[fault]]`s (the state lives in `eureka::faults`): their edges,
+//! who is on which side, and what a fault does to a message as it leaves
+//! (`docs/design/peers.md` §1.6).
+
+use crate::engine::SimTime;
+use crate::eureka::faults::Faults;
+use crate::eureka::ids::{ProcessId, ServerId};
+use crate::eureka::layout::ProcessKind;
+use crate::eureka::observe::{Observation, Observer};
+use crate::eureka::protocol::{Call, Reply};
+use crate::eureka::server::EurekaServer;
+use crate::scenario::{EurekaClientTransport, FaultKind, FaultSide};
+
+use super::{Event, World};
+
+/// A connect to a host that drops packets, with no connect timeout set (Spring Cloud's
+/// RestTemplate transport): Linux gives up after `tcp_syn_retries = 6` retransmissions,
+/// 1 + 2 + 4 + 8 + 16 + 32 + 64 = 127 s (a model assumption, `docs/design/peers.md` §1.5).
+pub const OS_CONNECT_TIMEOUT_MS: u64 = 127_000;
+
+/// A fault's beginning or end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    Begin,
+    End,
+}
+
+impl<O: Observer> World<'_, O> {
+    /// Schedules every `[[fault]]`'s beginning and, but for a crash, its end.
+    pub(super) fn schedule_faults(&mut self) {
+        let scenario = self.scenario;
+        for (fault, config) in scenario.faults.iter().enumerate() {
+            let at = SimTime(config.at_ms);
+            let begin = Event::Fault {
+                fault,
+                edge: Edge::Begin,
+            };
+            self.queue.schedule(at, begin);
+            let lasts = match config.kind {
+                FaultKind::Partition { for_ms, .. } | FaultKind::Pause { for_ms, .. } => for_ms,
+                FaultKind::ServerRestart { down_ms, .. } => down_ms,
+                FaultKind::Crash { .. } => continue,
+            };
+            let end = Event::Fault {
+                fault,
+                edge: Edge::End,
+            };
+            self.queue.schedule(at + lasts, end);
+        }
+    }
+
+    /// `[[fault]] fault` begins or ends.
+    pub(super) fn on_fault(&mut self, fault: usize, edge: Edge) {
+        let now = self.now();
+        match (&self.scenario.faults[fault].kind, edge) {
+            (FaultKind::Partition { between, .. }, Edge::Begin) => {
+                let (a, b) = (self.members(&between[0]), self.members(&between[1]));
+                self.faults.cut(fault, a, b);
+            }
+            (FaultKind::Partition { .. }, Edge::End) => self.faults.heal(fault),
+            (FaultKind::Pause { target, for_ms }, Edge::Begin) => {
+                let until = now + *for_ms;
+                let members = self.members(target);
+                for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
+                    self.faults.pause(p, until);
+                }
+            }
+            (FaultKind::Pause { .. }, Edge::End) => {}
+            (FaultKind::ServerRestart { peer, .. }, Edge::Begin)
+            | (FaultKind::Crash { peer }, Edge::Begin) => {
+                let s = ServerId(*peer as u32);
+                self.faults.set_down(s, true);
+                self.observe(Observation::ServerDown { server: s });
+            }
+            (FaultKind::ServerRestart { peer, .. }, Edge::End) => {
+                self.restart_server(ServerId(*peer as u32));
+            }
+            (FaultKind::Crash { .. }, Edge::End) => {}
+        }
+    }
+
+    /// A restarted peer: a new `EurekaServer` (a new incarnation, its own stream
+    /// `server/<name>#<n>`) that opens as a Spring Cloud server does (`registry-sync-retries`
+    /// 0: no sync, `openForTraffic(default-open-for-traffic-count)`), with an empty registry
+    /// that the other peers' replicated heartbeats refill (404, then a register).
+    fn restart_server(&mut self, s: ServerId) {
+        let scenario = self.scenario;
+        let k = s.index();
+        let servers = scenario.servers();
+        let peer = &servers[k];
+        let incarnation = self.servers[k].incarnation + 1;
+        let stream = self
+            .streams
+            .stream(&format!("server/{}#{incarnation}", peer.name));
+        let release = scenario.simulation.release;
+        let mut server = EurekaServer::peer(s, &peer.server, release, self.processes.len(), stream);
+        server.incarnation = incarnation;
+        server.replicate_to(&self.servers[k].replication_targets());
+        self.servers[k] = server;
+        self.faults.set_down(s, false);
+        self.start_server(s);
+    }
+
+    /// The processes on one side of a partition, or a pause's targets.
+    fn members(&self, side: &FaultSide) -> Vec<bool> {
+        let servers = self.scenario.servers();
+        self.processes
+            .iter()
+            .map(|process| match (side, process.kind) {
+                (FaultSide::Peer(k), ProcessKind::Server { peer }) => *k == peer,
+                (
+                    FaultSide::Instance { app, index },
+                    ProcessKind::AppInstance { app: a, index: i },
+                ) => *app == a && *index == i,
+                (FaultSide::App(app), ProcessKind::AppInstance { app: a, .. }) => *app == a,
+                (FaultSide::Caller(c), ProcessKind::Caller { caller }) => *c == caller,
+                (FaultSide::Zone(zone), ProcessKind::Server { peer }) => {
+                    servers[peer].zone == *zone
+                }
+                (FaultSide::Zone(zone), _) => process.client.config().zone() == zone,
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// How long `p`'s Eureka client waits for a connect that is never answered: Jersey's
+    /// `eureka-server-connect-timeout-seconds` up to Hoxton, the OS's from 2020.0
+    /// (RestTemplate, no timeout set; FACTS.md §5.2).
+    fn connect_timeout_ms(&self, p: ProcessId) -> u64 {
+        match self.scenario.simulation.release.eureka_client_transport() {
+            EurekaClientTransport::Jersey => {
+                self.processes[p]
+                    .client
+                    .config()
+                    .eureka_server_connect_timeout_s
+                    * 1000
+            }
+            EurekaClientTransport::RestTemplate => OS_CONNECT_TIMEOUT_MS,
+        }
+    }
+
+    /// Jersey's `eureka-server-read-timeout-seconds`; none with RestTemplate.
+    fn read_timeout_ms(&self, p: ProcessId) -> Option<u64> {
+        match self.scenario.simulation.release.eureka_client_transport() {
+            EurekaClientTransport::Jersey => Some(
+                self.processes[p]
+                    .client
+                    .config()
+                    .eureka_server_read_timeout_s
+                    * 1000,
+            ),
+            EurekaClientTransport::RestTemplate => None,
+        }
+    }
+
+    /// A client call meets the faults as it leaves: a down server refuses it after a round
+    /// trip; across a partition the connect times out; a paused server holds it (the call
+    /// waits with the server's events) and a client with a read timeout shorter than the wait
+    /// gives up at it, while the server still handles the call when it resumes. Returns
+    /// whether the call is sent on.
+    pub(super) fn call_meets_faults(
+        &mut self,
+        from: ProcessId,
+        server: ServerId,
+        seq: u32,
+        call: Call,
+    ) -> bool {
+        let _ = call;
+        let server_process = self.server_processes[server.index()];
+        let now = self.now();
+        let failed_after = if self.faults.is_down(server) {
+            Some(self.latency(from) + self.latency(from))
+        } else if !self.faults.open(from, server_process) {
+            Some(self.connect_timeout_ms(from))
+        } else {
+            None
+        };
+        if let Some(delay) = failed_after {
+            self.unanswered(from, seq, delay);
+            return false;
+        }
+        if let (Some(until), Some(read)) = (
+            self.faults.paused(server_process, now),
+            self.read_timeout_ms(from),
+        ) {
+            let latency = self.latency(from);
+            if until.since(now) as u64 > latency + read {
+                self.unanswered(from, seq, latency + read);
+            }
+        }
+        true
+    }
+
+    /// Call `seq` of `to` gets no answer: it learns so `delay_ms` from now.
+    fn unanswered(&mut self, to: ProcessId, seq: u32, delay_ms: u64) {
+        let incarnation = self.processes[to].client.incarnation();
+        let event = Event::AtClient {
+            to,
+            incarnation,
+            seq,
+            reply: Reply::Unreachable,
+        };
+        self.queue.schedule_in(delay_ms, event);
+    }
+
+    /// The process that owns `event`: while it is paused, the event waits.
+    pub(super) fn owner(&self, event: &Event) -> Option<ProcessId> {
+        let server = |s: &ServerId| self.server_processes.get(s.index()).copied();
+        match event {
+            Event::ServerTimer { server: s, .. }
+            | Event::AtServer { server: s, .. }
+            | Event::PeerBatch { to: s, .. }
+            | Event::PeerBatchReply { to: s, .. } => server(s),
+            Event::AtClient { to, .. } => Some(*to),
+            Event::ClientCreate(p) | Event::WebServerReady(p) => Some(*p),
+            Event::Client { process, .. } => Some(*process),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the sender's batch reaches the peer, or what its sender hears instead and when:
+/// a down peer refuses after a round trip (a network error, retried after 100 ms); a
+/// partition times the connect out (`peer-node-connect-timeout-ms`, a network error); a peer
+/// paused longer than `peer-node-read-timeout-ms` times the read out (congestion, retried after
+/// 1 s), while the batch still reaches it when it resumes (`docs/design/peers.md` §1.6).
+pub(super) enum BatchFate {
+    Delivered,
+    Failed {
+        after_ms: u64,
+        congestion: bool,
+        delivered: bool,
+    },
+}
+
+/// [`BatchFate`] of a batch from `from` to `to` (server processes), one latency `latency_ms`.
+pub(super) fn batch_fate(
+    faults: &Faults,
+    now: SimTime,
+    (to, from, to_process): (ServerId, ProcessId, ProcessId),
+    latency_ms: u64,
+    (connect_ms, read_ms): (u64, u64),
+) -> BatchFate {
+    if !faults.active() {
+        return BatchFate::Delivered;
+    }
+    if faults.is_down(to) {
+        return BatchFate::Failed {
+            after_ms: 2 * latency_ms,
+            congestion: false,
+            delivered: false,
+        };
+    }
+    if !faults.open(from, to_process) {
+        return BatchFate::Failed {
+            after_ms: connect_ms,
+            congestion: false,
+            delivered: false,
+        };
+    }
+    match faults.paused(to_process, now) {
+        Some(until) if until.since(now) as u64 > latency_ms + read_ms => BatchFate::Failed {
+            after_ms: latency_ms + read_ms,
+            congestion: true,
+            delivered: true,
+        },
+        _ => BatchFate::Delivered,
+    }
+}
