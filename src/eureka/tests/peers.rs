@@ -152,3 +152,144 @@ fn a_peer_with_a_longer_eviction_interval_delays_only_its_own_readers() {
     let mean = delay_b.iter().sum::<f64>() / delay_b.len() as f64 / 1000.0;
     assert!((mean - 30.0).abs() < 8.9, "mean delay at b {mean:.1} s");
 }
+
+use crate::scenario::{FaultConfig, FaultKind, FaultSide};
+
+fn with_fault(mut s: Scenario, at_ms: u64, kind: FaultKind) -> Scenario {
+    s.faults.push(FaultConfig { at_ms, kind });
+    s
+}
+
+const KILL15: &str = r#"
+[[shutdown]]
+instance = "svc-0"
+at-s = 300
+strategy = "kill-15"
+"#;
+
+/// (instant, present) each time server `s`'s registry gains or loses `p`, with the lease's last
+/// update just before a loss.
+fn presence(s: &Scenario, seed: u64, server: usize, p: usize) -> Vec<(u64, Option<u64>)> {
+    let world = World::with_mode(s, seed, Vec::new(), RequestMode::Batched);
+    let mut changes = Vec::new();
+    let mut last: Option<u64> = None;
+    let mut held = false;
+    watch(world, |w| {
+        let entry = w.servers()[server].registry.entry(p);
+        if entry.is_some() != held {
+            held = entry.is_some();
+            changes.push((w.now().ms(), if held { None } else { last }));
+        }
+        last = entry.map(|e| e.lease.last_update.ms());
+    });
+    changes
+}
+
+/// T1': a kill -15 cancels svc-0 at `a` at about 300 s while `a` and `b` are cut apart for
+/// 65 s. `a`'s cancel task to `b` fails every 200 ms connect timeout + 100 ms and expires
+/// after `max-time-for-replication` (30 s), long before the partition heals, so `b` never
+/// hears of it: its copy of the lease, last renewed at r (stamped r + 90 s), expires at
+/// r + 180 s and goes at `b`'s own eviction run after that, which finds it expired
+/// (`now > last update + duration`), within one eviction period (60 s) of the expiry plus
+/// the self-preservation wait the partition caused (`b` lost every replicated renew).
+#[test]
+fn cancel_lost_to_a_partition_is_evicted_on_the_peers_timer() {
+    for seed in 1..4 {
+        let cut = FaultKind::Partition {
+            between: [FaultSide::Peer(0), FaultSide::Peer(1)],
+            for_ms: 65_000,
+        };
+        let s = with_fault(two_peers(KILL15, &[]), 299_000, cut);
+        let p = process(&s, "svc-0");
+        let at_a = presence(&s, seed, 0, p);
+        let at_b = presence(&s, seed, 1, p);
+        let cancelled = at_a.iter().find(|(t, _)| *t >= 299_000).expect("left a").0;
+        // The premise: the cancel's task expires (30 s) before the partition heals.
+        assert!(
+            cancelled + 30_000 < 299_000 + 65_000,
+            "seed {seed}: a at {cancelled}"
+        );
+        let &(gone, stamp) = at_b
+            .iter()
+            .find(|(t, _)| *t >= 299_000)
+            .expect("b drops it at last");
+        let stamp = stamp.expect("b held a renewed lease");
+        // The last renew at b came before the partition: r = stamp - 90 s < 299 s.
+        assert!(stamp - 90_000 < 299_000, "seed {seed}");
+        assert!(gone > stamp + 90_000, "seed {seed}: expired when evicted");
+        assert!(
+            gone > 299_000 + 65_000,
+            "seed {seed}: after the partition healed"
+        );
+        let (log, _) = record(&s, seed);
+        let evicted = times(&log, |o| *o == Observation::Evicted { process: p });
+        assert_eq!(evicted, vec![SimTime(gone)], "seed {seed}: by b's eviction");
+    }
+}
+
+/// T3 in a world: `b` is down from 200 s to 260 s; every instance renews at `a`, whose
+/// heartbeat tasks for `b` fail (refused after a 10 ms round trip, retried 100 ms later) and
+/// are replaced by each newer heartbeat, so one live task per instance waits when `b` comes
+/// back empty. The next batch leaves within one retry cycle (110 ms), or, when a newer
+/// heartbeat replaced the task at the head of the queue (its submit time renewed: the delay is
+/// the head's, `AcceptorRunner#hasEnoughTasksForNextBatch`), up to 500 ms after that
+/// heartbeat: within 610 ms. It is answered 404 for every instance 10 ms later, the registers
+/// it asks for leave 500 ms after that and arrive 5 ms later: `b` lists the whole fleet within
+/// 260 s + 1 125 ms, not one heartbeat interval (30 s) later.
+#[test]
+fn restarted_peer_refills_from_the_requeued_heartbeats() {
+    let down = FaultKind::ServerRestart {
+        peer: 1,
+        down_ms: 60_000,
+    };
+    for seed in 1..4 {
+        let s = with_fault(two_peers("", &[]), 200_000, down.clone());
+        let fleet: Vec<usize> = (0..20).map(|i| process(&s, &format!("svc-{i}"))).collect();
+        let mut world = World::with_mode(&s, seed, Vec::new(), RequestMode::Batched);
+        let mut at_restart = None;
+        let mut listed_at = None;
+        while world.step() {
+            let t = world.now().ms();
+            let held = fleet
+                .iter()
+                .filter(|&&p| world.servers()[1].registry.entry(p).is_some())
+                .count();
+            if t >= 260_000 && at_restart.is_none() {
+                at_restart = Some(held);
+            }
+            if t >= 260_000 && held == fleet.len() {
+                listed_at = Some(t);
+                break;
+            }
+        }
+        assert_eq!(at_restart, Some(0), "seed {seed}: b comes back empty");
+        let listed_at = listed_at.expect("refilled");
+        assert!(
+            listed_at <= 260_000 + 1_125,
+            "seed {seed}: refilled at {listed_at}"
+        );
+    }
+}
+
+/// Clients fail over: `gw-b` reads `b` then `a` (`service-url = "b,a"`); `b` crashes at 200 s,
+/// so its calls to `b` are refused and retried on `a` (`RetryableEurekaHttpClient`), and it
+/// still learns of svc-0's kill -9 at 300 s. With `b` alone in its list it never does.
+#[test]
+fn a_crashed_peer_is_failed_over() {
+    let crash = FaultKind::Crash { peer: 1 };
+    let both = with_fault(
+        two_peers(
+            KILL9,
+            &["caller.gw-b.eureka.client.service-url.defaultZone=b,a"],
+        ),
+        200_000,
+        crash.clone(),
+    );
+    let alone = with_fault(two_peers(KILL9, &[]), 200_000, crash);
+    let target = process(&both, "svc-0");
+    for seed in 1..4 {
+        let removed = removals(&both, seed, "gw-b", target).expect("learnt through a");
+        assert!(removed > 300_000, "seed {seed}");
+        assert_eq!(removals(&alone, seed, "gw-b", target), None, "seed {seed}");
+    }
+}
