@@ -373,6 +373,15 @@ mod tests {
     }
 
     fn modes_agree(overrides: &[&str]) {
+        modes_agree_with(&[], None, overrides);
+    }
+
+    /// [`modes_agree`] with extra tables (`[[peer]]`s) and a `[[fault]]`.
+    fn modes_agree_with(
+        tables: &[(&str, &[&str])],
+        fault: Option<crate::scenario::FaultConfig>,
+        overrides: &[&str],
+    ) {
         let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
         // With one instance, the one that stops is svc-0.
         let alone = overrides
@@ -385,9 +394,13 @@ mod tests {
             )
             .table("[clients]", &["ribbon.MaxAutoRetriesNextServer = 0"])
             .fleet(4, &["rate-per-s = 15"])
-            .shutdown(if alone { "svc-0" } else { "svc-1" }, 300, "kill-9", &[])
+            .shutdown(if alone { "svc-0" } else { "svc-1" }, 300, "kill-9", &[]);
+        let text = tables
+            .iter()
+            .fold(text, |text, (name, keys)| text.table(name, keys))
             .text();
-        let scenario = parse(&text, &overrides).unwrap();
+        let mut scenario = parse(&text, &overrides).unwrap();
+        scenario.faults.extend(fault);
         let caller = &scenario.callers[0];
         let spring = scenario.simulation.release.train >= crate::scenario::Train::Y2020;
         let no_retry = !caller
@@ -447,6 +460,30 @@ mod tests {
                 assert_eq!(f.shutdowns[0].dead_hits, f.shutdowns[0].errors);
             }
         }
+    }
+
+    /// The same on a cluster: three peers in two zones, every client calling all three
+    /// (own zone first), with replication between them; and with the peers of zone z2 cut
+    /// off from z1 for 90 s around the kill (calls fail over, batches are retried).
+    #[test]
+    fn batched_counting_matches_on_a_cluster() {
+        let peers: [(&str, &[&str]); 3] = [
+            ("[[peer]]", &["name = \"a\"", "zone = \"z1\""]),
+            ("[[peer]]", &["name = \"b\"", "zone = \"z2\""]),
+            ("[[peer]]", &["name = \"c\"", "zone = \"z2\""]),
+        ];
+        modes_agree_with(&peers, None, &[]);
+        let cut = crate::scenario::FaultConfig {
+            at_ms: 250_000,
+            kind: crate::scenario::FaultKind::Partition {
+                between: [
+                    crate::scenario::FaultSide::Peer(0),
+                    crate::scenario::FaultSide::Zone("z2".into()),
+                ],
+                for_ms: 90_000,
+            },
+        };
+        modes_agree_with(&peers, Some(cut), &[]);
     }
 
     /// Results do not depend on the number of threads.
