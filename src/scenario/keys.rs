@@ -34,10 +34,11 @@ pub(super) enum Section {
     Claim,
     Restart,
     Deploy,
+    Fault,
 }
 
 impl Section {
-    pub(super) const ALL: [Section; 11] = [
+    pub(super) const ALL: [Section; 12] = [
         Section::Simulation,
         Section::Network,
         Section::Server,
@@ -49,6 +50,7 @@ impl Section {
         Section::Claim,
         Section::Restart,
         Section::Deploy,
+        Section::Fault,
     ];
 
     /// The table's name in the file (`app` for `[[app]]`).
@@ -65,11 +67,12 @@ impl Section {
             Section::Claim => "claim",
             Section::Restart => "restart",
             Section::Deploy => "deploy",
+            Section::Fault => "fault",
         }
     }
 
-    /// `[[peer]]`, `[[app]]`, `[[caller]]`, `[[shutdown]]`, `[[claim]]`, `[[restart]]` and
-    /// `[[deploy]]` are arrays of tables.
+    /// `[[peer]]`, `[[app]]`, `[[caller]]`, `[[shutdown]]`, `[[claim]]`, `[[restart]]`,
+    /// `[[deploy]]` and `[[fault]]` are arrays of tables.
     pub(super) fn is_array(self) -> bool {
         matches!(
             self,
@@ -80,6 +83,7 @@ impl Section {
                 | Section::Claim
                 | Section::Restart
                 | Section::Deploy
+                | Section::Fault
         )
     }
 
@@ -225,6 +229,20 @@ pub(super) struct RestartDraft {
     pub new_instance_id: bool,
 }
 
+/// The `[[fault]]` keys before the kind's keys are checked and its names resolved. Every key is
+/// optional here: which ones a kind needs or refuses is checked in `parse/faults.rs`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct FaultDraft {
+    /// `partition`, `pause`, `server-restart` or `crash`.
+    pub kind: String,
+    pub at_ms: u64,
+    pub for_ms: Option<u64>,
+    pub down_ms: Option<u64>,
+    /// The names as written.
+    pub between: Option<Vec<String>>,
+    pub target: Option<String>,
+}
+
 /// The `[[deploy]]` keys before `app` is resolved and the batch size checked.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct DeployDraft {
@@ -345,6 +363,7 @@ pub(super) enum Apply {
     Claim(fn(&mut ClaimDraft, &Val)),
     Restart(fn(&mut RestartDraft, &Val)),
     Deploy(fn(&mut DeployDraft, &Val)),
+    Fault(fn(&mut FaultDraft, &Val)),
 }
 
 impl Apply {
@@ -361,6 +380,7 @@ impl Apply {
             Apply::Claim(_) => Section::Claim,
             Apply::Restart(_) => Section::Restart,
             Apply::Deploy(_) => Section::Deploy,
+            Apply::Fault(_) => Section::Fault,
         }
     }
 }
@@ -1667,7 +1687,63 @@ pub(super) static DEFS: &[KeyDef] = &[
          previous batch is UP in the server's registry.",
         Apply::Deploy(|c, v| c.interval_ms = v.secs_as_ms()),
     ),
+    // [[fault]]
+    required(
+        "kind",
+        Kind::Choice(&FAULT_KINDS),
+        "What goes wrong (issue 11): partition = nothing passes either way between the two sides \
+         of between, connects time out as configured; pause = the target process stops the \
+         world (a GC or VM freeze): its timers fire late and its requests wait, then everything \
+         late runs at once; server-restart = the target peer is down for down-s and comes back \
+         with an empty registry, refilled by replication and heartbeat-404 re-registration; \
+         crash = the target peer dies for good and clients fail over. Parsed and checked, not \
+         simulated yet.",
+        Apply::Fault(|c, v| c.kind = v.text()),
+    ),
+    required(
+        "at-s",
+        Kind::seconds(0, MAX_DURATION_S),
+        "When the fault begins, in seconds from the start of the trial; before \
+         simulation.duration-s.",
+        Apply::Fault(|c, v| c.at_ms = v.secs_as_ms()),
+    ),
+    relaxed(
+        "for-s",
+        Kind::seconds(1, MAX_DURATION_S),
+        "(required for partition and pause)",
+        "Partition and pause only: how long the fault lasts.",
+        Apply::Fault(|c, v| c.for_ms = Some(v.secs_as_ms())),
+    ),
+    relaxed(
+        "down-s",
+        Kind::seconds(1, MAX_DURATION_S),
+        "(required for server-restart)",
+        "Server-restart only: how long the peer is down before it starts again, empty.",
+        Apply::Fault(|c, v| c.down_ms = Some(v.secs_as_ms())),
+    ),
+    relaxed(
+        "between",
+        Kind::List,
+        "(required for partition)",
+        "Partition only: the two sides, [A, B], each a [[peer]] name, an instance id (svc-0), a \
+         [[caller]] name, an [[app]] name (all its instances) or a zone (every peer of that \
+         [[peer]] zone and every process whose own availability zone it is). Without [[peer]] \
+         the server is named by its spring.application.name.",
+        Apply::Fault(|c, v| c.between = Some(v.list())),
+    ),
+    relaxed(
+        "target",
+        Kind::Name,
+        "(required for pause, server-restart, crash)",
+        "Pause: the process that freezes, a [[peer]] name, an instance id (svc-0) or a \
+         [[caller]] name; server-restart and crash: a [[peer]] name (without [[peer]], the \
+         server's spring.application.name).",
+        Apply::Fault(|c, v| c.target = Some(v.text())),
+    ),
 ];
+
+/// `[[fault]] kind`: the kinds of fault, as written in the file.
+pub(super) const FAULT_KINDS: [&str; 4] = ["partition", "pause", "server-restart", "crash"];
 
 /// One accepted key, for the README table and the `keys` subcommand.
 ///
@@ -1677,7 +1753,7 @@ pub(super) static DEFS: &[KeyDef] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyDoc {
     /// `simulation`, `network`, `server`, `clients`, `peer`, `app`, `caller`, `shutdown`,
-    /// `claim`, `restart` or `deploy`.
+    /// `claim`, `restart`, `deploy` or `fault`.
     pub table: &'static str,
     /// The spelling shown to users.
     pub key: &'static str,
@@ -1926,6 +2002,11 @@ mod tests {
                     let mut c = DeployDraft::default();
                     f(&mut c, v);
                     c != DeployDraft::default()
+                }
+                Apply::Fault(f) => {
+                    let mut c = FaultDraft::default();
+                    f(&mut c, v);
+                    c != FaultDraft::default()
                 }
             };
             assert!(

@@ -23,6 +23,7 @@ mod delta_tests;
 #[cfg(test)]
 mod endpoint_tests;
 mod endpoints;
+mod faults;
 mod lifecycle;
 #[cfg(test)]
 mod peer_tests;
@@ -301,6 +302,11 @@ impl Builder<'_> {
         for table in array(Section::Deploy) {
             deploys.push(self.deploy(table, &apps, &simulation)?);
         }
+        let names = faults::FaultNames::new(&server, &peers, &apps, &callers);
+        let mut faults = Vec::new();
+        for table in array(Section::Fault) {
+            faults.push(self.fault(table, &names, &simulation)?);
+        }
         let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
         self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 
@@ -440,7 +446,7 @@ impl Builder<'_> {
             shutdowns,
             restarts,
             deploys,
-            faults: Vec::new(),
+            faults,
             claims,
             warnings: self.warnings,
         })

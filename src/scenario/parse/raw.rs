@@ -84,6 +84,7 @@ pub(in crate::scenario) struct RawScenario {
     pub claims: Vec<RawTable>,
     pub restarts: Vec<RawTable>,
     pub deploys: Vec<RawTable>,
+    pub faults: Vec<RawTable>,
 }
 
 impl RawScenario {
@@ -102,6 +103,7 @@ impl RawScenario {
             claims: Vec::new(),
             restarts: Vec::new(),
             deploys: Vec::new(),
+            faults: Vec::new(),
         }
     }
 
@@ -123,6 +125,7 @@ impl RawScenario {
             Section::Claim => &self.claims,
             Section::Restart => &self.restarts,
             Section::Deploy => &self.deploys,
+            Section::Fault => &self.faults,
             _ => &[],
         }
     }
@@ -136,6 +139,7 @@ impl RawScenario {
             Section::Claim => Some(&mut self.claims),
             Section::Restart => Some(&mut self.restarts),
             Section::Deploy => Some(&mut self.deploys),
+            Section::Fault => Some(&mut self.faults),
             _ => None,
         }
     }
@@ -151,6 +155,7 @@ impl RawScenario {
             .chain(&self.claims)
             .chain(&self.restarts)
             .chain(&self.deploys)
+            .chain(&self.faults)
     }
 }
 
@@ -382,7 +387,8 @@ fn describe_item(item: &Item) -> String {
 
 /// What `--set` accepts before `.`, for messages.
 const SET_TABLES: &str = "simulation, network, server, clients, peer[N], app[N], caller[N], \
-                          shutdown[N], claim[N], restart[N], deploy[N] (or peer.<name>, \
+                          shutdown[N], claim[N], restart[N], deploy[N], fault[N] (or \
+                          peer.<name>, \
                           app.<name>, ...)";
 
 impl RawScenario {
@@ -582,7 +588,8 @@ mod tests {
                 "t.toml:1:2: `app` must be an array of tables ([[app]]), not a table",
                 "t.toml:3:2: unknown table `simulaton`; allowed tables: [simulation], \
                  [network], [server], [clients], [[peer]], [[app]], [[caller]], \
-                 [[shutdown]], [[claim]], [[restart]], [[deploy]]; did you mean `simulation`?"
+                 [[shutdown]], [[claim]], [[restart]], [[deploy]], [[fault]]; did you mean \
+                 `simulation`?"
             ]
         );
         let (_, errors) = read("trials = 3\n", "t.toml").unwrap();
