@@ -434,6 +434,28 @@ impl EurekaServer {
         }
     }
 
+    /// The server goes down (a crash, or a restart's down time): nothing it listed is listed
+    /// by it any more, in its registry or in what it serves.
+    pub fn go_down(&mut self, out: &mut impl ServerOutput) {
+        let server = self.id;
+        for p in 0..self.registry_up.len() {
+            if std::mem::take(&mut self.registry_up[p]) {
+                out.observe(Observation::Registry {
+                    server,
+                    process: p,
+                    up: false,
+                });
+            }
+            if std::mem::take(&mut self.served_up[p]) {
+                out.observe(Observation::Served {
+                    server,
+                    process: p,
+                    up: false,
+                });
+            }
+        }
+    }
+
     /// Emits served-view observations for every process whose UP-ness differs in `payload`.
     fn note_served(&mut self, payload: &Rc<Payload>, out: &mut impl ServerOutput) {
         for p in 0..self.served_up.len() {

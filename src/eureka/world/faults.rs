@@ -71,6 +71,7 @@ impl<O: Observer> World<'_, O> {
                 let s = ServerId(*peer as u32);
                 self.faults.set_down(s, true);
                 self.observe(Observation::ServerDown { server: s });
+                self.with_server(s, |server, out| server.go_down(out));
             }
             (FaultKind::ServerRestart { peer, .. }, Edge::End) => {
                 self.restart_server(ServerId(*peer as u32));
