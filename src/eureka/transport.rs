@@ -13,13 +13,34 @@ use super::protocol::{Call, Reply};
 
 /// `RetryableEurekaHttpClient.DEFAULT_NUMBER_OF_RETRIES`: attempts per call.
 pub const NUMBER_OF_RETRIES: u32 = 3;
-/// `eureka.client.transport.retryable-client-quarantine-refresh-percentage`.
+/// `eureka.client.transport.retryable-client-quarantine-refresh-percentage` (default).
 pub const QUARANTINE_REFRESH_PERCENTAGE: f64 = 0.66;
 /// `eureka.client.transport.sessioned-client-reconnect-interval-seconds` (1200), in ms.
 pub const SESSION_RECONNECT_INTERVAL_MS: u64 = 1_200_000;
 /// `eureka.client.eureka-service-url-poll-interval-seconds` (300), in ms: how often the
 /// endpoint list is resolved again (`AsyncResolver`).
 pub const SERVICE_URL_POLL_INTERVAL_MS: u64 = 300_000;
+
+/// A client's transport settings (`EurekaClientConfigBean`, `CloudEurekaTransportConfig`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransportSettings {
+    /// `eureka-service-url-poll-interval-seconds`, in ms.
+    pub poll_interval_ms: u64,
+    /// `transport.sessioned-client-reconnect-interval-seconds`, in ms.
+    pub session_ms: u64,
+    /// `transport.retryable-client-quarantine-refresh-percentage`.
+    pub quarantine_refresh_percentage: f64,
+}
+
+impl Default for TransportSettings {
+    fn default() -> Self {
+        TransportSettings {
+            poll_interval_ms: SERVICE_URL_POLL_INTERVAL_MS,
+            session_ms: SESSION_RECONNECT_INTERVAL_MS,
+            quarantine_refresh_percentage: QUARANTINE_REFRESH_PERCENTAGE,
+        }
+    }
+}
 
 /// The servers a client may call, in the order `ZoneAffinityClusterResolver` gives: its own
 /// zone's first, each group shuffled (`ResolverUtils#randomize`). From Eureka 1.10.14 the
@@ -33,6 +54,7 @@ pub struct Endpoints {
     order: Vec<ServerId>,
     /// When the list is resolved again (`None`: not resolved yet).
     next_resolve: Option<SimTime>,
+    poll_interval_ms: u64,
 }
 
 impl Endpoints {
@@ -43,7 +65,14 @@ impl Endpoints {
             fixed_per_host,
             order: Vec::new(),
             next_resolve: None,
+            poll_interval_ms: SERVICE_URL_POLL_INTERVAL_MS,
         }
+    }
+
+    /// Resolved again every `poll_interval_ms` instead of 300 s.
+    pub fn with_poll_interval(mut self, poll_interval_ms: u64) -> Endpoints {
+        self.poll_interval_ms = poll_interval_ms.max(1);
+        self
     }
 
     /// The list at `now`, resolved again when its 300 s are over (a fixed-per-host shuffle
@@ -59,7 +88,7 @@ impl Endpoints {
             }
         }
         if due {
-            self.next_resolve = Some(now + SERVICE_URL_POLL_INTERVAL_MS);
+            self.next_resolve = Some(now + self.poll_interval_ms);
         }
         &self.order
     }
@@ -103,13 +132,28 @@ impl Attempts {
 }
 
 /// `RetryableEurekaHttpClient`: the sticky server (`delegate`) and the quarantine set.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RetryableClient {
     sticky: Option<ServerId>,
     quarantine: Vec<ServerId>,
+    quarantine_refresh_percentage: f64,
+}
+
+impl Default for RetryableClient {
+    fn default() -> Self {
+        RetryableClient::new(QUARANTINE_REFRESH_PERCENTAGE)
+    }
 }
 
 impl RetryableClient {
+    pub fn new(quarantine_refresh_percentage: f64) -> RetryableClient {
+        RetryableClient {
+            sticky: None,
+            quarantine: Vec::new(),
+            quarantine_refresh_percentage,
+        }
+    }
+
     /// `#getHostCandidates`: the endpoints minus the quarantined ones, unless the quarantine
     /// holds at least `(int)(n x 0.66)` of them (at most n), in which case it is cleared first
     /// and every endpoint is a candidate. With 3 endpoints or fewer that threshold is 1: any
@@ -117,7 +161,7 @@ impl RetryableClient {
     fn candidates(&mut self, endpoints: &[ServerId]) -> Vec<ServerId> {
         self.quarantine.retain(|s| endpoints.contains(s));
         let n = endpoints.len();
-        let threshold = ((n as f64 * QUARANTINE_REFRESH_PERCENTAGE) as usize).min(n);
+        let threshold = ((n as f64 * self.quarantine_refresh_percentage) as usize).min(n);
         if !self.quarantine.is_empty() && self.quarantine.len() >= threshold {
             self.quarantine.clear();
         }
@@ -203,14 +247,30 @@ impl RetryableClient {
 /// retryable client starts anew (no sticky server, an empty quarantine). Durations are
 /// `d + d (U - 0.5)`, U in [0, 1): 600 to 1800 s by default (`#randomizeSessionDuration`). The
 /// first session starts at the first call (`lastReconnectTimeStamp = -1`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Session {
     started: Option<SimTime>,
     duration_ms: u64,
     pub client: RetryableClient,
+    settings: TransportSettings,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new(TransportSettings::default())
+    }
 }
 
 impl Session {
+    pub fn new(settings: TransportSettings) -> Session {
+        Session {
+            started: None,
+            duration_ms: 0,
+            client: RetryableClient::new(settings.quarantine_refresh_percentage),
+            settings,
+        }
+    }
+
     /// Before a call at `now`: whether a new session began (drawing its duration from `rng`).
     pub fn before_call(&mut self, now: SimTime, rng: &mut RngStream) -> bool {
         let over = self
@@ -218,9 +278,9 @@ impl Session {
             .is_none_or(|at| now.saturating_since(at) >= self.duration_ms);
         if over {
             self.started = Some(now);
-            let d = SESSION_RECONNECT_INTERVAL_MS as f64;
+            let d = self.settings.session_ms as f64;
             self.duration_ms = (d + d * (rng.unit() - 0.5)) as u64;
-            self.client = RetryableClient::default();
+            self.client = RetryableClient::new(self.settings.quarantine_refresh_percentage);
         }
         over
     }
@@ -234,16 +294,14 @@ impl Session {
     /// proportional to d: `d = sqrt(lo^2 + u (hi^2 - lo^2))`) and has a uniform part of it
     /// left, which is all the model keeps: it ends `left` from now.
     fn start_steady(&mut self, now: SimTime, server: ServerId, rng: &mut RngStream) {
-        let d = SESSION_RECONNECT_INTERVAL_MS as f64;
+        let d = self.settings.session_ms as f64;
         let (lo, hi) = (d / 2.0, 1.5 * d);
         let length = (lo * lo + rng.unit() * (hi * hi - lo * lo)).sqrt();
         let left = (rng.unit() * length) as u64;
         self.started = Some(now);
         self.duration_ms = left;
-        self.client = RetryableClient {
-            sticky: Some(server),
-            quarantine: Vec::new(),
-        };
+        self.client = RetryableClient::new(self.settings.quarantine_refresh_percentage);
+        self.client.sticky = Some(server);
     }
 }
 
@@ -311,11 +369,15 @@ pub struct ClientTransport {
 }
 
 impl ClientTransport {
-    pub fn new(endpoints: Endpoints, rng: RngStream) -> ClientTransport {
+    pub fn new(
+        endpoints: Endpoints,
+        settings: TransportSettings,
+        rng: RngStream,
+    ) -> ClientTransport {
         ClientTransport {
-            endpoints,
-            registration: Session::default(),
-            query: Session::default(),
+            endpoints: endpoints.with_poll_interval(settings.poll_interval_ms),
+            registration: Session::new(settings),
+            query: Session::new(settings),
             rng,
             calls: Vec::new(),
             next_seq: 1,
@@ -553,7 +615,7 @@ mod tests {
     fn client_transport_retries_then_fails_and_keeps_stacks_apart() {
         let rng = StreamFactory::new(9).stream("transport/p");
         let endpoints = Endpoints::new(ids(&[0, 1, 2]), Vec::new(), true);
-        let mut t = ClientTransport::new(endpoints, rng);
+        let mut t = ClientTransport::new(endpoints, TransportSettings::default(), rng);
         let renew = Call::Renew { last_dirty: 1 };
         let (first, seq) = t.begin(SimTime(0), renew).unwrap();
         assert_eq!(
@@ -589,6 +651,39 @@ mod tests {
         assert_eq!(
             t.on_reply(SimTime(6), 999, &Reply::Cancelled),
             Delivery::Stale
+        );
+    }
+
+    /// The transport keys are read: `sessioned-client-reconnect-interval-seconds` = 60 gives
+    /// sessions of 60 s x (1 + U - 0.5), in [30, 90) s; a quarantine percentage of 1.0 makes the
+    /// threshold (int)(3 x 1.0) = 3, so with three endpoints a quarantined server is skipped.
+    #[test]
+    fn transport_settings_set_sessions_and_the_quarantine() {
+        let settings = TransportSettings {
+            poll_interval_ms: 10_000,
+            session_ms: 60_000,
+            quarantine_refresh_percentage: 1.0,
+        };
+        let mut rng = StreamFactory::new(6).stream("transport/test");
+        let mut s = Session::new(settings);
+        for k in 0..50 {
+            s.before_call(SimTime(k * 100_000), &mut rng);
+            assert!(
+                (30_000..90_000).contains(&s.duration_ms()),
+                "{}",
+                s.duration_ms()
+            );
+        }
+        let three = ids(&[0, 1, 2]);
+        let mut c = RetryableClient::new(1.0);
+        let mut a = c.begin(&three).unwrap();
+        assert_eq!(c.on_result(&mut a, false, &three), Next::Retry(ServerId(1)));
+        assert_eq!(c.on_result(&mut a, true, &three), Next::Done);
+        c.sticky = None;
+        assert_eq!(
+            c.begin(&three).unwrap().server(),
+            ServerId(1),
+            "0 stays quarantined"
         );
     }
 }

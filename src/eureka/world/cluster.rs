@@ -5,7 +5,7 @@ use crate::engine::StreamFactory;
 use crate::eureka::ids::ServerId;
 use crate::eureka::observe::Observer;
 use crate::eureka::server::EurekaServer;
-use crate::eureka::transport::{ClientTransport, Endpoints};
+use crate::eureka::transport::{ClientTransport, Endpoints, TransportSettings};
 use crate::scenario::{ClientConfig, Scenario};
 
 use super::World;
@@ -51,6 +51,15 @@ fn endpoints_of(config: &ClientConfig) -> (Vec<ServerId>, Vec<ServerId>) {
     (ids(&e.own), ids(&e.others))
 }
 
+/// The transport keys of a client's configuration.
+fn transport_settings(config: &ClientConfig) -> TransportSettings {
+    TransportSettings {
+        poll_interval_ms: config.service_url_poll_interval_s * 1000,
+        session_ms: config.sessioned_client_reconnect_interval_s * 1000,
+        quarantine_refresh_percentage: config.retryable_client_quarantine_refresh_percentage,
+    }
+}
+
 impl<O: Observer> World<'_, O> {
     /// Gives every client its way to the servers: a client with one endpoint calls it
     /// directly; one with more gets a transport drawing from its own stream
@@ -71,9 +80,9 @@ impl<O: Observer> World<'_, O> {
             }
             let rng = streams.stream(&format!("transport/{}", process.name));
             let endpoints = Endpoints::new(own, others, fixed);
-            process
-                .client
-                .use_transport(ClientTransport::new(endpoints, rng));
+            let settings = transport_settings(process.client.config());
+            let transport = ClientTransport::new(endpoints, settings, rng);
+            process.client.use_transport(transport);
         }
     }
 }
