@@ -267,11 +267,17 @@ impl PeerReplicator {
 }
 
 /// When a task submitted `now` expires (`PeerEurekaNode#register/#heartbeat`: the instance's
-/// lease renewal interval; the others `max-time-for-replication`, 30 s by default).
-pub fn task_expiry(now: SimTime, item: &Replicated, renewal_interval_ms: u64) -> SimTime {
+/// lease renewal interval; the others `max_time_for_replication_ms`,
+/// `eureka.server.max-time-for-replication`, 30 s by default).
+pub fn task_expiry(
+    now: SimTime,
+    item: &Replicated,
+    renewal_interval_ms: u64,
+    max_time_for_replication_ms: u64,
+) -> SimTime {
     match item {
         Replicated::Register(_) | Replicated::Heartbeat { .. } => now + renewal_interval_ms,
-        _ => now + MAX_TIME_FOR_REPLICATION_MS,
+        _ => now + max_time_for_replication_ms,
     }
 }
 
@@ -306,7 +312,7 @@ mod tests {
             process: p,
             item,
             submitted: SimTime(at),
-            expires: task_expiry(SimTime(at), &item, 30_000),
+            expires: task_expiry(SimTime(at), &item, 30_000, MAX_TIME_FOR_REPLICATION_MS),
         }
     }
 
@@ -315,7 +321,12 @@ mod tests {
             process: p,
             item: Replicated::Cancel,
             submitted: SimTime(at),
-            expires: task_expiry(SimTime(at), &Replicated::Cancel, 30_000),
+            expires: task_expiry(
+                SimTime(at),
+                &Replicated::Cancel,
+                30_000,
+                MAX_TIME_FOR_REPLICATION_MS,
+            ),
         }
     }
 

@@ -725,7 +725,12 @@ impl EurekaServer {
             process: p,
             item,
             submitted: now,
-            expires: task_expiry(now, &item, renewal_interval_ms),
+            expires: task_expiry(
+                now,
+                &item,
+                renewal_interval_ms,
+                self.config.max_time_for_replication_ms,
+            ),
         };
         let mut effects = std::mem::take(&mut self.scratch);
         self.peers[k].replicator.submit(now, task, &mut effects);

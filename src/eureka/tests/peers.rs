@@ -293,3 +293,41 @@ fn a_crashed_peer_is_failed_over() {
         assert_eq!(removals(&alone, seed, "gw-b", target), None, "seed {seed}");
     }
 }
+
+/// `max-time-for-replication` decides whether a cancel survives a partition: cut a|b for 20 s
+/// around a kill -15 whose cancel reaches `a` at about 303 s. With the default 30 s the task is
+/// still pending when the partition heals at 319 s and `b` drops svc-0 within a retry cycle
+/// (at most 100 ms + 200 ms) and a batching delay after that; with 10 s it expired at about
+/// 313 s and `b` keeps its copy until it expires and its eviction removes it. (The DOWN
+/// register sent just before the cancel is a register: it expires after the renewal interval,
+/// 30 s, and reaches `b` at the heal either way, so `b` serves the copy as DOWN meanwhile; the
+/// lease itself is what the cancel would have removed.)
+#[test]
+fn max_time_for_replication_decides_whether_a_cancel_outlives_a_partition() {
+    let cut = FaultKind::Partition {
+        between: [FaultSide::Peer(0), FaultSide::Peer(1)],
+        for_ms: 20_000,
+    };
+    let short = "server.eureka.server.max-time-for-replication=10000";
+    for seed in 1..4 {
+        let kept = with_fault(two_peers(KILL15, &[]), 299_000, cut.clone());
+        let lost = with_fault(two_peers(KILL15, &[short]), 299_000, cut.clone());
+        let p = process(&kept, "svc-0");
+        let gone = |s: &Scenario| {
+            presence(s, seed, 1, p)
+                .into_iter()
+                .find(|(t, _)| *t >= 299_000)
+                .expect("b drops it")
+        };
+        let (kept_at, _) = gone(&kept);
+        assert!(
+            (319_000..=319_000 + 300 + 505).contains(&kept_at),
+            "seed {seed}: {kept_at}"
+        );
+        let (lost_at, stamp) = gone(&lost);
+        assert!(
+            lost_at > stamp.expect("renewed") + 90_000,
+            "seed {seed}: evicted"
+        );
+    }
+}
