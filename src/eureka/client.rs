@@ -24,7 +24,7 @@ use super::protocol::{Call, DeltaContent, DeltaPayload, FetchWhy, Payload, Recon
 use super::protocol::{RegisterWhy, Registrant, Reply};
 use super::rate_limiter::RateLimiter;
 use super::status::InstanceStatus;
-use super::transport::{ClientTransport, Delivery};
+use super::transport::{ClientTransport, Delivery, Stack};
 
 /// `InstanceInfoReplicator`'s burst size (hard-coded 2 in `DiscoveryClient#initScheduledTasks`).
 pub const REPLICATOR_BURST: u64 = 2;
@@ -532,7 +532,14 @@ impl DiscoveryClient {
         if !self.config.fetch_registry {
             return;
         }
-        self.apply_fetch(payload, applications, out);
+        // The world restores it from its query server's payload: the query stack's sticky
+        // server with a transport (`start_steady_transport`), else its one server.
+        let server = self
+            .transport
+            .as_ref()
+            .and_then(|t| t.sticky(Stack::Query))
+            .unwrap_or(self.server);
+        self.apply_fetch(server, payload, applications, out);
         let interval = self.config.registry_fetch_interval_s * 1000;
         let next = self.rng.phase(interval);
         self.cache_refresh.arm_in(next, out);
@@ -651,9 +658,10 @@ impl DiscoveryClient {
         applications: &[usize],
         out: &mut impl ClientOutput,
     ) {
-        if let Some(transport) = self.transport.as_mut() {
+        // The server that answered (on the fetch observations).
+        let from = if let Some(transport) = self.transport.as_mut() {
             match transport.on_reply(now, seq, &reply) {
-                Delivery::Answered => {}
+                Delivery::Answered(server) => server,
                 Delivery::Retry(server, call, seq) => return out.send(server, seq, call),
                 Delivery::Failed(call) => return self.on_call_failed(now, wall_ms, call, out),
                 Delivery::Stale => return,
@@ -661,21 +669,25 @@ impl DiscoveryClient {
         } else if matches!(reply, Reply::Unreachable | Reply::Forbidden { .. }) {
             // One server and no transport: the world sends failures only with a transport.
             return;
-        }
+        } else {
+            self.server
+        };
         match reply {
             Reply::Fetched { why, payload } => match why {
                 FetchWhy::Init => {
-                    self.apply_fetch(payload, applications, out);
+                    self.apply_fetch(from, payload, applications, out);
                     self.constructed_fetch(now, wall_ms, out);
                 }
                 FetchWhy::Periodic | FetchWhy::Reconcile => {
                     if self.tasks_running {
-                        self.apply_fetch(payload, applications, out);
+                        self.apply_fetch(from, payload, applications, out);
                         self.cache_refresh.arm(out);
                     }
                 }
             },
-            Reply::Delta { payload } => self.on_delta_fetched(now, &payload, applications, out),
+            Reply::Delta { payload } => {
+                self.on_delta_fetched(now, from, &payload, applications, out)
+            }
             Reply::DeltaForbidden => self.on_delta_forbidden(now, out),
             Reply::Registered { why } => match why {
                 RegisterWhy::Init => self.init_scheduled_tasks(now, wall_ms, out),
@@ -995,6 +1007,7 @@ impl DiscoveryClient {
     /// (`filter-only-up-instances`), reshuffled after every fetch (FACTS.md §5.5).
     fn apply_fetch(
         &mut self,
+        server: ServerId,
         payload: Rc<Payload>,
         applications: &[usize],
         out: &mut impl ClientOutput,
@@ -1004,6 +1017,7 @@ impl DiscoveryClient {
         self.shuffle_up_lists(applications, out);
         let observer = self.id;
         out.observe(Observation::Fetched {
+            server,
             observer,
             changed,
             delta: false,
@@ -1014,6 +1028,7 @@ impl DiscoveryClient {
                 let is = payload.is_up(q);
                 if was != is {
                     out.observe(Observation::ClientCache {
+                        server,
                         observer,
                         process: q,
                         up: is,
@@ -1077,6 +1092,7 @@ impl DiscoveryClient {
     fn on_delta_fetched(
         &mut self,
         now: SimTime,
+        from: ServerId,
         payload: &DeltaPayload,
         applications: &[usize],
         out: &mut impl ClientOutput,
@@ -1088,12 +1104,14 @@ impl DiscoveryClient {
         self.shuffle_up_lists(applications, out);
         let observer = self.id;
         out.observe(Observation::Fetched {
+            server: from,
             observer,
             changed: !changes.is_empty(),
             delta: true,
         });
         for (q, up) in changes {
             out.observe(Observation::ClientCache {
+                server: from,
                 observer,
                 process: q,
                 up,

@@ -33,8 +33,10 @@ pub enum Observation {
         process: ProcessId,
         up: bool,
     },
-    /// ... in the Eureka client cache of process `observer`.
+    /// ... in the Eureka client cache of process `observer`, from the answer of `server`.
     ClientCache {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
         observer: ProcessId,
         process: ProcessId,
         up: bool,
@@ -86,18 +88,28 @@ pub enum Observation {
     NoServers { route: RouteId, count: u64 },
     /// The server handled a register from `process` (a new lease) with the resulting status.
     Registered {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
         process: ProcessId,
         status: InstanceStatus,
     },
     /// A successful renew; the lease is now expirable from `expirable_from`.
     Renewed {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
         process: ProcessId,
         expirable_from: SimTime,
     },
     /// An explicit cancel (DELETE) removed the lease.
-    Cancelled { process: ProcessId },
+    Cancelled {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
+        process: ProcessId,
+    },
     /// An eviction run; `gated` when self-preservation (or a zero threshold) blocked it.
     EvictionRun {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
         gated: bool,
         renews_last_min: u64,
         threshold: i64,
@@ -105,13 +117,23 @@ pub enum Observation {
         evicted: usize,
     },
     /// An eviction run removed `process`.
-    Evicted { process: ProcessId },
+    Evicted {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
+        process: ProcessId,
+    },
     /// A `[[fault]]` took server `server` down (a crash, or a restart's down time).
     ServerDown { server: ServerId },
     /// The read-only cache took a new payload.
-    ReadOnlyRefreshed,
-    /// A client applied a fetched registry (`delta` false: a full one) to its local registry.
+    ReadOnlyRefreshed {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
+    },
+    /// A client applied a fetched registry (`delta` false: a full one), `server`'s answer, to its
+    /// local registry.
     Fetched {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
         observer: ProcessId,
         changed: bool,
         delta: bool,
@@ -134,7 +156,10 @@ pub enum Observation {
     /// LoadBalancer's cache miss or health-check round).
     RibbonRefreshed { route: RouteId },
     /// The server opened for traffic (its timers start now).
-    ServerStarted,
+    ServerStarted {
+        #[serde(skip_serializing_if = "ServerId::is_first")]
+        server: ServerId,
+    },
     /// A process started and created its Eureka client.
     ClientCreated { process: ProcessId },
     /// A client's scheduled tasks started (the timers count from here).

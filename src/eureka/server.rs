@@ -245,7 +245,7 @@ impl EurekaServer {
     /// run: one period after the start (plus the model's lateness), or on a steady start a
     /// uniform phase of its period.
     fn bootstrap(&mut self, wall_now_ms: u64, start: Start, out: &mut impl ServerOutput) {
-        out.observe(Observation::ServerStarted);
+        out.observe(Observation::ServerStarted { server: self.id });
         let first_run = |server: &mut EurekaServer, period: u64| match start {
             Start::Cold => server.timer_delay(period),
             Start::Steady => server.rng.phase(period),
@@ -373,6 +373,7 @@ impl EurekaServer {
         let server = &mut *self;
         let run = server.registry.evict(now, compensation, &mut server.rng);
         out.observe(Observation::EvictionRun {
+            server: self.id,
             gated: run.gated,
             renews_last_min: renews,
             threshold,
@@ -384,7 +385,10 @@ impl EurekaServer {
         }
         for &p in &run.evicted {
             self.recently_changed.cancelled(now, p);
-            out.observe(Observation::Evicted { process: p });
+            out.observe(Observation::Evicted {
+                server: self.id,
+                process: p,
+            });
             self.note_registry(p, out);
         }
         self.invalidate_cache(now, out);
@@ -401,7 +405,7 @@ impl EurekaServer {
             .delta_cache
             .tick(now, || changed.delta_content(&registry.statuses()));
         if let Some(payload) = full {
-            out.observe(Observation::ReadOnlyRefreshed);
+            out.observe(Observation::ReadOnlyRefreshed { server: self.id });
             self.note_served(&payload, out);
         }
     }
@@ -551,7 +555,11 @@ impl EurekaServer {
             .map_or(info.status, |e| e.info.status);
         self.recently_changed
             .registered(now, p, status, kept_holder);
-        out.observe(Observation::Registered { process: p, status });
+        out.observe(Observation::Registered {
+            server: self.id,
+            process: p,
+            status,
+        });
         self.note_registry(p, out);
         self.invalidate_cache(now, out);
         kept_holder
@@ -563,7 +571,10 @@ impl EurekaServer {
             return false;
         }
         self.recently_changed.cancelled(now, p);
-        out.observe(Observation::Cancelled { process: p });
+        out.observe(Observation::Cancelled {
+            server: self.id,
+            process: p,
+        });
         self.note_registry(p, out);
         self.invalidate_cache(now, out);
         true
@@ -670,6 +681,7 @@ impl EurekaServer {
         if let Some(e) = self.registry.entry(p) {
             let expirable_from = e.lease.expirable_from();
             out.observe(Observation::Renewed {
+                server: self.id,
                 process: p,
                 expirable_from,
             });
@@ -1016,6 +1028,7 @@ mod tests {
             std::mem::take(&mut out),
             vec![
                 ServerEffect::Observe(Observation::Registered {
+                    server: ServerId::FIRST,
                     process: 0,
                     status: InstanceStatus::Up
                 }),
@@ -1031,7 +1044,10 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                ServerEffect::Observe(Observation::Cancelled { process: 0 }),
+                ServerEffect::Observe(Observation::Cancelled {
+                    server: ServerId::FIRST,
+                    process: 0
+                }),
                 ServerEffect::Observe(Observation::Registry {
                     server: ServerId::FIRST,
                     process: 0,

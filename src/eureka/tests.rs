@@ -148,7 +148,7 @@ fn read_only_refreshes_fall_on_wall_clock_multiples() {
     let s = scenario(KILL9, &[]);
     for seed in 1..4 {
         let (log, epoch) = record(&s, seed);
-        let ticks = times(&log, |o| *o == Observation::ReadOnlyRefreshed);
+        let ticks = times(&log, |o| matches!(o, Observation::ReadOnlyRefreshed { .. }));
         assert!(ticks.len() >= 3);
         for t in ticks {
             assert_eq!((epoch + t.ms()) % 30_000, 0, "seed {seed}, tick at {t}");
@@ -164,7 +164,7 @@ fn eviction_runs_every_period_from_server_start() {
         &["server.eureka.server.eviction-interval-timer-in-ms=45000"],
     );
     let (log, _) = record(&s, 14);
-    let start = times(&log, |o| *o == Observation::ServerStarted)[0];
+    let start = times(&log, |o| matches!(o, Observation::ServerStarted { .. }))[0];
     let runs = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
     assert_eq!(runs[0], start + 45_000);
     assert!(gaps(&runs).iter().all(|&g| g == 45_000));
@@ -196,6 +196,7 @@ fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
                 Observation::Renewed {
                     process,
                     expirable_from,
+                    ..
                 } if *process == target => Some(*expirable_from),
                 _ => None,
             })
@@ -212,7 +213,7 @@ fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
         assert_eq!(registry_down, [evicted], "seed {seed}");
         assert!(evicted.ms() - t_stop.ms() >= 150_000 && evicted.ms() - t_stop.ms() < 240_000);
 
-        let ticks = times(&log, |o| *o == Observation::ReadOnlyRefreshed);
+        let ticks = times(&log, |o| matches!(o, Observation::ReadOnlyRefreshed { .. }));
         let served = first_at_or_after(&ticks, evicted).unwrap();
         let served_down = times(&log, |o| {
             *o == Observation::Served {
@@ -235,6 +236,7 @@ fn kill9_news_travels_lease_eviction_cache_fetch_ribbon() {
             .unwrap();
         let client_down = times(&log, |o| {
             *o == Observation::ClientCache {
+                server: ServerId::FIRST,
                 observer: gw,
                 process: target,
                 up: false,
@@ -316,13 +318,16 @@ fn kill15_sends_down_then_delete_after_replicator_stop() {
             .iter()
             .find(|(t, o)| {
                 *t >= sigterm
-                    && matches!(o, Observation::Registered { process, status }
+                    && matches!(o, Observation::Registered { process, status, .. }
                         if *process == target && *status == super::InstanceStatus::Down)
             })
             .map(|(t, _)| *t)
             .unwrap();
         assert_eq!(down, sigterm + LAT, "{release}");
-        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target })[0];
+        let cancelled = times(
+            &log,
+            |o| matches!(o, Observation::Cancelled { process, .. } if *process == target),
+        )[0];
         let after = cancelled.ms() - sigterm.ms();
         let (lo, hi) = super::WEB_SERVER_STOP_MS;
         assert!(
@@ -355,7 +360,10 @@ fn dalston_down_register_races_the_delete() {
     let (mut ghosts, mut clean) = (0, 0);
     for seed in 1..40 {
         let (log, _) = record(&s, seed);
-        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target })[0];
+        let cancelled = times(
+            &log,
+            |o| matches!(o, Observation::Cancelled { process, .. } if *process == target),
+        )[0];
         let late_down = log.iter().find(|(t, o)| {
             *t > cancelled
                 && matches!(o, Observation::Registered { process, .. } if *process == target)
@@ -366,7 +374,10 @@ fn dalston_down_register_races_the_delete() {
                 ghosts += 1;
                 let evictions = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
                 let due = first_at_or_after(&evictions, *registered + 90_001).unwrap();
-                let evicted = times(&log, |o| *o == Observation::Evicted { process: target });
+                let evicted = times(
+                    &log,
+                    |o| matches!(o, Observation::Evicted { process, .. } if *process == target),
+                );
                 assert_eq!(evicted, [due], "seed {seed}");
             }
         }
@@ -449,7 +460,7 @@ fn pause_deregisters_up_to_commons_2_2_6_only() {
             .iter()
             .filter(|(t, o)| {
                 t.ms() >= 300_000
-                    && matches!(o, Observation::Registered { process, status }
+                    && matches!(o, Observation::Registered { process, status, .. }
                         if *process == target && *status == super::InstanceStatus::Down)
             })
             .map(|(t, _)| *t)
@@ -484,7 +495,10 @@ fn pause_deregisters_up_to_commons_2_2_6_only() {
             renews_in_wait >= 1,
             "{release}: heartbeats go on in the wait"
         );
-        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target });
+        let cancelled = times(
+            &log,
+            |o| matches!(o, Observation::Cancelled { process, .. } if *process == target),
+        );
         let (lo, hi) = super::WEB_SERVER_STOP_MS;
         let after = cancelled[0].ms() - 345_000;
         assert!(
@@ -528,7 +542,7 @@ fn callers_register_unless_disabled() {
 fn late_timer_runs_drift_and_are_compensated() {
     let s = scenario(KILL9, &["server.timer-lateness-ms=40"]);
     let (log, _) = record(&s, 21);
-    let start = times(&log, |o| *o == Observation::ServerStarted)[0];
+    let start = times(&log, |o| matches!(o, Observation::ServerStarted { .. }))[0];
     let runs = times(&log, |o| matches!(o, Observation::EvictionRun { .. }));
     let lateness: Vec<u64> = runs
         .iter()
@@ -599,7 +613,7 @@ fn without_read_only_cache_changes_are_served_at_once() {
         }
     });
     assert_eq!(registry, served);
-    assert!(times(&log, |o| *o == Observation::ReadOnlyRefreshed).is_empty());
+    assert!(times(&log, |o| matches!(o, Observation::ReadOnlyRefreshed { .. })).is_empty());
 }
 
 /// FACTS.md §8 retries: a GET that hits a refused connection is retried once on the next server
@@ -680,9 +694,9 @@ fn on_demand_updates_are_rate_limited_and_the_last_goes_out_periodically() {
         .observer()
         .iter()
         .filter_map(|(t, o)| match o {
-            Observation::Registered { process, status } if *process == p && *t >= t0 => {
-                Some((*t, *status))
-            }
+            Observation::Registered {
+                process, status, ..
+            } if *process == p && *t >= t0 => Some((*t, *status)),
             _ => None,
         })
         .collect();
@@ -724,11 +738,14 @@ fn lost_sigterm_behaves_as_a_late_kill9() {
     assert_eq!(stopped, [SimTime(330_000)]);
     let sent = log.iter().any(|(t, o)| {
         t.ms() >= 300_000
-            && matches!(o, Observation::Registered { process, .. } | Observation::Cancelled { process }
+            && matches!(o, Observation::Registered { process, .. } | Observation::Cancelled { process, .. }
                 if *process == target)
     });
     assert!(!sent, "nothing reaches the server");
-    let evicted = times(&log, |o| *o == Observation::Evicted { process: target });
+    let evicted = times(
+        &log,
+        |o| matches!(o, Observation::Evicted { process, .. } if *process == target),
+    );
     assert_eq!(evicted.len(), 1, "removed by eviction, as after a kill -9");
 }
 

@@ -343,8 +343,8 @@ struct InFlight {
 /// What the client does with a reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// The call is answered: handle the reply.
-    Answered,
+    /// The call is answered by this server: handle the reply.
+    Answered(ServerId),
     /// The attempt failed: send the call again to this server under a new sequence number
     /// (a late answer to the failed attempt is then stale).
     Retry(ServerId, Call, u32),
@@ -440,7 +440,7 @@ impl ClientTransport {
             .client
             .on_result(&mut flight.attempts, accepted(reply), &order)
         {
-            Next::Done => Delivery::Answered,
+            Next::Done => Delivery::Answered(flight.attempts.server()),
             Next::GiveUp => Delivery::Failed(flight.call),
             Next::Retry(server) => {
                 let call = flight.call;
@@ -620,7 +620,7 @@ mod tests {
         let (first, seq) = t.begin(SimTime(0), renew).unwrap();
         assert_eq!(
             t.on_reply(SimTime(1), seq, &Reply::Renewed { found: true }),
-            Delivery::Answered
+            Delivery::Answered(first)
         );
         assert_eq!(t.sticky(Stack::Registration), Some(first));
         assert_eq!(t.sticky(Stack::Query), None);

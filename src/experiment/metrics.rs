@@ -450,6 +450,7 @@ impl Observer for MetricsObserver {
                 observer,
                 process,
                 up,
+                ..
             } => {
                 if let Some(t) = self.tracker(process)
                     && let Some((_, view)) = t.clients.iter_mut().find(|(p, _)| *p == observer)

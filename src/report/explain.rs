@@ -159,6 +159,7 @@ impl Explanation<'_> {
             Observation::Renewed {
                 process,
                 expirable_from,
+                ..
             } if *process == target && *t <= start => Some((*t, *expirable_from)),
             _ => None,
         });
@@ -306,7 +307,9 @@ impl Explanation<'_> {
                         ),
                     );
                 }
-                Observation::Registered { process, status } if *process == target && t >= start => {
+                Observation::Registered {
+                    process, status, ..
+                } if *process == target && t >= start => {
                     let override_held = config.strategy == Strategy::ServiceRegistry
                         && (!config.cancel_override || t.ms() < config.at_ms + config.wait_ms)
                         && cancelled_at.is_none()
@@ -357,7 +360,7 @@ impl Explanation<'_> {
                     };
                     push(&mut steps, t, text);
                 }
-                Observation::Cancelled { process } if *process == target => {
+                Observation::Cancelled { process, .. } if *process == target => {
                     cancelled_at = Some(t);
                     push(
                         &mut steps,
@@ -379,6 +382,7 @@ impl Explanation<'_> {
                     threshold,
                     expired,
                     evicted: n_evicted,
+                    ..
                 } if expirable.is_some_and(|e| t >= e)
                     && !restarted
                     && !self.evicted_before(target, t) =>
@@ -401,7 +405,7 @@ impl Explanation<'_> {
                         );
                     }
                 }
-                Observation::Evicted { process } if *process == target => {
+                Observation::Evicted { process, .. } if *process == target => {
                     evicted = true;
                     let text = match (ghost_registered, expirable) {
                         (Some(g), _) => format!(
@@ -459,6 +463,7 @@ impl Explanation<'_> {
                     observer,
                     process,
                     up: false,
+                    ..
                 } if *process == target && callers.contains(observer) => push(
                     &mut steps,
                     t,
@@ -567,15 +572,15 @@ impl Explanation<'_> {
     }
 
     fn evicted_at(&self, target: usize, at: SimTime) -> bool {
-        self.log
-            .iter()
-            .any(|(t, o)| *t == at && *o == Observation::Evicted { process: target })
+        self.log.iter().any(|(t, o)| {
+            *t == at && matches!(o, Observation::Evicted { process, .. } if *process == target)
+        })
     }
 
     fn evicted_before(&self, target: usize, at: SimTime) -> bool {
-        self.log
-            .iter()
-            .any(|(t, o)| *t < at && *o == Observation::Evicted { process: target })
+        self.log.iter().any(|(t, o)| {
+            *t < at && matches!(o, Observation::Evicted { process, .. } if *process == target)
+        })
     }
 
     /// The explanation as text, times absolute and relative to when the instance stopped serving.

@@ -284,7 +284,10 @@ fn cancel_is_replicated_and_eviction_is_not() {
     c.now = 200_000;
     let mut out = Vec::new();
     c.servers[0].on_timer(SimTime(200_000), ServerTimer::Eviction, || 0, &mut out);
-    assert!(out.contains(&ServerEffect::Observe(Observation::Evicted { process: 1 })));
+    assert!(out.contains(&ServerEffect::Observe(Observation::Evicted {
+        server: ServerId(0),
+        process: 1
+    })));
     c.apply(0, out);
     c.run_until(400_000);
     assert_eq!(c.sent.len(), 1, "only the cancel was sent: {:?}", c.sent);

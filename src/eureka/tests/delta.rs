@@ -113,7 +113,7 @@ fn missed_delete_is_reconciled_by_exactly_one_full_fetch() {
     let (log, _) = record(&s, 4);
     let cancelled = times(
         &log,
-        |o| matches!(o, Observation::Cancelled { process } if *process == target),
+        |o| matches!(o, Observation::Cancelled { process, .. } if *process == target),
     )[0];
     let fetches = fetch_kinds(&log, gw);
     let mismatches: Vec<(SimTime, String, String)> = log
@@ -135,6 +135,7 @@ fn missed_delete_is_reconciled_by_exactly_one_full_fetch() {
     assert_eq!(fetches[i + 1], (*at + 2 * LAT, false));
     let client_down = times(&log, |o| {
         *o == Observation::ClientCache {
+            server: ServerId::FIRST,
             observer: gw,
             process: target,
             up: false,
@@ -230,10 +231,10 @@ fn deleted_item_lives_until_the_first_retention_run_180_s_after_it() {
     let s = scenario(&kill15, &[]);
     let target = process(&s, "svc-0");
     let (log, _) = record(&s, 6);
-    let start = times(&log, |o| *o == Observation::ServerStarted)[0];
+    let start = times(&log, |o| matches!(o, Observation::ServerStarted { .. }))[0];
     let cancelled = times(
         &log,
-        |o| matches!(o, Observation::Cancelled { process } if *process == target),
+        |o| matches!(o, Observation::Cancelled { process, .. } if *process == target),
     )[0];
     let mut expected = start.ms();
     while expected <= cancelled.ms() + 180_000 {

@@ -14,7 +14,9 @@ const BOOT_TO_REGISTER: u64 = 2 * LAT + 3_000 + LAT;
 fn registered(log: &Log, p: usize) -> Vec<(SimTime, InstanceStatus)> {
     log.iter()
         .filter_map(|(t, o)| match o {
-            Observation::Registered { process, status } if *process == p => Some((*t, *status)),
+            Observation::Registered {
+                process, status, ..
+            } if *process == p => Some((*t, *status)),
             _ => None,
         })
         .collect()
@@ -48,7 +50,10 @@ resume-s = 60
             stopped.is_empty(),
             "{release}: a resumed process keeps serving"
         );
-        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: p });
+        let cancelled = times(
+            &log,
+            |o| matches!(o, Observation::Cancelled { process, .. } if *process == p),
+        );
         assert_eq!(
             cancelled.len(),
             usize::from(release == "Dalston"),
@@ -121,7 +126,10 @@ down-s = 20
     let s = scenario(text, &[]);
     let p = process(&s, "svc-0");
     let log = record(&s, 5).0;
-    let cancelled = times(&log, |o| *o == Observation::Cancelled { process: p })[0];
+    let cancelled = times(
+        &log,
+        |o| matches!(o, Observation::Cancelled { process, .. } if *process == p),
+    )[0];
     let after: Vec<(SimTime, InstanceStatus)> = registered(&log, p)
         .into_iter()
         .filter(|(t, _)| *t > cancelled)
@@ -212,7 +220,10 @@ strategy = "kill-15"
                 up: false,
             }
         });
-        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: p });
+        let cancelled = times(
+            &log,
+            |o| matches!(o, Observation::Cancelled { process, .. } if *process == p),
+        );
         if flag {
             assert_eq!(down, cancelled, "UP until the DELETE");
         } else {

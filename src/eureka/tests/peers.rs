@@ -3,6 +3,7 @@
 //! `PeerEurekaNode`'s rules (`docs/design/peers.md` §3).
 
 use super::*;
+use crate::eureka::ids::ServerId;
 
 /// Peers `a` and `b`, the instances registered with `a` only, the gateway reading `a` and a
 /// second caller `gw-b` reading `b` (one endpoint each: no transport, no draw).
@@ -116,7 +117,7 @@ fn removals(s: &Scenario, seed: u64, caller: &str, target: usize) -> Option<u64>
     let (log, _) = record(s, seed);
     log.iter()
         .find(|(_, o)| {
-            matches!(o, Observation::ClientCache { observer, process, up: false }
+            matches!(o, Observation::ClientCache { observer, process, up: false, .. }
                 if *observer == gw && *process == target)
         })
         .map(|(t, _)| t.ms())
@@ -222,7 +223,12 @@ fn cancel_lost_to_a_partition_is_evicted_on_the_peers_timer() {
             "seed {seed}: after the partition healed"
         );
         let (log, _) = record(&s, seed);
-        let evicted = times(&log, |o| *o == Observation::Evicted { process: p });
+        let evicted = times(&log, |o| {
+            *o == Observation::Evicted {
+                server: ServerId(1),
+                process: p,
+            }
+        });
         assert_eq!(evicted, vec![SimTime(gone)], "seed {seed}: by b's eviction");
     }
 }

@@ -249,7 +249,10 @@ fn filter_only_up_instances_false_keeps_down_instances_until_the_delete_fact_14(
     );
     let target = process(&s, "svc-0");
     for log in both_modes(&s, 8) {
-        let cancelled = times(&log, |o| *o == Observation::Cancelled { process: target });
+        let cancelled = times(
+            &log,
+            |o| matches!(o, Observation::Cancelled { process, .. } if *process == target),
+        );
         let dropped = times(
             &log,
             |o| matches!(o, Observation::RibbonList { process, listed: false, .. } if *process == target),
