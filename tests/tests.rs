@@ -3,6 +3,7 @@
 //!
 //! - `cli`: what a user sees of `run`, `keys` and bad input (exit codes, messages, CSV files);
 //! - `check`, `compare`, `sweep`: those commands end to end;
+//! - `cluster`: the outputs of a run on several peers (`callers.csv`, `servers.csv`);
 //! - `conformance`: the rig's scenario and committed real trials agree with the model;
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
@@ -14,6 +15,7 @@ mod harness;
 
 mod check;
 mod cli;
+mod cluster;
 mod compare;
 mod conformance;
 mod golden;

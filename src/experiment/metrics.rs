@@ -1,7 +1,7 @@
 //! Turns one trial's observations into the metrics of each shutdown.
 
 use crate::engine::SimTime;
-use crate::eureka::{Holding, Layout, Observation, Observer, ProcessId};
+use crate::eureka::{Holding, Layout, Observation, Observer, ProcessId, RouteId, ServerId};
 use crate::scenario::Metric;
 
 /// Whether a process is UP in one view, and since when it is not.
@@ -150,6 +150,42 @@ pub struct ShutdownOutcome {
     pub timeout_delay_ms: u64,
     /// Why each of [`REMOVAL_METRICS`] has no value (`None` where it has one).
     pub removal_unresolved: [Option<Unresolved>; 5],
+    /// Per caller process that calls the instance's app, in layout order (`callers.csv`).
+    pub callers: Vec<CallerOutcome>,
+    /// Per Eureka server, by `ServerId` (`servers.csv`).
+    pub servers: Vec<ServerOutcome>,
+}
+
+/// What one caller saw of a stopped instance (a row of `callers.csv`). Times are ms relative to
+/// the stop, as in [`ShutdownOutcome`]; a removal is `None` while the caller still listed it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CallerOutcome {
+    /// The caller's process.
+    pub process: ProcessId,
+    /// The server whose answer (a full or delta fetch) last dropped the instance from the
+    /// caller's Eureka cache; `None` if the cache still listed it, or never did.
+    pub server: Option<ServerId>,
+    /// How long the caller's balancers kept the instance after it stopped (0 if they never
+    /// listed it).
+    pub exposure_ms: Option<i64>,
+    /// Its requests' attempts refused by the instance.
+    pub dead_hits: u64,
+    /// Its requests that failed after their retries, their first attempt to the instance.
+    pub errors: u64,
+    pub last_dead_hit_ms: Option<i64>,
+    /// When its Eureka cache dropped the instance.
+    pub client_removed_ms: Option<i64>,
+    /// When the last of its balancers (one per route to the instance's app) dropped it.
+    pub ribbon_removed_ms: Option<i64>,
+}
+
+/// What one Eureka server did with a stopped instance (a row of `servers.csv`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ServerOutcome {
+    /// When its registry stopped listing the instance UP.
+    pub server_removed_ms: Option<i64>,
+    /// When what its `GET /apps` serves stopped listing it UP.
+    pub readonly_removed_ms: Option<i64>,
 }
 
 impl ShutdownOutcome {
@@ -191,16 +227,38 @@ impl ShutdownOutcome {
     }
 }
 
+/// One caller of the target's app: its Eureka cache's view of the target and what its requests
+/// met.
+#[derive(Debug, Clone, Default)]
+struct CallerTracker {
+    process: ProcessId,
+    cache: Presence,
+    /// The server whose answer last took the target out of the cache.
+    removed_by: Option<ServerId>,
+    dead_hits: u64,
+    errors: u64,
+    last_dead_hit: Option<SimTime>,
+}
+
+/// One route to the target's app: its balancer's view, and its caller (an index into
+/// `TargetTracker::callers`).
+#[derive(Debug, Clone, Default)]
+struct RouteView {
+    route: RouteId,
+    caller: usize,
+    view: Presence,
+}
+
 #[derive(Debug, Default)]
 struct TargetTracker {
     t_stop: Option<SimTime>,
     /// Per Eureka server (`ServerId` order): its registry's view and its served view.
     registry: Vec<Presence>,
     served: Vec<Presence>,
-    /// (caller process, its Eureka cache view), for callers that call the target's app.
-    clients: Vec<(ProcessId, Presence)>,
-    /// (route, its Ribbon list view), for routes to the target's app.
-    ribbons: Vec<(usize, Presence)>,
+    /// The callers that call the target's app, in layout order.
+    callers: Vec<CallerTracker>,
+    /// The routes to the target's app, with their balancer views.
+    ribbons: Vec<RouteView>,
     dead_hits: u64,
     errors: u64,
     last_dead_hit: Option<SimTime>,
@@ -241,20 +299,30 @@ impl MetricsObserver {
                     .enumerate()
                     .filter(|(_, r)| Some(r.application) == application)
                     .collect();
-                let mut clients: Vec<(ProcessId, Presence)> = Vec::new();
-                for (_, r) in &routes {
-                    if !clients.iter().any(|(p, _)| *p == r.process) {
-                        clients.push((r.process, Presence::default()));
-                    }
+                let mut callers: Vec<CallerTracker> = Vec::new();
+                let mut ribbons = Vec::new();
+                for (route, r) in routes {
+                    let caller = match callers.iter().position(|c| c.process == r.process) {
+                        Some(c) => c,
+                        None => {
+                            callers.push(CallerTracker {
+                                process: r.process,
+                                ..CallerTracker::default()
+                            });
+                            callers.len() - 1
+                        }
+                    };
+                    ribbons.push(RouteView {
+                        route,
+                        caller,
+                        view: Presence::default(),
+                    });
                 }
                 TargetTracker {
                     registry: vec![Presence::default(); servers],
                     served: vec![Presence::default(); servers],
-                    clients,
-                    ribbons: routes
-                        .iter()
-                        .map(|(i, _)| (*i, Presence::default()))
-                        .collect(),
+                    callers,
+                    ribbons,
                     ..TargetTracker::default()
                 }
             })
@@ -281,8 +349,75 @@ impl TargetTracker {
             || self.t_stop.is_none()
             || !(self.registry.iter().any(|p| p.up)
                 || self.served.iter().any(|p| p.up)
-                || self.clients.iter().any(|(_, p)| p.up)
-                || self.ribbons.iter().any(|(_, p)| p.up))
+                || self.callers.iter().any(|c| c.cache.up)
+                || self.ribbons.iter().any(|r| r.view.up))
+    }
+
+    /// The caller of `route`, if it routes to the target's app.
+    fn caller_of(&mut self, route: RouteId) -> Option<&mut CallerTracker> {
+        let c = self.ribbons.iter().find(|r| r.route == route)?.caller;
+        self.callers.get_mut(c)
+    }
+
+    /// A dead hit (`count` refused attempts, the last at `last`) by `route`.
+    fn dead_hits(&mut self, route: RouteId, count: u64, last: SimTime) {
+        self.dead_hits += count;
+        self.last_dead_hit = self.last_dead_hit.max(Some(last));
+        if let Some(c) = self.caller_of(route) {
+            c.dead_hits += count;
+            c.last_dead_hit = c.last_dead_hit.max(Some(last));
+        }
+    }
+
+    /// `count` requests of `route` failed, their first attempt to the target.
+    fn errors(&mut self, route: RouteId, count: u64) {
+        self.errors += count;
+        if let Some(c) = self.caller_of(route) {
+            c.errors += count;
+        }
+    }
+
+    /// Per caller and per server, the removals relative to `t_stop` (no unresolved reasons:
+    /// an empty cell is "still listed, or never", as in the aggregate); without a stop only the
+    /// counts.
+    fn details(&self, t_stop: Option<SimTime>) -> (Vec<CallerOutcome>, Vec<ServerOutcome>) {
+        let relative = |removal: Removal| match (removal, t_stop) {
+            (Removal::At(at), Some(t_stop)) => Some(at.since(t_stop)),
+            _ => None,
+        };
+        let callers = self
+            .callers
+            .iter()
+            .enumerate()
+            .map(|(c, caller)| {
+                let routes = self.ribbons.iter().filter(|r| r.caller == c);
+                let ribbon = removed_everywhere(routes.map(|r| &r.view));
+                let client = removed_everywhere([&caller.cache]);
+                CallerOutcome {
+                    process: caller.process,
+                    server: caller
+                        .removed_by
+                        .filter(|_| matches!(client, Removal::At(_))),
+                    exposure_ms: t_stop.and_then(|t_stop| exposure(ribbon, t_stop)),
+                    dead_hits: caller.dead_hits,
+                    errors: caller.errors,
+                    last_dead_hit_ms: t_stop
+                        .and_then(|t_stop| Some(caller.last_dead_hit?.since(t_stop))),
+                    client_removed_ms: relative(client),
+                    ribbon_removed_ms: relative(ribbon),
+                }
+            })
+            .collect();
+        let servers = self
+            .registry
+            .iter()
+            .zip(&self.served)
+            .map(|(registry, served)| ServerOutcome {
+                server_removed_ms: relative(removed_everywhere([registry])),
+                readonly_removed_ms: relative(removed_everywhere([served])),
+            })
+            .collect();
+        (callers, servers)
     }
 
     fn outcome(&self) -> ShutdownOutcome {
@@ -294,7 +429,10 @@ impl TargetTracker {
             } else {
                 Unresolved::StoppedBeforeServing
             };
+            let (callers, servers) = self.details(None);
             return ShutdownOutcome {
+                callers,
+                servers,
                 dead_hits: self.dead_hits,
                 errors: self.errors,
                 inflight_failed: self.inflight_failed,
@@ -318,13 +456,10 @@ impl TargetTracker {
         };
         let registry = removed_everywhere(&self.registry);
         let served = removed_everywhere(&self.served);
-        let clients = removed_everywhere(self.clients.iter().map(|(_, p)| p));
-        let ribbon = removed_everywhere(self.ribbons.iter().map(|(_, p)| p));
-        let exposure_ms = match ribbon {
-            Removal::At(at) => Some(at.since(t_stop).max(0)),
-            Removal::NeverPresent => Some(0),
-            Removal::StillPresent => None,
-        };
+        let clients = removed_everywhere(self.callers.iter().map(|c| &c.cache));
+        let ribbon = removed_everywhere(self.ribbons.iter().map(|r| &r.view));
+        let exposure_ms = exposure(ribbon, t_stop);
+        let (callers, servers) = self.details(Some(t_stop));
         let exposure_why = match ribbon {
             Removal::NeverPresent => None,
             other => why(other),
@@ -348,7 +483,19 @@ impl TargetTracker {
                 why(clients),
                 why(ribbon),
             ],
+            callers,
+            servers,
         }
+    }
+}
+
+/// Exposure from the balancers' removal: from the stop to it, 0 if it came before the stop or
+/// no balancer ever listed the instance, `None` while one still does.
+fn exposure(ribbon: Removal, t_stop: SimTime) -> Option<i64> {
+    match ribbon {
+        Removal::At(at) => Some(at.since(t_stop).max(0)),
+        Removal::NeverPresent => Some(0),
+        Removal::StillPresent => None,
     }
 }
 
@@ -377,28 +524,26 @@ impl Observer for MetricsObserver {
                 }
             }
             Observation::Attempt {
+                route,
                 process,
                 dead: true,
-                ..
             } => {
                 if let Some(t) = self.tracker(process)
                     && t.t_stop.is_some()
                 {
-                    t.dead_hits += 1;
-                    t.last_dead_hit = Some(at);
+                    t.dead_hits(route, 1, at);
                 }
             }
             Observation::DeadHits {
+                route,
                 process,
                 count,
                 last,
-                ..
             } => {
                 if let Some(t) = self.tracker(process)
                     && t.t_stop.is_some()
                 {
-                    t.dead_hits += count;
-                    t.last_dead_hit = t.last_dead_hit.max(Some(last));
+                    t.dead_hits(route, count, last);
                 }
             }
             Observation::ConnectTimeouts {
@@ -410,18 +555,22 @@ impl Observer for MetricsObserver {
                     t.timeout_delay_ms += delay_ms;
                 }
             }
-            Observation::RequestsFailed { first, count, .. } => {
+            Observation::RequestsFailed {
+                route,
+                first,
+                count,
+            } => {
                 if let Some(t) = self.tracker(first)
                     && t.t_stop.is_some()
                 {
-                    t.errors += count;
+                    t.errors(route, count);
                 }
             }
-            Observation::RequestFailed { first, .. } => {
+            Observation::RequestFailed { route, first } => {
                 if let Some(t) = self.tracker(first)
                     && t.t_stop.is_some()
                 {
-                    t.errors += 1;
+                    t.errors(route, 1);
                 }
             }
             Observation::Registry {
@@ -447,15 +596,18 @@ impl Observer for MetricsObserver {
                 }
             }
             Observation::ClientCache {
+                server,
                 observer,
                 process,
                 up,
-                ..
             } => {
                 if let Some(t) = self.tracker(process)
-                    && let Some((_, view)) = t.clients.iter_mut().find(|(p, _)| *p == observer)
+                    && let Some(c) = t.callers.iter_mut().find(|c| c.process == observer)
                 {
-                    view.set(at, up);
+                    if c.cache.up && !up {
+                        c.removed_by = Some(server);
+                    }
+                    c.cache.set(at, up);
                 }
             }
             Observation::RibbonList {
@@ -464,9 +616,9 @@ impl Observer for MetricsObserver {
                 listed,
             } => {
                 if let Some(t) = self.tracker(process)
-                    && let Some((_, view)) = t.ribbons.iter_mut().find(|(r, _)| *r == route)
+                    && let Some(r) = t.ribbons.iter_mut().find(|r| r.route == route)
                 {
-                    view.set(at, listed);
+                    r.view.set(at, listed);
                 }
             }
             Observation::InflightFailed { process, count } => {
@@ -492,8 +644,11 @@ mod tests {
         TargetTracker {
             registry: vec![Presence::default()],
             served: vec![Presence::default()],
-            clients: vec![(1, Presence::default())],
-            ribbons: vec![(0, Presence::default())],
+            callers: vec![CallerTracker {
+                process: 1,
+                ..CallerTracker::default()
+            }],
+            ribbons: vec![RouteView::default()],
             ..TargetTracker::default()
         }
     }
@@ -501,8 +656,8 @@ mod tests {
     fn listed_from(t: &mut TargetTracker, at: u64) {
         t.registry[0].set(SimTime(at), true);
         t.served[0].set(SimTime(at), true);
-        t.clients[0].1.set(SimTime(at), true);
-        t.ribbons[0].1.set(SimTime(at), true);
+        t.callers[0].cache.set(SimTime(at), true);
+        t.ribbons[0].view.set(SimTime(at), true);
     }
 
     /// "unresolved" split into its reasons: a kill before the web server was ready, a stop that
@@ -561,6 +716,187 @@ mod tests {
             Some(Unresolved::NeverListed)
         );
         assert_eq!(o.unresolved_reasons(), [Unresolved::NeverListed]);
+    }
+
+    /// Two peers, two callers (process 1 on route 0, process 2 on route 1), the target is
+    /// process 0, stopped at 10 s. Every view lists it from 0; each drop below is given, so
+    /// every cell follows by subtraction from the stop.
+    #[test]
+    fn each_caller_and_each_peer_gets_its_own_removals() {
+        let listed = |t: &mut TargetTracker| {
+            for k in 0..2 {
+                t.registry[k].set(SimTime(0), true);
+                t.served[k].set(SimTime(0), true);
+                t.callers[k].cache.set(SimTime(0), true);
+                t.ribbons[k].view.set(SimTime(0), true);
+            }
+        };
+        let caller = |process| CallerTracker {
+            process,
+            ..CallerTracker::default()
+        };
+        let route = |route, caller| RouteView {
+            route,
+            caller,
+            view: Presence::default(),
+        };
+        let mut tracker = TargetTracker {
+            registry: vec![Presence::default(); 2],
+            served: vec![Presence::default(); 2],
+            callers: vec![caller(1), caller(2)],
+            ribbons: vec![route(0, 0), route(1, 1)],
+            ..TargetTracker::default()
+        };
+        listed(&mut tracker);
+        let mut m = MetricsObserver {
+            targets: vec![tracker],
+            target_of: vec![Some(0), None, None],
+        };
+        let (a, b) = (ServerId(0), ServerId(1));
+        let events = [
+            (10_000, Observation::StoppedServing { process: 0 }),
+            (
+                11_000,
+                Observation::Attempt {
+                    route: 0,
+                    process: 0,
+                    dead: true,
+                },
+            ),
+            (
+                12_000,
+                Observation::DeadHits {
+                    route: 1,
+                    process: 0,
+                    count: 4,
+                    last: SimTime(12_500),
+                },
+            ),
+            (13_000, Observation::RequestFailed { route: 0, first: 0 }),
+            (
+                13_000,
+                Observation::RequestsFailed {
+                    route: 1,
+                    first: 0,
+                    count: 2,
+                },
+            ),
+            (
+                20_000,
+                Observation::Registry {
+                    server: a,
+                    process: 0,
+                    up: false,
+                },
+            ),
+            (
+                25_500,
+                Observation::Registry {
+                    server: b,
+                    process: 0,
+                    up: false,
+                },
+            ),
+            (
+                30_000,
+                Observation::Served {
+                    server: a,
+                    process: 0,
+                    up: false,
+                },
+            ),
+            (
+                31_000,
+                Observation::Served {
+                    server: b,
+                    process: 0,
+                    up: false,
+                },
+            ),
+            (
+                35_000,
+                Observation::ClientCache {
+                    server: a,
+                    observer: 2,
+                    process: 0,
+                    up: false,
+                },
+            ),
+            (
+                40_000,
+                Observation::ClientCache {
+                    server: b,
+                    observer: 1,
+                    process: 0,
+                    up: false,
+                },
+            ),
+            (
+                41_000,
+                Observation::RibbonList {
+                    route: 1,
+                    process: 0,
+                    listed: false,
+                },
+            ),
+            (
+                45_000,
+                Observation::RibbonList {
+                    route: 0,
+                    process: 0,
+                    listed: false,
+                },
+            ),
+        ];
+        for (at, o) in events {
+            m.observe(SimTime(at), o);
+        }
+        let o = &m.outcomes()[0];
+        let servers: Vec<_> = o
+            .servers
+            .iter()
+            .map(|s| (s.server_removed_ms, s.readonly_removed_ms))
+            .collect();
+        assert_eq!(
+            servers,
+            [(Some(10_000), Some(20_000)), (Some(15_500), Some(21_000))]
+        );
+        assert_eq!(
+            o.callers,
+            [
+                CallerOutcome {
+                    process: 1,
+                    server: Some(b),
+                    exposure_ms: Some(35_000),
+                    dead_hits: 1,
+                    errors: 1,
+                    last_dead_hit_ms: Some(1_000),
+                    client_removed_ms: Some(30_000),
+                    ribbon_removed_ms: Some(35_000),
+                },
+                CallerOutcome {
+                    process: 2,
+                    server: Some(a),
+                    exposure_ms: Some(31_000),
+                    dead_hits: 4,
+                    errors: 2,
+                    last_dead_hit_ms: Some(2_500),
+                    client_removed_ms: Some(25_000),
+                    ribbon_removed_ms: Some(31_000),
+                },
+            ]
+        );
+        // The aggregates: the last peer, the last caller, the sums.
+        assert_eq!(
+            (o.server_removed_ms, o.readonly_removed_ms),
+            (Some(15_500), Some(21_000))
+        );
+        assert_eq!(
+            (o.client_removed_ms, o.ribbon_removed_ms),
+            (Some(30_000), Some(35_000))
+        );
+        assert_eq!((o.exposure_ms, o.dead_hits, o.errors), (Some(35_000), 5, 3));
+        assert_eq!(o.last_dead_hit_ms, Some(2_500));
     }
 
     #[test]

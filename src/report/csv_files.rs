@@ -1,7 +1,8 @@
-//! `trials.csv` and `summary.csv`.
+//! `trials.csv`, `callers.csv`, `servers.csv` and `summary.csv`.
 
 use std::io::Write;
 
+use crate::eureka::Layout;
 use crate::experiment::TrialOutcome;
 use crate::scenario::Scenario;
 
@@ -30,6 +31,39 @@ pub const TRIALS_HEADER: [&str; 17] = [
     "ribbon_removed_ms",
     "trial_end_ms",
     "unresolved_reason",
+];
+
+/// `callers.csv`: one row per trial, shutdown and caller of the instance's app (a process with a
+/// route to it), what that caller saw: its exposure (its balancers), its dead hits, errors and
+/// last dead hit, when its Eureka cache and its balancers dropped the instance, and `server`,
+/// the Eureka server (peer) whose answer to its fetch finally dropped it from its cache. Times
+/// in ms from the stop, as in `trials.csv`, whose columns aggregate these rows (the longest
+/// exposure, the sum of dead hits and errors, the last removal).
+pub const CALLERS_HEADER: [&str; 11] = [
+    "trial",
+    "seed",
+    "instance",
+    "caller",
+    "server",
+    "exposure_ms",
+    "dead_hits",
+    "errors",
+    "last_dead_hit_ms",
+    "client_removed_ms",
+    "ribbon_removed_ms",
+];
+
+/// `servers.csv`: one row per trial, shutdown and Eureka server (each `[[peer]]`, or the one
+/// standalone server): when its registry stopped listing the instance UP and when its `GET
+/// /apps` did. `trials.csv`'s `server_removed_ms` and `readonly_removed_ms` are the last of
+/// these.
+pub const SERVERS_HEADER: [&str; 6] = [
+    "trial",
+    "seed",
+    "instance",
+    "server",
+    "server_removed_ms",
+    "readonly_removed_ms",
 ];
 
 /// The header of `summary.csv`: the statistics, then `unresolved_reasons` (the `unresolved`
@@ -76,6 +110,70 @@ pub fn write_trials_csv<W: Write>(
                     .collect::<Vec<_>>()
                     .join(";"),
             ])?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// One row per trial, shutdown and caller of the instance's app ([`CALLERS_HEADER`]).
+pub fn write_callers_csv<W: Write>(
+    out: W,
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+) -> csv::Result<()> {
+    let layout = Layout::new(scenario);
+    let servers = scenario.servers();
+    let process_name = |p: usize| layout.processes.get(p).map_or("?", |s| s.name.as_str());
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(CALLERS_HEADER)?;
+    for trial in outcomes {
+        for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
+            for caller in &outcome.callers {
+                writer.write_record([
+                    trial.trial.to_string(),
+                    trial.seed.to_string(),
+                    shutdown.instance.clone(),
+                    process_name(caller.process).to_string(),
+                    caller
+                        .server
+                        .and_then(|k| servers.get(k.index()))
+                        .map_or(String::new(), |s| s.name.clone()),
+                    opt(caller.exposure_ms),
+                    caller.dead_hits.to_string(),
+                    caller.errors.to_string(),
+                    opt(caller.last_dead_hit_ms),
+                    opt(caller.client_removed_ms),
+                    opt(caller.ribbon_removed_ms),
+                ])?;
+            }
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// One row per trial, shutdown and Eureka server ([`SERVERS_HEADER`]).
+pub fn write_servers_csv<W: Write>(
+    out: W,
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+) -> csv::Result<()> {
+    let servers = scenario.servers();
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(SERVERS_HEADER)?;
+    for trial in outcomes {
+        for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
+            for (k, server) in outcome.servers.iter().enumerate() {
+                writer.write_record([
+                    trial.trial.to_string(),
+                    trial.seed.to_string(),
+                    shutdown.instance.clone(),
+                    servers.get(k).map_or("?", |s| s.name.as_str()).to_string(),
+                    opt(server.server_removed_ms),
+                    opt(server.readonly_removed_ms),
+                ])?;
+            }
         }
     }
     writer.flush()?;

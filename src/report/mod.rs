@@ -24,7 +24,10 @@ pub use compare_report::{
 pub use conform_report::{
     CONFORM_HEADER, conform_cdf, conform_html, render_conform, write_conform_csv,
 };
-pub use csv_files::{TRIALS_HEADER, summary_header, write_summary_csv, write_trials_csv};
+pub use csv_files::{
+    CALLERS_HEADER, SERVERS_HEADER, TRIALS_HEADER, summary_header, write_callers_csv,
+    write_servers_csv, write_summary_csv, write_trials_csv,
+};
 pub use json::{render_summary_json, scenario_hash};
 pub use keys::render_keys;
 pub use sweep_report::{

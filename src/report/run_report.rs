@@ -1,5 +1,6 @@
-//! `eureka-sim run`: the trials, then their files (`trials.csv`, `summary.csv`, `summary.json`,
-//! `deploy.json`, the plots, `report.html`) and the terminal text.
+//! `eureka-sim run`: the trials, then their files (`trials.csv`, `callers.csv`, `servers.csv`,
+//! `summary.csv`, `summary.json`, `deploy.json`, the plots, `report.html`) and the terminal
+//! text.
 
 use std::path::Path;
 
@@ -21,8 +22,8 @@ use super::plot::{
     timeline_svg_string,
 };
 use super::{
-    render_deploy, render_summary, render_summary_json, summarize, write_summary_csv,
-    write_trials_csv,
+    render_deploy, render_summary, render_summary_json, summarize, write_callers_csv,
+    write_servers_csv, write_summary_csv, write_trials_csv,
 };
 
 /// How `eureka-sim run` runs and where it writes.
@@ -51,6 +52,10 @@ pub fn run(
     let trials_path = out_dir.join("trials.csv");
     let summary_path = out_dir.join("summary.csv");
     write_with(&trials_path, |w| write_trials_csv(w, scenario, &outcomes))?;
+    let callers_path = out_dir.join("callers.csv");
+    let servers_path = out_dir.join("servers.csv");
+    write_with(&callers_path, |w| write_callers_csv(w, scenario, &outcomes))?;
+    write_with(&servers_path, |w| write_servers_csv(w, scenario, &outcomes))?;
     write_with(&summary_path, |w| write_summary_csv(w, &rows))?;
     let figures = write_figures(scenario, &outcomes, out_dir, *png)?;
     let report = run_report(scenario, source, &outcomes, &rows, figures);
@@ -64,8 +69,10 @@ pub fn run(
         text.push_str(&format!("\n{deploys}"));
     }
     text.push_str(&format!(
-        "\nwrote {}, {}, {}, the plots and {}\n",
+        "\nwrote {}, {}, {}, {}, {}, the plots and {}\n",
         trials_path.display(),
+        callers_path.display(),
+        servers_path.display(),
         summary_path.display(),
         json_path.display(),
         html_path.display()

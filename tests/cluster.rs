@@ -1,0 +1,153 @@
+//! End to end on a cluster: `eureka-sim run` on two peers writes `callers.csv` (one row per
+//! trial, shutdown and caller) and `servers.csv` (one per trial, shutdown and peer), and
+//! `trials.csv` aggregates them: its `server_removed_ms` and `readonly_removed_ms` are the last
+//! peer's, its exposure the longest caller's, its dead hits the callers' sum.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use crate::harness::{eureka_sim, ok, read_csv, temp};
+
+/// `scenarios/kill-9.toml`'s fleet on two peers `a` and `b` (every client calls both), with a
+/// second caller.
+const TWO_PEERS: &str = r#"
+[simulation]
+duration-s = 600
+release = "Hoxton"
+
+[network]
+latency-ms = 1
+latency-jitter-ms = 4
+
+[server]
+eureka.server.enable-self-preservation = true
+
+[clients]
+eureka.client.registry-fetch-interval-seconds = 30
+
+[[peer]]
+name = "a"
+
+[[peer]]
+name = "b"
+
+[[app]]
+name = "svc"
+instances = 20
+
+[[caller]]
+name = "gateway"
+calls = "svc"
+rate-per-s = 20
+
+[[caller]]
+name = "batch"
+calls = "svc"
+rate-per-s = 5
+
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-9"
+"#;
+
+fn cell(row: &BTreeMap<String, String>, column: &str) -> Option<i64> {
+    let text = &row[column];
+    (!text.is_empty()).then(|| text.parse().unwrap())
+}
+
+#[test]
+fn two_peers_write_callers_and_servers_and_trials_aggregates_them() {
+    let tmp = temp();
+    fs::write(tmp.path().join("two-peers.toml"), TWO_PEERS).unwrap();
+    let stdout = ok(eureka_sim(
+        tmp.path(),
+        0,
+        &[
+            "run",
+            "two-peers.toml",
+            "--trials",
+            "6",
+            "--seed",
+            "3",
+            "--out",
+            "out",
+        ],
+    ));
+    assert!(stdout.contains("callers.csv"), "{stdout}");
+    let out = tmp.path().join("out");
+    let (header, callers) = read_csv(&out.join("callers.csv"));
+    assert_eq!(
+        header,
+        [
+            "trial",
+            "seed",
+            "instance",
+            "caller",
+            "server",
+            "exposure_ms",
+            "dead_hits",
+            "errors",
+            "last_dead_hit_ms",
+            "client_removed_ms",
+            "ribbon_removed_ms"
+        ]
+    );
+    let (header, servers) = read_csv(&out.join("servers.csv"));
+    assert_eq!(
+        header,
+        [
+            "trial",
+            "seed",
+            "instance",
+            "server",
+            "server_removed_ms",
+            "readonly_removed_ms"
+        ]
+    );
+    let (_, trials) = read_csv(&out.join("trials.csv"));
+    assert_eq!(trials.len(), 6);
+    assert_eq!(callers.len(), 6 * 2, "a row per trial and caller");
+    assert_eq!(servers.len(), 6 * 2, "a row per trial and peer");
+    for trial in &trials {
+        let of_trial = |rows: &[BTreeMap<String, String>]| -> Vec<BTreeMap<String, String>> {
+            rows.iter()
+                .filter(|r| r["trial"] == trial["trial"] && r["instance"] == trial["instance"])
+                .cloned()
+                .collect()
+        };
+        let peers = of_trial(&servers);
+        let names: Vec<&str> = peers.iter().map(|r| r["server"].as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        for column in ["server_removed_ms", "readonly_removed_ms"] {
+            let each: Option<Vec<i64>> = peers.iter().map(|r| cell(r, column)).collect();
+            assert_eq!(
+                cell(trial, column),
+                each.and_then(|v| v.into_iter().max()),
+                "trial {}: {column} is the last peer's",
+                trial["trial"]
+            );
+        }
+        let by_caller = of_trial(&callers);
+        let names: Vec<&str> = by_caller.iter().map(|r| r["caller"].as_str()).collect();
+        assert_eq!(names, ["gateway", "batch"]);
+        let sum =
+            |column: &str| -> i64 { by_caller.iter().map(|r| cell(r, column).unwrap()).sum() };
+        assert_eq!(cell(trial, "dead_hits"), Some(sum("dead_hits")));
+        assert_eq!(cell(trial, "errors"), Some(sum("errors")));
+        let each: Option<Vec<i64>> = by_caller.iter().map(|r| cell(r, "exposure_ms")).collect();
+        assert_eq!(
+            cell(trial, "exposure_ms"),
+            each.and_then(|v| v.into_iter().max())
+        );
+        for row in &by_caller {
+            // The peer whose answer dropped it, whenever the cache dropped it.
+            let dropped = cell(row, "client_removed_ms").is_some();
+            assert_eq!(
+                dropped,
+                ["a", "b"].contains(&row["server"].as_str()),
+                "{row:?}"
+            );
+        }
+    }
+}
