@@ -12,7 +12,7 @@ use std::process::Output;
 use crate::harness::{eureka_sim, kill9, ok, read_csv};
 
 /// Metrics per shutdown in `sweep.csv` (one row each).
-const METRICS: usize = 10;
+const METRICS: usize = 11;
 
 const REFRESH: &str = "clients.ribbon.ServerListRefreshInterval";
 const CACHE: &str = "server.eureka.server.response-cache-update-interval-ms";

@@ -33,7 +33,7 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
         seed,
         layout,
         log,
-        outcomes: metrics.outcomes(),
+        outcomes: metrics.outcomes(ran.end),
         end: ran.end,
     }
 }

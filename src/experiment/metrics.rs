@@ -4,6 +4,8 @@ use crate::engine::SimTime;
 use crate::eureka::{Holding, Layout, Observation, Observer, ProcessId, RouteId, ServerId};
 use crate::scenario::Metric;
 
+use super::capacity::LostCapacity;
+
 /// Whether a process is UP in one view, and since when it is not.
 #[derive(Debug, Clone, Copy, Default)]
 struct Presence {
@@ -150,6 +152,10 @@ pub struct ShutdownOutcome {
     pub timeout_delay_ms: u64,
     /// Why each of [`REMOVAL_METRICS`] has no value (`None` where it has one).
     pub removal_unresolved: [Option<Unresolved>; 5],
+    /// Live instances of the instance's app missing from its callers' balancer lists over the
+    /// trial, in instance-ms, summed over the callers (`capacity.rs`: serving, UP in some
+    /// server's registry, listed before by that caller).
+    pub lost_capacity_ms: u64,
     /// Per caller process that calls the instance's app, in layout order (`callers.csv`).
     pub callers: Vec<CallerOutcome>,
     /// Per Eureka server, by `ServerId` (`servers.csv`).
@@ -177,6 +183,8 @@ pub struct CallerOutcome {
     pub client_removed_ms: Option<i64>,
     /// When the last of its balancers (one per route to the instance's app) dropped it.
     pub ribbon_removed_ms: Option<i64>,
+    /// Its lost capacity over its routes to the instance's app, in instance-ms (`capacity.rs`).
+    pub lost_capacity_ms: u64,
 }
 
 /// What one Eureka server did with a stopped instance (a row of `servers.csv`).
@@ -202,6 +210,7 @@ impl ShutdownOutcome {
             Metric::RibbonRemovedMs => self.ribbon_removed_ms,
             Metric::InflightFailed => Some(self.inflight_failed as i64),
             Metric::TimeoutDelayMs => Some(self.timeout_delay_ms as i64),
+            Metric::LostCapacityMs => Some(self.lost_capacity_ms as i64),
         }
     }
 
@@ -276,6 +285,7 @@ struct TargetTracker {
 #[derive(Debug)]
 pub struct MetricsObserver {
     targets: Vec<TargetTracker>,
+    capacity: LostCapacity,
     /// For each process, the index of its tracker, if it is a shutdown target.
     target_of: Vec<Option<usize>>,
 }
@@ -327,7 +337,11 @@ impl MetricsObserver {
                 }
             })
             .collect();
-        MetricsObserver { targets, target_of }
+        MetricsObserver {
+            targets,
+            target_of,
+            capacity: LostCapacity::new(layout),
+        }
     }
 
     fn tracker(&mut self, process: ProcessId) -> Option<&mut TargetTracker> {
@@ -335,9 +349,10 @@ impl MetricsObserver {
         self.targets.get_mut(t).filter(|t| !t.frozen)
     }
 
-    /// The outcome of each shutdown, in scenario order.
-    pub fn outcomes(&self) -> Vec<ShutdownOutcome> {
-        self.targets.iter().map(TargetTracker::outcome).collect()
+    /// The outcome of each shutdown, in scenario order, for a trial that ended at `end`.
+    pub fn outcomes(&self, end: SimTime) -> Vec<ShutdownOutcome> {
+        let areas = self.capacity.areas(end);
+        self.targets.iter().map(|t| t.outcome(&areas)).collect()
     }
 }
 
@@ -380,7 +395,11 @@ impl TargetTracker {
     /// Per caller and per server, the removals relative to `t_stop` (no unresolved reasons:
     /// an empty cell is "still listed, or never", as in the aggregate); without a stop only the
     /// counts.
-    fn details(&self, t_stop: Option<SimTime>) -> (Vec<CallerOutcome>, Vec<ServerOutcome>) {
+    fn details(
+        &self,
+        t_stop: Option<SimTime>,
+        areas: &[u64],
+    ) -> (Vec<CallerOutcome>, Vec<ServerOutcome>) {
         let relative = |removal: Removal| match (removal, t_stop) {
             (Removal::At(at), Some(t_stop)) => Some(at.since(t_stop)),
             _ => None,
@@ -390,8 +409,8 @@ impl TargetTracker {
             .iter()
             .enumerate()
             .map(|(c, caller)| {
-                let routes = self.ribbons.iter().filter(|r| r.caller == c);
-                let ribbon = removed_everywhere(routes.map(|r| &r.view));
+                let routes = || self.ribbons.iter().filter(|r| r.caller == c);
+                let ribbon = removed_everywhere(routes().map(|r| &r.view));
                 let client = removed_everywhere([&caller.cache]);
                 CallerOutcome {
                     process: caller.process,
@@ -405,6 +424,9 @@ impl TargetTracker {
                         .and_then(|t_stop| Some(caller.last_dead_hit?.since(t_stop))),
                     client_removed_ms: relative(client),
                     ribbon_removed_ms: relative(ribbon),
+                    lost_capacity_ms: routes()
+                        .map(|r| areas.get(r.route).copied().unwrap_or(0))
+                        .sum(),
                 }
             })
             .collect();
@@ -420,7 +442,8 @@ impl TargetTracker {
         (callers, servers)
     }
 
-    fn outcome(&self) -> ShutdownOutcome {
+    /// The outcome; `areas`: each route's lost capacity.
+    fn outcome(&self, areas: &[u64]) -> ShutdownOutcome {
         let Some(t_stop) = self.t_stop else {
             // Ever UP in the registry means it served (it registers UP once its web server is
             // ready, FACTS.md §5.1); a stop while serving always reports `StoppedServing`.
@@ -429,8 +452,9 @@ impl TargetTracker {
             } else {
                 Unresolved::StoppedBeforeServing
             };
-            let (callers, servers) = self.details(None);
+            let (callers, servers) = self.details(None, areas);
             return ShutdownOutcome {
+                lost_capacity_ms: callers.iter().map(|c| c.lost_capacity_ms).sum(),
                 callers,
                 servers,
                 dead_hits: self.dead_hits,
@@ -459,7 +483,7 @@ impl TargetTracker {
         let clients = removed_everywhere(self.callers.iter().map(|c| &c.cache));
         let ribbon = removed_everywhere(self.ribbons.iter().map(|r| &r.view));
         let exposure_ms = exposure(ribbon, t_stop);
-        let (callers, servers) = self.details(Some(t_stop));
+        let (callers, servers) = self.details(Some(t_stop), areas);
         let exposure_why = match ribbon {
             Removal::NeverPresent => None,
             other => why(other),
@@ -483,6 +507,7 @@ impl TargetTracker {
                 why(clients),
                 why(ribbon),
             ],
+            lost_capacity_ms: callers.iter().map(|c| c.lost_capacity_ms).sum(),
             callers,
             servers,
         }
@@ -507,6 +532,7 @@ impl Observer for MetricsObserver {
 
     #[inline]
     fn observe(&mut self, at: SimTime, observation: Observation) {
+        self.capacity.observe(at, &observation);
         match observation {
             Observation::ResumedServing { process } => {
                 if let Some(t) = self.tracker(process) {
@@ -665,7 +691,7 @@ mod tests {
     #[test]
     fn unresolved_trials_say_why() {
         // Killed before it served: never UP anywhere, no stop.
-        let o = tracker().outcome();
+        let o = tracker().outcome(&[]);
         assert_eq!(o.exposure_ms, None);
         assert_eq!(
             o.unresolved(Metric::ExposureMs),
@@ -681,13 +707,13 @@ mod tests {
         let mut t = tracker();
         listed_from(&mut t, 1_000);
         assert_eq!(
-            t.outcome().unresolved(Metric::ServerRemovedMs),
+            t.outcome(&[]).unresolved(Metric::ServerRemovedMs),
             Some(Unresolved::NotStopped)
         );
         // Stopped, the registry dropped it, the callers still list it at the end.
         t.t_stop = Some(SimTime(10_000));
         t.registry[0].set(SimTime(20_000), false);
-        let o = t.outcome();
+        let o = t.outcome(&[]);
         assert_eq!(o.server_removed_ms, Some(10_000));
         assert_eq!(o.unresolved(Metric::ServerRemovedMs), None);
         assert_eq!(
@@ -698,7 +724,7 @@ mod tests {
         // The same, frozen by a restart.
         t.frozen = true;
         assert_eq!(
-            t.outcome().unresolved(Metric::RibbonRemovedMs),
+            t.outcome(&[]).unresolved(Metric::RibbonRemovedMs),
             Some(Unresolved::Restarted)
         );
         // Never in any caller's list: exposure 0, the callers' layers never listed it.
@@ -706,7 +732,7 @@ mod tests {
         t.registry[0].set(SimTime(1_000), true);
         t.t_stop = Some(SimTime(2_000));
         t.registry[0].set(SimTime(3_000), false);
-        let o = t.outcome();
+        let o = t.outcome(&[]);
         assert_eq!(
             (o.exposure_ms, o.unresolved(Metric::ExposureMs)),
             (Some(0), None)
@@ -751,6 +777,10 @@ mod tests {
         let mut m = MetricsObserver {
             targets: vec![tracker],
             target_of: vec![Some(0), None, None],
+            capacity: LostCapacity::new(&Layout::new(&crate::scenario::fixture::bundled(
+                "kill-9",
+                &[],
+            ))),
         };
         let (a, b) = (ServerId(0), ServerId(1));
         let events = [
@@ -851,7 +881,7 @@ mod tests {
         for (at, o) in events {
             m.observe(SimTime(at), o);
         }
-        let o = &m.outcomes()[0];
+        let o = &m.outcomes(SimTime(50_000))[0];
         let servers: Vec<_> = o
             .servers
             .iter()
@@ -873,6 +903,7 @@ mod tests {
                     last_dead_hit_ms: Some(1_000),
                     client_removed_ms: Some(30_000),
                     ribbon_removed_ms: Some(35_000),
+                    lost_capacity_ms: 0,
                 },
                 CallerOutcome {
                     process: 2,
@@ -883,6 +914,7 @@ mod tests {
                     last_dead_hit_ms: Some(2_500),
                     client_removed_ms: Some(25_000),
                     ribbon_removed_ms: Some(31_000),
+                    lost_capacity_ms: 0,
                 },
             ]
         );

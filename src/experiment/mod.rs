@@ -1,6 +1,7 @@
 //! Experiments: trials of a scenario and their outcomes.
 
 mod bench;
+mod capacity;
 pub mod claims;
 pub mod compare;
 pub mod conform;
@@ -66,7 +67,7 @@ pub fn simulate_with(
         return TrialOutcome {
             trial,
             seed,
-            shutdowns: observer.outcomes(),
+            shutdowns: observer.outcomes(ran.end),
             deploys: Vec::new(),
             events: ran.events,
             end_ms: ran.end.ms(),
@@ -78,7 +79,7 @@ pub fn simulate_with(
     TrialOutcome {
         trial,
         seed,
-        shutdowns: metrics.outcomes(),
+        shutdowns: metrics.outcomes(ran.end),
         deploys: deploys.finish(ran.end),
         events: ran.events,
         end_ms: ran.end.ms(),

@@ -13,7 +13,7 @@ use super::{SummaryRow, reasons_cell};
 /// stopped instance to leave every view (up to `max-duration-s`). The last column,
 /// `unresolved_reason`, says why any of `exposure_ms` and the four `*_removed_ms` cells is empty
 /// (`experiment::Unresolved`, names joined by `;`); it is empty when they all have a value.
-pub const TRIALS_HEADER: [&str; 17] = [
+pub const TRIALS_HEADER: [&str; 18] = [
     "trial",
     "seed",
     "instance",
@@ -29,6 +29,7 @@ pub const TRIALS_HEADER: [&str; 17] = [
     "readonly_removed_ms",
     "client_removed_ms",
     "ribbon_removed_ms",
+    "lost_capacity_ms",
     "trial_end_ms",
     "unresolved_reason",
 ];
@@ -102,6 +103,7 @@ pub fn write_trials_csv<W: Write>(
                 opt(outcome.readonly_removed_ms),
                 opt(outcome.client_removed_ms),
                 opt(outcome.ribbon_removed_ms),
+                outcome.lost_capacity_ms.to_string(),
                 trial.end_ms.to_string(),
                 outcome
                     .unresolved_reasons()

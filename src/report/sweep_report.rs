@@ -603,7 +603,7 @@ mod tests {
             lines
                 .last()
                 .unwrap()
-                .starts_with("5000,Hoxton,svc-1,ribbon_removed_ms,3,")
+                .starts_with("5000,Hoxton,svc-1,lost_capacity_ms,3,")
         );
     }
 

@@ -15,10 +15,13 @@ pub enum Metric {
     ReadonlyRemovedMs,
     ClientRemovedMs,
     RibbonRemovedMs,
+    /// Live instances of the app missing from its callers' balancer lists, in instance-ms
+    /// (`experiment/capacity.rs`).
+    LostCapacityMs,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 11] = [
         Metric::ExposureMs,
         Metric::DeadHits,
         Metric::Errors,
@@ -29,6 +32,7 @@ impl Metric {
         Metric::ReadonlyRemovedMs,
         Metric::ClientRemovedMs,
         Metric::RibbonRemovedMs,
+        Metric::LostCapacityMs,
     ];
 
     /// The column / metric name in the CSV files.
@@ -44,6 +48,7 @@ impl Metric {
             Metric::RibbonRemovedMs => "ribbon_removed_ms",
             Metric::InflightFailed => "inflight_failed",
             Metric::TimeoutDelayMs => "timeout_delay_ms",
+            Metric::LostCapacityMs => "lost_capacity_ms",
         }
     }
 
@@ -60,6 +65,7 @@ impl Metric {
             Metric::RibbonRemovedMs => "left the Ribbon lists",
             Metric::InflightFailed => "in-flight requests failed",
             Metric::TimeoutDelayMs => "waited in connect timeouts",
+            Metric::LostCapacityMs => "lost capacity (instance-s)",
         }
     }
 

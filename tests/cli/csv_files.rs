@@ -5,7 +5,7 @@ use std::fmt;
 /// `trials.csv`'s header, as documented to users.
 pub const TRIALS_HEADER: &str = "trial,seed,instance,strategy,t_stop_ms,exposure_ms,dead_hits,errors,\
 inflight_failed,timeout_delay_ms,last_dead_hit_ms,server_removed_ms,readonly_removed_ms,client_removed_ms,ribbon_removed_ms,\
-trial_end_ms,unresolved_reason";
+lost_capacity_ms,trial_end_ms,unresolved_reason";
 
 /// `summary.csv`'s header, as documented to users.
 pub const SUMMARY_HEADER: &str =
@@ -13,7 +13,7 @@ pub const SUMMARY_HEADER: &str =
 
 /// The per-trial metrics that `summary.csv` summarises: the `trials.csv` columns from
 /// `exposure_ms` on (t_stop_ms is an absolute time, not a metric of the departure).
-pub const METRICS: [&str; 10] = [
+pub const METRICS: [&str; 11] = [
     "exposure_ms",
     "dead_hits",
     "errors",
@@ -24,6 +24,7 @@ pub const METRICS: [&str; 10] = [
     "readonly_removed_ms",
     "client_removed_ms",
     "ribbon_removed_ms",
+    "lost_capacity_ms",
 ];
 
 /// A CSV file: the header and the records, every record as long as the header.

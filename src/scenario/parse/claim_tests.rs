@@ -158,7 +158,7 @@ fn unknown_metrics_name_the_key_the_line_and_the_closest_metric() {
         "c.toml:13:10: `claim[0].metric`: unknown metric `exposure`; did you mean `exposure_ms`?; \
          allowed: exposure_ms, dead_hits, errors, inflight_failed, timeout_delay_ms, \
          last_dead_hit_ms, server_removed_ms, readonly_removed_ms, client_removed_ms, \
-         ribbon_removed_ms"
+         ribbon_removed_ms, lost_capacity_ms"
     );
 }
 
