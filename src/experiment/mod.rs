@@ -20,7 +20,9 @@ pub use compare::{
     unresolved_by_reason,
 };
 pub use explain::{TrialTrace, trace_trial};
-pub use metrics::{MetricsObserver, REMOVAL_METRICS, ShutdownOutcome, Unresolved};
+pub use metrics::{
+    CallerOutcome, MetricsObserver, REMOVAL_METRICS, ServerOutcome, ShutdownOutcome, Unresolved,
+};
 pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
 pub use stats::{Stats, needs_trials, percentile};
 pub use sweep::{PointResult, Sweep, Vary};

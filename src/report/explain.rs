@@ -7,7 +7,7 @@ use std::ops::Deref;
 use std::path::PathBuf;
 
 use crate::engine::SimTime;
-use crate::eureka::{InstanceStatus, Observation, RequestMode};
+use crate::eureka::{InstanceStatus, Observation, RequestMode, ServerId};
 use crate::experiment::{TrialTrace, trace_trial};
 use crate::scenario::{ClientConfig, FinalStop, Release, Scenario, ShutdownConfig, Strategy};
 
@@ -127,6 +127,25 @@ impl Explanation<'_> {
             .map_or("?", |p| p.name.as_str())
     }
 
+    /// The server a piece of news waited on, in words: "the server" for a standalone server,
+    /// "peer b" in a cluster.
+    fn on(scenario: &Scenario, server: ServerId) -> String {
+        let servers = scenario.servers();
+        match servers.get(server.index()) {
+            Some(peer) if servers.len() > 1 => format!("peer {}", peer.name),
+            _ => "the server".to_string(),
+        }
+    }
+
+    /// "" for a standalone server, "peer b: " in a cluster (before a step a server took).
+    fn at_peer(scenario: &Scenario, server: ServerId) -> String {
+        if scenario.servers().len() > 1 {
+            format!("{}: ", Self::on(scenario, server))
+        } else {
+            String::new()
+        }
+    }
+
     fn route_name(&self, scenario: &Scenario, route: usize) -> String {
         match self.layout.routes.get(route) {
             Some(r) => format!(
@@ -157,21 +176,22 @@ impl Explanation<'_> {
         // The last renew before the strategy started decides when a dead lease can expire.
         let last_renew = self.log.iter().rev().find_map(|(t, o)| match o {
             Observation::Renewed {
+                server,
                 process,
                 expirable_from,
-                ..
-            } if *process == target && *t <= start => Some((*t, *expirable_from)),
+            } if *process == target && *t <= start => Some((*t, *expirable_from, *server)),
             _ => None,
         });
-        if let Some((renewed, expirable)) = last_renew {
+        if let Some((renewed, expirable, server)) = last_renew {
             let duration = expirable.ms().saturating_sub(renewed.ms() + 1) / 2;
             push(
                 &mut steps,
                 renewed,
                 format!(
-                    "last heartbeat before that reached the server: renew() stamped the lease \
+                    "last heartbeat before that reached {}: renew() stamped the lease \
                      {} (now + {} s), so it is expirable from {}, 2 x {} s after the renew \
                      (Lease#renew adds the duration and isExpired adds it again)",
+                    Self::on(scenario, server),
                     secs(SimTime(renewed.ms() + duration)),
                     duration / 1000,
                     secs(expirable),
@@ -179,7 +199,23 @@ impl Explanation<'_> {
                 ),
             );
         }
-        let expirable = last_renew.map(|(_, e)| e);
+        let expirable = last_renew.map(|(_, e, _)| e);
+        // Per server (a peer's copy is renewed by the replicated heartbeat, later): when its
+        // lease became expirable, for its eviction's sentence.
+        let expirable_on = |server: ServerId| {
+            self.log
+                .iter()
+                .rev()
+                .find_map(|(t, o)| match o {
+                    Observation::Renewed {
+                        server: s,
+                        process,
+                        expirable_from,
+                    } if *s == server && *process == target && *t <= start => Some(*expirable_from),
+                    _ => None,
+                })
+                .or(expirable)
+        };
         let target_app = self.layout.processes[target].application;
         let callers: Vec<usize> = self
             .layout
@@ -308,7 +344,9 @@ impl Explanation<'_> {
                     );
                 }
                 Observation::Registered {
-                    process, status, ..
+                    server,
+                    process,
+                    status,
                 } if *process == target && t >= start => {
                     let override_held = config.strategy == Strategy::ServiceRegistry
                         && (!config.cancel_override || t.ms() < config.at_ms + config.wait_ms)
@@ -358,25 +396,35 @@ impl Explanation<'_> {
                              InstanceInfoReplicator)"
                         )
                     };
+                    let text = text.replace("the server", &Self::on(scenario, *server));
                     push(&mut steps, t, text);
                 }
-                Observation::Cancelled { process, .. } if *process == target => {
+                Observation::Cancelled { server, process } if *process == target => {
                     cancelled_at = Some(t);
                     push(
                         &mut steps,
                         t,
-                        "the DELETE (unregister) reached the server: lease cancelled".to_string(),
+                        format!(
+                            "the DELETE (unregister) reached {}: lease cancelled",
+                            Self::on(scenario, *server)
+                        ),
                     );
                 }
-                Observation::Registry { process, up, .. } if *process == target && t >= start => {
+                Observation::Registry {
+                    server,
+                    process,
+                    up,
+                } if *process == target && t >= start => {
                     let text = match (*up, restarted) {
                         (true, true) => "the restarted process is UP in the server's registry",
                         (true, false) => "UP again in the server's registry",
                         (false, _) => "no longer UP in the server's registry",
                     };
-                    push(&mut steps, t, text.to_string());
+                    let whose = format!("{}'s", Self::on(scenario, *server));
+                    push(&mut steps, t, text.replace("the server's", &whose));
                 }
                 Observation::EvictionRun {
+                    server,
                     gated,
                     renews_last_min,
                     threshold,
@@ -392,22 +440,24 @@ impl Explanation<'_> {
                         last_gate = Some((t, *renews_last_min, *threshold));
                         if gated_after_expiry == 1 {
                             let why = gate_text(*renews_last_min, *threshold);
-                            push(&mut steps, t, format!("eviction run: {why}"));
+                            let peer = Self::at_peer(scenario, *server);
+                            push(&mut steps, t, format!("{peer}eviction run: {why}"));
                         }
                     } else if !self.evicted_at(target, t) && *expired > 0 {
                         push(
                             &mut steps,
                             t,
                             format!(
-                                "eviction run: {expired} expired lease(s), {n_evicted} evicted \
-                                 (the 15 % cap); this one must wait for the next run"
+                                "{}eviction run: {expired} expired lease(s), {n_evicted} evicted \
+                                 (the 15 % cap); this one must wait for the next run",
+                                Self::at_peer(scenario, *server)
                             ),
                         );
                     }
                 }
-                Observation::Evicted { process, .. } if *process == target => {
+                Observation::Evicted { server, process } if *process == target => {
                     evicted = true;
-                    let text = match (ghost_registered, expirable) {
+                    let text = match (ghost_registered, expirable_on(*server)) {
                         (Some(g), _) => format!(
                             "the eviction run removed the re-created lease (registered at {}, \
                              never renewed, so expirable {duration_s} s later)",
@@ -420,21 +470,29 @@ impl Explanation<'_> {
                         ),
                         (None, None) => "the eviction run removed the expired lease".to_string(),
                     };
+                    let text = format!("{}{text}", Self::at_peer(scenario, *server));
                     push(&mut steps, t, text);
                 }
                 Observation::Served {
-                    process, up: false, ..
-                } if *process == target => push(
-                    &mut steps,
-                    t,
-                    if scenario.server.use_read_only_response_cache {
+                    server,
+                    process,
+                    up: false,
+                } if *process == target => {
+                    let read_only = scenario
+                        .servers()
+                        .get(server.index())
+                        .map_or(scenario.server.use_read_only_response_cache, |peer| {
+                            peer.server.use_read_only_response_cache
+                        });
+                    let text = if read_only {
                         "read-only response cache refresh (a wall-clock multiple of its \
                          interval): GET /apps now serves it as not UP"
-                            .to_string()
                     } else {
-                        "GET /apps serves it as not UP (read-only cache off)".to_string()
-                    },
-                ),
+                        "GET /apps serves it as not UP (read-only cache off)"
+                    };
+                    let peer = Self::at_peer(scenario, *server);
+                    push(&mut steps, t, format!("{peer}{text}"));
+                }
                 Observation::Fetched {
                     observer, delta, ..
                 } => {
@@ -460,19 +518,27 @@ impl Explanation<'_> {
                     set_fetch(&mut fetches, *observer, FetchKind::ForbiddenPending)
                 }
                 Observation::ClientCache {
+                    server,
                     observer,
                     process,
                     up: false,
-                    ..
-                } if *process == target && callers.contains(observer) => push(
-                    &mut steps,
-                    t,
-                    format!(
-                        "{}'s registry fetch ({}) brought the news to its Eureka client cache",
-                        self.name(*observer),
-                        fetch_of(&fetches, *observer).describe()
-                    ),
-                ),
+                } if *process == target && callers.contains(observer) => {
+                    let from = if scenario.servers().len() > 1 {
+                        format!(" from {}", Self::on(scenario, *server))
+                    } else {
+                        String::new()
+                    };
+                    push(
+                        &mut steps,
+                        t,
+                        format!(
+                            "{}'s registry fetch{from} ({}) brought the news to its Eureka client \
+                             cache",
+                            self.name(*observer),
+                            fetch_of(&fetches, *observer).describe()
+                        ),
+                    )
+                }
                 Observation::RibbonList {
                     route,
                     process,
@@ -678,6 +744,43 @@ impl Explanation<'_> {
                 (removed, _) => ms(removed),
             }
         );
+        let servers = scenario.servers();
+        if servers.len() > 1 {
+            let peers: Vec<String> = outcome
+                .servers
+                .iter()
+                .zip(servers.iter())
+                .map(|(o, peer)| {
+                    format!(
+                        "{} left the registry {}, read-only cache {}",
+                        peer.name,
+                        ms(o.server_removed_ms),
+                        ms(o.readonly_removed_ms)
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "    per peer: {}", peers.join("; "));
+            let callers: Vec<String> = outcome
+                .callers
+                .iter()
+                .map(|c| {
+                    let from = c
+                        .server
+                        .and_then(|k| servers.get(k.index()))
+                        .map_or(String::new(), |peer| {
+                            format!(" (peer {}'s answer)", peer.name)
+                        });
+                    format!(
+                        "{}'s cache {}{from}, {} {}",
+                        self.name(c.process),
+                        ms(c.client_removed_ms),
+                        scenario.balancer_name(),
+                        ms(c.ribbon_removed_ms)
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "    per caller: {}", callers.join("; "));
+        }
         out
     }
 
@@ -703,16 +806,33 @@ impl Explanation<'_> {
                 _ => None,
             })
             .collect();
-        let stages = vec![
-            (
-                format!("{} started", config.strategy.name()),
-                Some(config.at_ms as i64 - t_stop),
-            ),
-            ("left the registry".to_string(), outcome.server_removed_ms),
-            (
+        let mut stages = vec![(
+            format!("{} started", config.strategy.name()),
+            Some(config.at_ms as i64 - t_stop),
+        )];
+        let servers = scenario.servers();
+        if servers.len() > 1 {
+            // One lane per peer for its registry, then one per peer for what it serves.
+            for (o, peer) in outcome.servers.iter().zip(servers.iter()) {
+                stages.push((
+                    format!("left peer {}'s registry", peer.name),
+                    o.server_removed_ms,
+                ));
+            }
+            for (o, peer) in outcome.servers.iter().zip(servers.iter()) {
+                stages.push((
+                    format!("left peer {}'s read-only cache", peer.name),
+                    o.readonly_removed_ms,
+                ));
+            }
+        } else {
+            stages.push(("left the registry".to_string(), outcome.server_removed_ms));
+            stages.push((
                 "left the read-only cache".to_string(),
                 outcome.readonly_removed_ms,
-            ),
+            ));
+        }
+        stages.extend([
             (
                 "left the callers' Eureka caches".to_string(),
                 outcome.client_removed_ms,
@@ -721,7 +841,7 @@ impl Explanation<'_> {
                 format!("left the {} lists", scenario.balancer_name()),
                 outcome.ribbon_removed_ms,
             ),
-        ];
+        ]);
         let known = stages
             .iter()
             .filter_map(|(_, v)| *v)
@@ -1293,5 +1413,69 @@ mod tests {
         assert!(text.contains("probes after 10/20/30 s"), "{text}");
         assert!(text.contains(", Ribbon "), "{text}");
         assert!(text.contains("(a delta, GET /apps/delta)"), "{text}");
+    }
+
+    /// On two peers the chain names the peer of each piece of news, the result gives each
+    /// peer's and each caller's removals, and the timeline has a registry lane and a read-only
+    /// cache lane per peer; kill-9.toml's fleet with `[[peer]]`s a and b.
+    #[test]
+    fn a_cluster_names_the_peer_each_piece_of_news_waited_on() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kill-9.toml"),
+        )
+        .unwrap()
+            + "\n[[peer]]\nname = \"a\"\n\n[[peer]]\nname = \"b\"\n";
+        let s = scenario(&text);
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let told = Explanation(&trace).render(&s, 0);
+        for peer in ["a", "b"] {
+            assert!(
+                told.contains(&format!("no longer UP in peer {peer}'s registry")),
+                "{told}"
+            );
+            assert!(
+                told.contains(&format!("peer {peer}: the eviction run removed")),
+                "{told}"
+            );
+            assert!(
+                told.contains(&format!("peer {peer}: read-only response cache")),
+                "{told}"
+            );
+        }
+        assert!(
+            told.contains("gateway's registry fetch from peer "),
+            "{told}"
+        );
+        assert!(told.contains("per peer: a left the registry +"), "{told}");
+        assert!(told.contains("per caller: gateway's cache +"), "{told}");
+        assert!(!told.contains("the server's"), "{told}");
+        assert!(!told.contains("reached the server"), "{told}");
+        let lanes: Vec<String> = Explanation(&trace)
+            .timeline(&s, 0)
+            .stages
+            .into_iter()
+            .map(|(label, _)| label)
+            .collect();
+        assert_eq!(
+            lanes,
+            [
+                "kill-9 started",
+                "left peer a's registry",
+                "left peer b's registry",
+                "left peer a's read-only cache",
+                "left peer b's read-only cache",
+                "left the callers' Eureka caches",
+                "left the Ribbon lists"
+            ]
+        );
+        // The lanes are the peers' own removals; the registry's aggregate is the later one.
+        let o = &trace.outcomes[0];
+        let last = o
+            .servers
+            .iter()
+            .map(|v| v.server_removed_ms)
+            .max()
+            .flatten();
+        assert_eq!(o.server_removed_ms, last);
     }
 }

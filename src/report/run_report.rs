@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::eureka::RequestMode;
+use crate::eureka::ServerId;
 use crate::experiment::deploy_metrics::summarize_deploy;
 use crate::experiment::{TrialOutcome, run_trials_with, trace_trial};
 use crate::scenario::Metric;
@@ -261,6 +262,16 @@ pub fn run_report(
         if notes.needs {
             paragraphs.push(NEEDS_NOTE.to_string() + ".");
         }
+        let mut tables = vec![Table {
+            caption: format!("Summary over {} trials", outcomes.len()),
+            header,
+            rows: table_rows,
+        }];
+        if scenario.servers().len() > 1 {
+            let (table, news) = cluster_table(scenario, s, outcomes);
+            tables.push(table);
+            paragraphs.push(news);
+        }
         sections.push(Section {
             heading: format!(
                 "{} stopped with {}",
@@ -268,11 +279,7 @@ pub fn run_report(
                 config.strategy.name()
             ),
             paragraphs,
-            tables: vec![Table {
-                caption: format!("Summary over {} trials", outcomes.len()),
-                header,
-                rows: table_rows,
-            }],
+            tables,
             figures: figures.get(s).cloned().unwrap_or_default(),
         });
     }
@@ -286,6 +293,120 @@ pub fn run_report(
         ),
         sections,
     }
+}
+
+/// With several peers: per peer and per caller, the removals over the trials (`servers.csv`,
+/// `callers.csv`), and a sentence saying whose answers brought each caller the news.
+fn cluster_table(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> (Table, String) {
+    use crate::experiment::Stats;
+    let servers = scenario.servers();
+    let layout = crate::eureka::Layout::new(scenario);
+    let shutdowns: Vec<_> = outcomes.iter().filter_map(|o| o.shutdowns.get(s)).collect();
+    let mut rows = Vec::new();
+    let mut row = |label: String, metric: Metric, values: Vec<Option<i64>>| {
+        let st = Stats::of(values);
+        let mean = st.mean.map_or("-".to_string(), |v| {
+            if metric.is_time() {
+                format!("{:.1}", v / 1000.0)
+            } else {
+                format!("{v:.1}")
+            }
+        });
+        rows.push(vec![
+            label,
+            if metric.is_time() { "s" } else { "count" }.to_string(),
+            fmt(metric, st.min),
+            mean,
+            fmt(metric, st.max),
+            st.unresolved.to_string(),
+        ]);
+    };
+    for (k, peer) in servers.iter().enumerate() {
+        let of = |f: fn(&crate::experiment::ServerOutcome) -> Option<i64>| {
+            shutdowns
+                .iter()
+                .map(|o| o.servers.get(k).and_then(f))
+                .collect()
+        };
+        let name = &peer.name;
+        let registry = of(|o| o.server_removed_ms);
+        row(
+            format!("peer {name}: left its registry"),
+            Metric::ServerRemovedMs,
+            registry,
+        );
+        let served = of(|o| o.readonly_removed_ms);
+        row(
+            format!("peer {name}: left its read-only cache"),
+            Metric::ReadonlyRemovedMs,
+            served,
+        );
+    }
+    let callers: Vec<usize> = shutdowns
+        .first()
+        .map(|o| o.callers.iter().map(|c| c.process).collect())
+        .unwrap_or_default();
+    let mut news = Vec::new();
+    for (c, &process) in callers.iter().enumerate() {
+        let name = layout
+            .processes
+            .get(process)
+            .map_or("?", |p| p.name.as_str());
+        let of = |f: fn(&crate::experiment::CallerOutcome) -> Option<i64>| {
+            shutdowns
+                .iter()
+                .map(|o| o.callers.get(c).and_then(f))
+                .collect()
+        };
+        row(
+            format!("{name}: exposure"),
+            Metric::ExposureMs,
+            of(|o| o.exposure_ms),
+        );
+        row(
+            format!("{name}: dead hits"),
+            Metric::DeadHits,
+            of(|o| Some(o.dead_hits as i64)),
+        );
+        row(
+            format!("{name}: left its Eureka cache"),
+            Metric::ClientRemovedMs,
+            of(|o| o.client_removed_ms),
+        );
+        row(
+            format!("{name}: lost capacity (instance-s)"),
+            Metric::LostCapacityMs,
+            of(|o| Some(o.lost_capacity_ms as i64)),
+        );
+        let by_peer: Vec<String> = servers
+            .iter()
+            .enumerate()
+            .map(|(k, peer)| {
+                let n = shutdowns
+                    .iter()
+                    .filter(|o| o.callers.get(c).and_then(|c| c.server) == Some(ServerId(k as u32)))
+                    .count();
+                format!("peer {} in {n}", peer.name)
+            })
+            .collect();
+        news.push(format!("{name}: {}", by_peer.join(", ")));
+    }
+    let table = Table {
+        caption: format!(
+            "Per peer and per caller over {} trials (servers.csv, callers.csv)",
+            outcomes.len()
+        ),
+        header: ["view", "unit", "min", "mean", "max", "unresolved"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    };
+    let news = format!(
+        "Whose answer (a full or delta fetch) finally dropped the instance from each caller's \
+         Eureka cache, in how many trials: {}.",
+        news.join("; ")
+    );
+    (table, news)
 }
 
 /// A timeline figure's caption.
