@@ -1,7 +1,8 @@
 //! End to end on a cluster: `eureka-sim run` on two peers writes `callers.csv` (one row per
 //! trial, shutdown and caller) and `servers.csv` (one per trial, shutdown and peer), and
 //! `trials.csv` aggregates them: its `server_removed_ms` and `readonly_removed_ms` are the last
-//! peer's, its exposure the longest caller's, its dead hits the callers' sum.
+//! peer's, its exposure the longest caller's, its dead hits the callers' sum. The terminal adds
+//! the peers' removals and whose answers brought each caller the news.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -75,6 +76,14 @@ fn two_peers_write_callers_and_servers_and_trials_aggregates_them() {
         ],
     ));
     assert!(stdout.contains("callers.csv"), "{stdout}");
+    assert!(
+        stdout.contains("per peer (mean over the trials that have it): a registry "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("whose answer dropped it from each caller's cache (trials): gateway (a "),
+        "{stdout}"
+    );
     let out = tmp.path().join("out");
     let (header, callers) = read_csv(&out.join("callers.csv"));
     assert_eq!(

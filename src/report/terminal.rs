@@ -105,6 +105,7 @@ pub fn render_summary(
         out.push_str(&unresolved_line(s, outcomes));
         out.push_str(&intervals(rows.iter().filter(|r| r.shutdown == s)));
         out.push_str(&where_the_news_waited(s, outcomes, balancer));
+        out.push_str(&per_peer(scenario, s, outcomes));
     }
     out.push_str(&waited_line(scenario, outcomes));
     out
@@ -259,6 +260,80 @@ fn unresolved_line(s: usize, outcomes: &[TrialOutcome]) -> String {
     format!(
         "  unresolved trials (an exposure or removal time is empty): {}\n",
         parts.join(", ")
+    )
+}
+
+/// With several peers: each peer's mean removals (`servers.csv`) and, per caller, whose answers
+/// brought the news; empty for a standalone server.
+fn per_peer(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> String {
+    let servers = scenario.servers();
+    if servers.len() < 2 {
+        return String::new();
+    }
+    let shutdowns: Vec<_> = outcomes.iter().filter_map(|o| o.shutdowns.get(s)).collect();
+    let mean = |values: Vec<Option<i64>>| {
+        let known: Vec<i64> = values.into_iter().flatten().collect();
+        if known.is_empty() {
+            "-".to_string()
+        } else {
+            let m = known.iter().sum::<i64>() as f64 / known.len() as f64;
+            format!("{:.1}s", (m / 100.0).round() / 10.0 + 0.0)
+        }
+    };
+    let peers: Vec<String> = servers
+        .iter()
+        .enumerate()
+        .map(|(k, peer)| {
+            let registry = shutdowns
+                .iter()
+                .map(|o| o.servers.get(k).and_then(|v| v.server_removed_ms))
+                .collect();
+            let served = shutdowns
+                .iter()
+                .map(|o| o.servers.get(k).and_then(|v| v.readonly_removed_ms))
+                .collect();
+            format!(
+                "{} registry {}, read-only cache {}",
+                peer.name,
+                mean(registry),
+                mean(served)
+            )
+        })
+        .collect();
+    let layout = crate::eureka::Layout::new(scenario);
+    let callers: Vec<String> = shutdowns
+        .first()
+        .map(|o| o.callers.iter().map(|c| c.process).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(c, process)| {
+            let by_peer: Vec<String> = servers
+                .iter()
+                .enumerate()
+                .map(|(k, peer)| {
+                    let n = shutdowns
+                        .iter()
+                        .filter(|o| {
+                            o.callers.get(c).and_then(|c| c.server)
+                                == Some(crate::eureka::ServerId(k as u32))
+                        })
+                        .count();
+                    format!("{} {n}", peer.name)
+                })
+                .collect();
+            let name = layout
+                .processes
+                .get(process)
+                .map_or("?", |p| p.name.as_str());
+            format!("{name} ({})", by_peer.join(", "))
+        })
+        .collect();
+    format!(
+        "  per peer (mean over the trials that have it): {}\n  whose answer dropped it from \
+         each caller's cache (trials): {}\n",
+        peers.join("; "),
+        callers.join("; ")
     )
 }
 
