@@ -433,7 +433,7 @@ impl Explanation<'_> {
                     ..
                 } if expirable.is_some_and(|e| t >= e)
                     && !restarted
-                    && !self.evicted_before(target, t) =>
+                    && !self.evicted_before(target, *server, t) =>
                 {
                     if *gated {
                         gated_after_expiry += 1;
@@ -443,7 +443,7 @@ impl Explanation<'_> {
                             let peer = Self::at_peer(scenario, *server);
                             push(&mut steps, t, format!("{peer}eviction run: {why}"));
                         }
-                    } else if !self.evicted_at(target, t) && *expired > 0 {
+                    } else if !self.evicted_at(target, *server, t) && *expired > 0 {
                         push(
                             &mut steps,
                             t,
@@ -637,15 +637,21 @@ impl Explanation<'_> {
         ))
     }
 
-    fn evicted_at(&self, target: usize, at: SimTime) -> bool {
+    /// Whether `server` evicted `target` at `at` (each peer evicts on its own).
+    fn evicted_at(&self, target: usize, server: ServerId, at: SimTime) -> bool {
         self.log.iter().any(|(t, o)| {
-            *t == at && matches!(o, Observation::Evicted { process, .. } if *process == target)
+            *t == at
+                && matches!(o, Observation::Evicted { server: s, process }
+                    if *process == target && *s == server)
         })
     }
 
-    fn evicted_before(&self, target: usize, at: SimTime) -> bool {
+    /// Whether `server` evicted `target` before `at`.
+    fn evicted_before(&self, target: usize, server: ServerId, at: SimTime) -> bool {
         self.log.iter().any(|(t, o)| {
-            *t < at && matches!(o, Observation::Evicted { process, .. } if *process == target)
+            *t < at
+                && matches!(o, Observation::Evicted { server: s, process }
+                    if *process == target && *s == server)
         })
     }
 
