@@ -290,19 +290,7 @@ impl Builder<'_> {
                 takes_text,
             ));
         }
-        let duration_s = simulation.duration_ms / 1000;
-        if draft.at_ms >= simulation.duration_ms {
-            return Err(self.invalid(
-                table,
-                "at-s",
-                format!(
-                    "at-s {} is not before the end of the trial (simulation.duration-s = \
-                     {duration_s})",
-                    draft.at_ms / 1000
-                ),
-                format!("0..{duration_s}"),
-            ));
-        }
+        self.at_before_end(table, draft.at_ms, simulation)?;
         let target = |this: &mut Self, want: Want| {
             let name = draft.target.clone().unwrap_or_default();
             let side = names
@@ -348,6 +336,7 @@ impl Builder<'_> {
         if let Some((key, length_ms, still)) = end {
             let end_ms = draft.at_ms.saturating_add(length_ms);
             if end_ms > simulation.duration_ms {
+                let duration_s = simulation.duration_ms / 1000;
                 let text = format!(
                     "the {kind} ends at {} s, after the end of the trial (simulation.duration-s \
                      = {duration_s}): {still} when the trial ends",

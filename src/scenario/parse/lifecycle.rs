@@ -46,6 +46,30 @@ impl Builder<'_> {
         }
     }
 
+    /// A `[[restart]]`, `[[deploy]]` or `[[fault]]` `at-s` must fall before the end of the
+    /// trial (`simulation.duration-s`).
+    pub(super) fn at_before_end(
+        &mut self,
+        table: &Resolved,
+        at_ms: u64,
+        simulation: &SimulationConfig,
+    ) -> Result<(), ScenarioError> {
+        if at_ms < simulation.duration_ms {
+            return Ok(());
+        }
+        let duration_s = simulation.duration_ms / 1000;
+        Err(self.invalid(
+            table,
+            "at-s",
+            format!(
+                "at-s {} is not before the end of the trial (simulation.duration-s = \
+                 {duration_s})",
+                at_ms / 1000
+            ),
+            format!("0..{duration_s}"),
+        ))
+    }
+
     /// One `[[restart]]`: the instance exists, exactly one of `at-s` / `down-s` is given, `down-s`
     /// has a `[[shutdown]]` to count from, and the restart falls within the trial.
     pub(super) fn restart(
@@ -86,20 +110,10 @@ impl Builder<'_> {
                 ));
             }
         };
-        let duration_s = simulation.duration_ms / 1000;
+        if let RestartWhen::At(at) = when {
+            self.at_before_end(table, at, simulation)?;
+        }
         match when {
-            RestartWhen::At(at) if at >= simulation.duration_ms => {
-                return Err(self.invalid(
-                    table,
-                    "at-s",
-                    format!(
-                        "at-s {} is not before the end of the trial (simulation.duration-s = \
-                         {duration_s})",
-                        at / 1000
-                    ),
-                    format!("0..{duration_s}"),
-                ));
-            }
             RestartWhen::AfterExit(_)
                 if !shutdowns.iter().any(|s| s.instance == draft.instance) =>
             {
@@ -164,19 +178,7 @@ impl Builder<'_> {
                 names.join(", "),
             ));
         };
-        let duration_s = simulation.duration_ms / 1000;
-        if draft.at_ms >= simulation.duration_ms {
-            return Err(self.invalid(
-                table,
-                "at-s",
-                format!(
-                    "at-s {} is not before the end of the trial (simulation.duration-s = \
-                     {duration_s})",
-                    draft.at_ms / 1000
-                ),
-                format!("0..{duration_s}"),
-            ));
-        }
+        self.at_before_end(table, draft.at_ms, simulation)?;
         let waits = draft.strategy.waits();
         if waits && draft.then == FinalStop::KeepRunning {
             return Err(self.invalid(
