@@ -41,6 +41,16 @@ pub enum Task {
     CacheRefresh,
 }
 
+impl Task {
+    /// Its executor's name in the logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Task::Heartbeat => "heartbeat",
+            Task::CacheRefresh => "cache refresh",
+        }
+    }
+}
+
 /// A client timer, with the generation it was armed with where a later arm or a cancel can make
 /// it stale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +67,12 @@ pub enum ClientTimer {
     ReplicatorOnDemand,
     /// `InstanceInfoReplicator#stop`'s `awaitTermination` gives up.
     ReplicatorStopDeadline,
+    /// `TimedSupervisorTask#run`'s `future.get(timeoutMillis)` gives up on the run armed
+    /// with `generation` (with a transport only).
+    TaskTimeout {
+        task: Task,
+        generation: u32,
+    },
 }
 
 /// How long the Spring context takes from the client's scheduled tasks to a ready web server.
@@ -138,34 +154,69 @@ impl ClientOutput for Vec<ClientEffect> {
 }
 
 /// A task run by `TimedSupervisorTask` (FACTS.md §5.2, §0.3): a one-shot that re-arms itself
-/// one interval after its run ended. Each arm (and a cancel) starts a new generation, so a timer
+/// `delay` after its run ended. Each arm (and a cancel) starts a new generation, so a timer
 /// armed before is stale when it fires.
 ///
-/// The supervisor's back-off (a run longer than the interval doubles the delay, up to
-/// `expBackOffBound` × interval) is not modelled: every call here is answered within a network
-/// latency, far below the interval, so the delay is always the interval.
-#[derive(Debug, Clone, Copy)]
+/// With a transport (several servers, or faults) a call can outlast the interval, and the
+/// supervisor's rules apply (`TimedSupervisorTask#run`): the run is submitted to the task's
+/// executor and waited for `timeoutMillis` (the interval). Done in time: `delay` = the
+/// interval, next run one delay after it ended. Timed out: `delay = min(maxDelay, delay x 2)`
+/// (`maxDelay` = interval x `*-exponential-back-off-bound`), next run one delay after the
+/// timeout, and `future.cancel(true)` interrupts a thread blocked in socket I/O, which a
+/// blocking `java.net.Socket` ignores, so the body runs on to its end with its side effects
+/// (a renew that lands, a fetch that is stored) but re-arms nothing. The executor
+/// (`DiscoveryClient#initScheduledTasks`: `ThreadPoolExecutor(1, *-executor-thread-pool-size,
+/// SynchronousQueue)`) runs at most that many bodies; a run submitted while all are busy is
+/// rejected (`RejectedExecutionException`) and re-armed after the unchanged delay.
+#[derive(Debug, Clone)]
 struct SupervisedTask {
     task: Task,
+    /// `timeoutMillis`: the interval, and the delay after a run done in time.
     interval_ms: u64,
+    /// `maxDelay`: interval x the back-off bound.
+    max_delay_ms: u64,
+    /// The delay of the next arm.
+    delay_ms: u64,
     generation: u32,
+    /// The executor's threads (`*-executor-thread-pool-size`).
+    pool_size: usize,
+    /// Bodies still running on the executor, with a transport only: the current run's and
+    /// those whose supervisor timed out.
+    bodies: Vec<Body>,
+    /// The current run's body (the sequence number of its call in flight), while the
+    /// supervisor waits for it.
+    current: Option<u32>,
+}
+
+/// A task body on an executor thread: its call in flight, and `fetchRegistryGeneration` as it
+/// read it before the call (`DiscoveryClient#getAndStoreFullRegistry`, `#getAndUpdateDelta`
+/// store what they fetched only if no other thread stored a fetch since).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Body {
+    seq: u32,
+    fetch_generation: u64,
 }
 
 impl SupervisedTask {
-    fn new(task: Task, interval_ms: u64) -> SupervisedTask {
+    fn new(task: Task, interval_ms: u64, back_off_bound: u32, pool_size: u32) -> SupervisedTask {
         SupervisedTask {
             task,
             interval_ms,
+            max_delay_ms: interval_ms.saturating_mul(u64::from(back_off_bound)),
+            delay_ms: interval_ms,
             generation: 0,
+            pool_size: pool_size.max(1) as usize,
+            bodies: Vec::new(),
+            current: None,
         }
     }
 
-    /// The run ended (or the task starts): the next one in one interval.
+    /// The run ended (or the task starts, or a run was rejected): the next one in one delay.
     #[inline]
     fn arm(&mut self, out: &mut impl ClientOutput) {
         self.generation += 1;
         let (task, generation) = (self.task, self.generation);
-        out.arm(self.interval_ms, ClientTimer::Task { task, generation });
+        out.arm(self.delay_ms, ClientTimer::Task { task, generation });
     }
 
     /// Steady start: the next run `delay_ms` from now (a phase of the interval).
@@ -182,6 +233,61 @@ impl SupervisedTask {
 
     fn armed_with(&self, generation: u32) -> bool {
         self.generation == generation
+    }
+
+    /// Every thread of the executor runs a body: a submit is rejected.
+    fn saturated(&self) -> bool {
+        self.bodies.len() >= self.pool_size
+    }
+
+    /// A run begins with call `seq`; the supervisor gives up on it one interval later.
+    fn begin(&mut self, seq: u32, fetch_generation: u64, out: &mut impl ClientOutput) {
+        self.bodies.push(Body {
+            seq,
+            fetch_generation,
+        });
+        self.current = Some(seq);
+        let (task, generation) = (self.task, self.generation);
+        out.arm(
+            self.interval_ms,
+            ClientTimer::TaskTimeout { task, generation },
+        );
+    }
+
+    /// `future.get` timed out: back off; the body runs on, abandoned.
+    fn timed_out(&mut self, out: &mut impl ClientOutput) {
+        self.delay_ms = self.max_delay_ms.min(self.delay_ms.saturating_mul(2));
+        self.current = None;
+        self.arm(out);
+    }
+
+    fn body(&self, seq: u32) -> Option<Body> {
+        self.bodies.iter().copied().find(|b| b.seq == seq)
+    }
+
+    /// The body whose call was `seq` goes on with call `next` (a retry on the next server, a
+    /// re-register, a full fetch), which read `fetch_generation`.
+    fn goes_on(&mut self, seq: u32, next: u32, fetch_generation: u64) {
+        if let Some(body) = self.bodies.iter_mut().find(|b| b.seq == seq) {
+            *body = Body {
+                seq: next,
+                fetch_generation,
+            };
+        }
+        if self.current == Some(seq) {
+            self.current = Some(next);
+        }
+    }
+
+    /// The body whose call was `seq` is over. If the supervisor still waited for it, the run
+    /// was done in time: the delay is the interval again and the task re-arms.
+    fn ended(&mut self, seq: u32, out: &mut impl ClientOutput) {
+        self.bodies.retain(|b| b.seq != seq);
+        if self.current == Some(seq) {
+            self.current = None;
+            self.delay_ms = self.interval_ms;
+            self.arm(out);
+        }
     }
 }
 
@@ -266,6 +372,10 @@ pub struct DiscoveryClient {
     /// Its way to several servers (`eureka.client.service-url`), if it has more than one
     /// endpoint or calls may fail; `None`: every call goes to `server`.
     transport: Option<Box<ClientTransport>>,
+    /// The sequence number of the last call sent (0 without a transport).
+    last_seq: u32,
+    /// `fetchRegistryGeneration`: how many fetches the local registry has stored.
+    fetch_generation: u64,
 }
 
 impl DiscoveryClient {
@@ -277,10 +387,18 @@ impl DiscoveryClient {
         called: Vec<usize>,
         rng: RngStream,
     ) -> DiscoveryClient {
-        let heartbeat =
-            SupervisedTask::new(Task::Heartbeat, config.lease_renewal_interval_s * 1000);
-        let cache_refresh =
-            SupervisedTask::new(Task::CacheRefresh, config.registry_fetch_interval_s * 1000);
+        let heartbeat = SupervisedTask::new(
+            Task::Heartbeat,
+            config.lease_renewal_interval_s * 1000,
+            config.heartbeat_executor_exponential_back_off_bound,
+            config.heartbeat_executor_thread_pool_size,
+        );
+        let cache_refresh = SupervisedTask::new(
+            Task::CacheRefresh,
+            config.registry_fetch_interval_s * 1000,
+            config.cache_refresh_executor_exponential_back_off_bound,
+            config.cache_refresh_executor_thread_pool_size,
+        );
         DiscoveryClient {
             id,
             config,
@@ -305,6 +423,8 @@ impl DiscoveryClient {
             rng,
             server: ServerId::FIRST,
             transport: None,
+            last_seq: 0,
+            fetch_generation: 0,
         }
     }
 
@@ -339,7 +459,50 @@ impl DiscoveryClient {
     /// Sends `call` to the server its stack picks.
     fn send(&mut self, now: SimTime, call: Call, out: &mut impl ClientOutput) {
         let (server, seq) = self.route_call(now, call);
+        self.last_seq = seq;
         out.send(server, seq, call);
+    }
+
+    fn task_mut(&mut self, task: Task) -> &mut SupervisedTask {
+        match task {
+            Task::Heartbeat => &mut self.heartbeat,
+            Task::CacheRefresh => &mut self.cache_refresh,
+        }
+    }
+
+    /// The task's run is over after call `seq`: re-arm (without a transport, where every call
+    /// is answered within a latency, always), or end its body ([`SupervisedTask::ended`]).
+    fn run_ended(&mut self, task: Task, seq: u32, out: &mut impl ClientOutput) {
+        let supervised = self.transport.is_some();
+        let task = self.task_mut(task);
+        if supervised {
+            task.ended(seq, out);
+        } else {
+            task.arm(out);
+        }
+    }
+
+    /// The task's body that sent call `seq` goes on with the call just sent.
+    fn run_goes_on(&mut self, task: Task, seq: u32) {
+        let (next, generation) = (self.last_seq, self.fetch_generation);
+        self.task_mut(task).goes_on(seq, next, generation);
+    }
+
+    /// Whether the fetch body that sent call `seq` may store what it fetched: no other body
+    /// stored a fetch since it began (`fetchRegistryGeneration.compareAndSet`); if so, the
+    /// generation moves on.
+    fn fetch_stores(&mut self, seq: u32) -> bool {
+        if self.transport.is_none() {
+            return true;
+        }
+        let Some(body) = self.cache_refresh.body(seq) else {
+            return true;
+        };
+        if body.fetch_generation != self.fetch_generation {
+            return false;
+        }
+        self.fetch_generation += 1;
+        true
     }
 
     /// The client of the process's next incarnation (a `[[restart]]` under the same id), with
@@ -624,6 +787,14 @@ impl DiscoveryClient {
                 if !self.tasks_running || !supervised.armed_with(generation) {
                     return;
                 }
+                let supervised = self.transport.is_some();
+                if supervised && self.task_mut(task).saturated() {
+                    out.observe(Observation::TaskRejected {
+                        observer: self.id,
+                        task: task.name(),
+                    });
+                    return self.task_mut(task).arm(out);
+                }
                 match task {
                     // `DiscoveryClient#renew`.
                     Task::Heartbeat => {
@@ -632,6 +803,23 @@ impl DiscoveryClient {
                     }
                     Task::CacheRefresh => self.fetch_registry(now, out),
                 }
+                if supervised {
+                    let (seq, fetched) = (self.last_seq, self.fetch_generation);
+                    self.task_mut(task).begin(seq, fetched, out);
+                }
+            }
+            ClientTimer::TaskTimeout { task, generation } => {
+                if !self.tasks_running || !self.task_mut(task).armed_with(generation) {
+                    return;
+                }
+                let supervised = self.task_mut(task);
+                supervised.timed_out(out);
+                let next_in_ms = supervised.delay_ms;
+                out.observe(Observation::TaskTimedOut {
+                    observer: self.id,
+                    task: task.name(),
+                    next_in_ms,
+                });
             }
             ClientTimer::Replicator { generation } => {
                 if self.replicator.generation != generation || self.replicator.dead {
@@ -662,8 +850,20 @@ impl DiscoveryClient {
         let from = if let Some(transport) = self.transport.as_mut() {
             match transport.on_reply(now, seq, &reply) {
                 Delivery::Answered(server) => server,
-                Delivery::Retry(server, call, seq) => return out.send(server, seq, call),
-                Delivery::Failed(call) => return self.on_call_failed(now, wall_ms, call, out),
+                Delivery::Retry(server, call, next) => {
+                    // The same call on the next server: the body waits on.
+                    let generation_of =
+                        |t: &SupervisedTask| t.body(seq).map(|b| b.fetch_generation);
+                    for task in [Task::Heartbeat, Task::CacheRefresh] {
+                        if let Some(g) = generation_of(self.task_mut(task)) {
+                            self.task_mut(task).goes_on(seq, next, g);
+                        }
+                    }
+                    return out.send(server, next, call);
+                }
+                Delivery::Failed(call) => {
+                    return self.on_call_failed(now, wall_ms, seq, call, out);
+                }
                 Delivery::Stale => return,
             }
         } else if matches!(reply, Reply::Unreachable | Reply::Forbidden { .. }) {
@@ -680,15 +880,17 @@ impl DiscoveryClient {
                 }
                 FetchWhy::Periodic | FetchWhy::Reconcile => {
                     if self.tasks_running {
-                        self.apply_fetch(from, payload, applications, out);
-                        self.cache_refresh.arm(out);
+                        if self.fetch_stores(seq) {
+                            self.apply_fetch(from, payload, applications, out);
+                        }
+                        self.run_ended(Task::CacheRefresh, seq, out);
                     }
                 }
             },
             Reply::Delta { payload } => {
-                self.on_delta_fetched(now, from, &payload, applications, out)
+                self.on_delta_fetched(now, (from, seq), &payload, applications, out)
             }
-            Reply::DeltaForbidden => self.on_delta_forbidden(now, out),
+            Reply::DeltaForbidden => self.on_delta_forbidden(now, seq, out),
             Reply::Registered { why } => match why {
                 RegisterWhy::Init => self.init_scheduled_tasks(now, wall_ms, out),
                 RegisterWhy::Replicator => {
@@ -707,7 +909,7 @@ impl DiscoveryClient {
                     if let Some(stamp) = self.heartbeat_reregister.take() {
                         self.unset_dirty(stamp);
                     }
-                    self.heartbeat.arm(out);
+                    self.run_ended(Task::Heartbeat, seq, out);
                 }
             },
             Reply::Renewed { found } => {
@@ -715,12 +917,13 @@ impl DiscoveryClient {
                     return;
                 }
                 if found {
-                    self.heartbeat.arm(out);
+                    self.run_ended(Task::Heartbeat, seq, out);
                 } else {
                     // 404: setIsDirtyWithTime(), register(), unsetIsDirty(ts) on success.
                     let stamp = self.set_dirty(wall_ms);
                     self.heartbeat_reregister = Some(stamp);
                     self.send_register(now, RegisterWhy::HeartbeatReRegister, out);
+                    self.run_goes_on(Task::Heartbeat, seq);
                 }
             }
             Reply::Cancelled => {
@@ -743,6 +946,7 @@ impl DiscoveryClient {
         &mut self,
         now: SimTime,
         wall_ms: u64,
+        seq: u32,
         call: Call,
         out: &mut impl ClientOutput,
     ) {
@@ -753,7 +957,7 @@ impl DiscoveryClient {
         match call {
             Call::Renew { .. } => {
                 if self.tasks_running {
-                    self.heartbeat.arm(out);
+                    self.run_ended(Task::Heartbeat, seq, out);
                 }
             }
             Call::FetchAll {
@@ -761,7 +965,7 @@ impl DiscoveryClient {
             } => self.constructed_fetch(now, wall_ms, out),
             Call::FetchAll { .. } | Call::FetchDelta => {
                 if self.tasks_running {
-                    self.cache_refresh.arm(out);
+                    self.run_ended(Task::CacheRefresh, seq, out);
                 }
             }
             Call::Register { why, .. } => match why {
@@ -774,7 +978,7 @@ impl DiscoveryClient {
                 RegisterWhy::HeartbeatReRegister => {
                     if self.tasks_running {
                         self.heartbeat_reregister = None;
-                        self.heartbeat.arm(out);
+                        self.run_ended(Task::Heartbeat, seq, out);
                     }
                 }
             },
@@ -1074,7 +1278,7 @@ impl DiscoveryClient {
 
     /// `DiscoveryClient#getAndUpdateDelta` with a non-200 answer: the delta is null, so the same
     /// run does a full fetch (`getAndStoreFullRegistry`) instead.
-    fn on_delta_forbidden(&mut self, now: SimTime, out: &mut impl ClientOutput) {
+    fn on_delta_forbidden(&mut self, now: SimTime, seq: u32, out: &mut impl ClientOutput) {
         if !self.tasks_running {
             return;
         }
@@ -1083,6 +1287,7 @@ impl DiscoveryClient {
             why: FetchWhy::Periodic,
         };
         self.send(now, call, out);
+        self.run_goes_on(Task::CacheRefresh, seq);
     }
 
     /// `DiscoveryClient#getAndUpdateDelta` with a 200: `updateDelta` (apply, then shuffle), then
@@ -1092,13 +1297,17 @@ impl DiscoveryClient {
     fn on_delta_fetched(
         &mut self,
         now: SimTime,
-        from: ServerId,
+        (from, seq): (ServerId, u32),
         payload: &DeltaPayload,
         applications: &[usize],
         out: &mut impl ClientOutput,
     ) {
         if !self.tasks_running {
             return;
+        }
+        if !self.fetch_stores(seq) {
+            // "Not updating application delta as another thread is updating it already".
+            return self.run_ended(Task::CacheRefresh, seq, out);
         }
         let changes = self.update_delta(&payload.content);
         self.shuffle_up_lists(applications, out);
@@ -1123,8 +1332,7 @@ impl DiscoveryClient {
             .map_or_else(ReconcileHash::default, |l| l.reconcile_hash());
         let server = payload.content.apps_hash;
         if local == server {
-            self.cache_refresh.arm(out);
-            return;
+            return self.run_ended(Task::CacheRefresh, seq, out);
         }
         out.observe(Observation::ReconcileMismatch {
             observer,
@@ -1137,6 +1345,7 @@ impl DiscoveryClient {
             why: FetchWhy::Reconcile,
         };
         self.send(now, call, out);
+        self.run_goes_on(Task::CacheRefresh, seq);
     }
 
     /// Applies a delta to the local registry, copying it first only if it is shared and the
@@ -1333,6 +1542,251 @@ mod tests {
         };
         c.on_reply(SimTime(fetch_ms + 20), WALL, 0, fetched, &[], &mut out);
         assert_eq!(armed(&out, Task::CacheRefresh).map(|a| a.0), Some(fetch_ms));
+    }
+
+    /// A started client whose calls go through a transport over three servers of one zone
+    /// (so its tasks are supervised), with `pool` threads per task executor.
+    fn supervised(pool: u32, fetch_registry: bool) -> (DiscoveryClient, Vec<ClientEffect>) {
+        use crate::eureka::transport::{Endpoints, TransportSettings};
+        let config = ClientConfig {
+            fetch_registry,
+            heartbeat_executor_thread_pool_size: pool,
+            cache_refresh_executor_thread_pool_size: pool,
+            ..ClientConfig::default()
+        };
+        let mut c = client(config, Train::Hoxton);
+        let servers = [0, 1, 2].map(ServerId).to_vec();
+        let rng = StreamFactory::new(1).stream("transport/svc-0");
+        let endpoints = Endpoints::new(servers, Vec::new(), true);
+        c.use_transport(ClientTransport::new(
+            endpoints,
+            TransportSettings::default(),
+            rng,
+        ));
+        let mut out = Vec::new();
+        c.create(SimTime(0), WALL, ContextStart::Fixed(5_000), &mut out);
+        if fetch_registry {
+            // The constructor's fetch, answered with an empty registry.
+            let seq = sent(&out).expect("the constructor's fetch");
+            out.clear();
+            let fetched = Reply::Fetched {
+                why: FetchWhy::Init,
+                payload: payload(0),
+            };
+            c.on_reply(SimTime(5), WALL + 5, seq, fetched, &[], &mut out);
+        }
+        (c, out)
+    }
+
+    fn payload(version: u64) -> Rc<Payload> {
+        Rc::new(Payload {
+            version,
+            generated_at: SimTime(0),
+            statuses: Vec::new(),
+            hash: Default::default(),
+        })
+    }
+
+    /// The sequence number of the one call among `effects`.
+    fn sent(effects: &[ClientEffect]) -> Option<u32> {
+        effects.iter().find_map(|e| match *e {
+            ClientEffect::Send { seq, .. } => Some(seq),
+            _ => None,
+        })
+    }
+
+    /// The supervisor's timeout armed among `effects`: (delay, timer).
+    fn timeout(effects: &[ClientEffect]) -> Option<(u64, ClientTimer)> {
+        effects.iter().find_map(|e| match *e {
+            ClientEffect::Arm {
+                delay_ms,
+                timer: timer @ ClientTimer::TaskTimeout { .. },
+            } => Some((delay_ms, timer)),
+            _ => None,
+        })
+    }
+
+    /// Runs the task armed among `effects` at `now` and lets its supervisor time out: returns
+    /// the run's call (its sequence number), the timeout's delay and the effects of the
+    /// timeout (the next arm), and the instant of the timeout.
+    fn run_and_time_out(
+        c: &mut DiscoveryClient,
+        task: Task,
+        effects: &[ClientEffect],
+        now: u64,
+    ) -> (Option<u32>, u64, Vec<ClientEffect>, u64) {
+        let (_, timer) = armed(effects, task).expect("task armed");
+        let mut out = Vec::new();
+        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
+        let seq = sent(&out);
+        let (wait, expire) = timeout(&out).expect("timeout armed");
+        let mut next = Vec::new();
+        c.on_timer(SimTime(now + wait), WALL + now + wait, expire, &mut next);
+        (seq, wait, next, now + wait)
+    }
+
+    /// `TimedSupervisorTask#run` (FACTS.md §5.2): a run that outlasts the interval (30 s, its
+    /// `timeoutMillis`) doubles the delay to the next, up to interval x
+    /// `heartbeat-executor-exponential-back-off-bound` (10): 60, 120, 240, 300, 300 s after
+    /// each timeout (`TimedSupervisorTaskTest#testSupervisorTaskAsPeriodicScheduledJob
+    /// TestTaskTimingOut`), with threads enough that no run is rejected.
+    #[test]
+    fn consecutive_timeouts_back_off_60_120_240_300_300_s() {
+        let (mut c, mut effects) = supervised(10, false);
+        let interval = c.config().lease_renewal_interval_s * 1000;
+        let mut now = interval;
+        let mut delays = Vec::new();
+        for _ in 0..5 {
+            let (seq, wait, next, at) = run_and_time_out(&mut c, Task::Heartbeat, &effects, now);
+            assert!(
+                seq.is_some_and(|s| s > 0),
+                "a renew sent through the transport"
+            );
+            assert_eq!(wait, interval, "the supervisor waits one interval");
+            let (delay, _) = armed(&next, Task::Heartbeat).expect("re-armed after the timeout");
+            delays.push(delay / 1000);
+            now = at + delay;
+            effects = next;
+        }
+        assert_eq!(delays, [60, 120, 240, 300, 300]);
+    }
+
+    /// `TimedSupervisorTask#run`: a run done in time sets the delay back to the interval; the
+    /// body of a timed-out run goes on (a blocked socket ignores `future.cancel(true)`) and its
+    /// late answer re-arms nothing.
+    #[test]
+    fn a_run_in_time_resets_the_delay_and_a_late_answer_rearms_nothing() {
+        let (mut c, effects) = supervised(10, false);
+        let interval = c.config().lease_renewal_interval_s * 1000;
+        let (late, _, next, at) = run_and_time_out(&mut c, Task::Heartbeat, &effects, interval);
+        let (delay, timer) = armed(&next, Task::Heartbeat).unwrap();
+        assert_eq!(delay, 2 * interval);
+
+        // The abandoned renew lands after all.
+        let mut out = Vec::new();
+        let renewed = Reply::Renewed { found: true };
+        c.on_reply(
+            SimTime(at + 1),
+            WALL,
+            late.unwrap(),
+            renewed.clone(),
+            &[],
+            &mut out,
+        );
+        assert_eq!(out, [], "an abandoned body re-arms nothing");
+
+        // The next run is answered in time: the delay is the interval again.
+        let now = at + delay;
+        let mut out = Vec::new();
+        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
+        let seq = sent(&out).unwrap();
+        let mut out = Vec::new();
+        c.on_reply(SimTime(now + 3), WALL, seq, renewed, &[], &mut out);
+        assert_eq!(armed(&out, Task::Heartbeat).map(|a| a.0), Some(interval));
+    }
+
+    /// `DiscoveryClient#initScheduledTasks`: `ThreadPoolExecutor(1, heartbeat-executor-thread-
+    /// pool-size = 2, SynchronousQueue)`. Two hanging heartbeats hold both threads, so the
+    /// third run is rejected (`RejectedExecutionException`): nothing is sent and the task
+    /// re-arms after the unchanged delay (120 s after two timeouts); once a body ends its thread
+    /// is free and the next run goes out.
+    #[test]
+    fn a_full_executor_rejects_the_run_and_keeps_the_delay() {
+        let (mut c, effects) = supervised(2, false);
+        let interval = c.config().lease_renewal_interval_s * 1000;
+        let (first, _, next, at) = run_and_time_out(&mut c, Task::Heartbeat, &effects, interval);
+        let now = at + armed(&next, Task::Heartbeat).unwrap().0;
+        let (second, _, next, at) = run_and_time_out(&mut c, Task::Heartbeat, &next, now);
+        assert_ne!(first, second);
+        let (delay, timer) = armed(&next, Task::Heartbeat).unwrap();
+        assert_eq!(delay, 4 * interval);
+
+        let now = at + delay;
+        let mut out = Vec::new();
+        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
+        assert_eq!(sent(&out), None, "rejected: no thread free");
+        let (again, timer) = armed(&out, Task::Heartbeat).expect("re-armed after a rejection");
+        assert_eq!(again, delay, "the delay is unchanged");
+
+        // The first body fails at last: one thread is free for the next run.
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            let Some(seq) = sent(&out).or(first) else {
+                break;
+            };
+            out.clear();
+            c.on_reply(
+                SimTime(now + 1),
+                WALL,
+                seq,
+                Reply::Unreachable,
+                &[],
+                &mut out,
+            );
+            if sent(&out).is_none() {
+                break;
+            }
+        }
+        let now = now + again;
+        let mut out = Vec::new();
+        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
+        assert!(sent(&out).is_some(), "a thread was free again");
+    }
+
+    /// `DiscoveryClient#getAndStoreFullRegistry`: a fetch stores its registry only if
+    /// `fetchRegistryGeneration` has not moved since it began. A fetch abandoned by its
+    /// supervisor that answers after a later run stored its own is dropped, and re-arms
+    /// nothing.
+    #[test]
+    fn an_abandoned_fetch_answering_after_a_newer_one_is_not_stored() {
+        let (mut c, effects) = supervised(2, true);
+        let interval = c.config().registry_fetch_interval_s * 1000;
+        let (old, _, next, at) = run_and_time_out(&mut c, Task::CacheRefresh, &effects, interval);
+        let (delay, timer) = armed(&next, Task::CacheRefresh).unwrap();
+        assert_eq!(delay, 2 * interval);
+
+        let now = at + delay;
+        let mut out = Vec::new();
+        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
+        let seq = sent(&out).unwrap();
+        let periodic = |version| Reply::Fetched {
+            why: FetchWhy::Periodic,
+            payload: payload(version),
+        };
+        let mut out = Vec::new();
+        c.on_reply(SimTime(now + 3), WALL, seq, periodic(2), &[], &mut out);
+        assert_eq!(armed(&out, Task::CacheRefresh).map(|a| a.0), Some(interval));
+        assert_eq!(c.cache.as_ref().map(|p| p.version), Some(2));
+
+        let mut out = Vec::new();
+        c.on_reply(
+            SimTime(now + 4),
+            WALL,
+            old.unwrap(),
+            periodic(1),
+            &[],
+            &mut out,
+        );
+        assert_eq!(out, [], "dropped: nothing stored, observed or armed");
+        assert_eq!(c.cache.as_ref().map(|p| p.version), Some(2));
+    }
+
+    /// The same rule lets an abandoned fetch store its registry when no other fetch stored one
+    /// since it began (its side effects stand, `future.cancel(true)` notwithstanding).
+    #[test]
+    fn an_abandoned_fetch_answering_first_is_stored() {
+        let (mut c, effects) = supervised(2, true);
+        let interval = c.config().registry_fetch_interval_s * 1000;
+        let (old, _, next, at) = run_and_time_out(&mut c, Task::CacheRefresh, &effects, interval);
+        let fetched = Reply::Fetched {
+            why: FetchWhy::Periodic,
+            payload: payload(7),
+        };
+        let mut out = Vec::new();
+        c.on_reply(SimTime(at + 1), WALL, old.unwrap(), fetched, &[], &mut out);
+        assert_eq!(c.cache.as_ref().map(|p| p.version), Some(7));
+        assert_eq!(armed(&out, Task::CacheRefresh), None);
+        assert!(armed(&next, Task::CacheRefresh).is_some());
     }
 
     /// `InstanceInfoReplicator#onDemandUpdate` (FACTS.md §5.4): burst 2 and

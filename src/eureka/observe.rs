@@ -152,6 +152,19 @@ pub enum Observation {
         observer: ProcessId,
         call: &'static str,
     },
+    /// `TimedSupervisorTask`: a heartbeat or cache-refresh run outlasted the interval; the
+    /// next run is `next_in_ms` away (the doubled delay).
+    TaskTimedOut {
+        observer: ProcessId,
+        task: &'static str,
+        next_in_ms: u64,
+    },
+    /// `TimedSupervisorTask`: every thread of the task's executor was busy, so the run was
+    /// rejected.
+    TaskRejected {
+        observer: ProcessId,
+        task: &'static str,
+    },
     /// A caller's balancer re-read its server list (Ribbon's refresh; Spring Cloud
     /// LoadBalancer's cache miss or health-check round).
     RibbonRefreshed { route: RouteId },

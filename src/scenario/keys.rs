@@ -1027,6 +1027,24 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Client(|c, v| c.cache_refresh_executor_exponential_back_off_bound = v.count()),
     ),
     relaxed(
+        "eureka.client.heartbeat-executor-thread-pool-size",
+        Kind::count(1, 1_000),
+        "2",
+        "Threads of the heartbeat executor: heartbeats still hanging after their supervisor \
+         timed out keep theirs, and a run finding none free is rejected and re-armed \
+         (EurekaClientConfigBean#heartbeatExecutorThreadPoolSize; \
+         DiscoveryClient#initScheduledTasks; TimedSupervisorTask#run).",
+        Apply::Client(|c, v| c.heartbeat_executor_thread_pool_size = v.count()),
+    ),
+    relaxed(
+        "eureka.client.cache-refresh-executor-thread-pool-size",
+        Kind::count(1, 1_000),
+        "2",
+        "The same for the registry fetch \
+         (EurekaClientConfigBean#cacheRefreshExecutorThreadPoolSize).",
+        Apply::Client(|c, v| c.cache_refresh_executor_thread_pool_size = v.count()),
+    ),
+    relaxed(
         "eureka.client.eureka-server-connect-timeout-seconds",
         SECONDS,
         "5",

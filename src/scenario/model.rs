@@ -300,6 +300,11 @@ pub struct ClientConfig {
     /// `eureka.client.cache-refresh-executor-exponential-back-off-bound` (10): the same for the
     /// fetch.
     pub cache_refresh_executor_exponential_back_off_bound: u32,
+    /// `eureka.client.heartbeat-executor-thread-pool-size` (2): the heartbeat executor's
+    /// maximum threads, so how many heartbeats may hang at once.
+    pub heartbeat_executor_thread_pool_size: u32,
+    /// `eureka.client.cache-refresh-executor-thread-pool-size` (2): the same for the fetch.
+    pub cache_refresh_executor_thread_pool_size: u32,
     /// `eureka.client.eureka-server-connect-timeout-seconds` (5): read by the Jersey transport
     /// only ([`Release::eureka_client_transport`](super::Release::eureka_client_transport)).
     pub eureka_server_connect_timeout_s: u64,
@@ -934,6 +939,8 @@ impl Default for ClientConfig {
             retryable_client_quarantine_refresh_percentage: 0.66,
             heartbeat_executor_exponential_back_off_bound: 10,
             cache_refresh_executor_exponential_back_off_bound: 10,
+            heartbeat_executor_thread_pool_size: 2,
+            cache_refresh_executor_thread_pool_size: 2,
             eureka_server_connect_timeout_s: 5,
             eureka_server_read_timeout_s: 8,
             endpoints: ResolvedEndpoints::default(),

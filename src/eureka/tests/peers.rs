@@ -337,3 +337,81 @@ fn max_time_for_replication_decides_whether_a_cancel_outlives_a_partition() {
         );
     }
 }
+
+/// `TimedSupervisorTask` in a world (FACTS.md §5.2, §5.7): svc-1 is cut from its only server
+/// from 100 s to 400 s. With the RestTemplate transport (2021.0: no connect timeout, so the
+/// OS's 127 s) a renew tries its sticky server, then the candidates (the same server, as a
+/// failing sticky one is not quarantined): 2 x 127 = 254 s before it fails. Run 1 at t1 times
+/// out at T = t1 + 30 (next in 60 s); run 2 at t1 + 90, on the executor's second thread,
+/// times out at T + 90 (next in 120 s); run 3 at t1 + 240 = T + 210 finds both threads busy
+/// (until t1 + 254 and t1 + 344) and is rejected, next in the same 120 s. The failures come at
+/// T + 224 and T + 314 and re-arm nothing. Run 4 at t1 + 360 = T + 330, after the heal, is
+/// answered in time; the lease was evicted meanwhile (no renew for 180 s), so its renew gets a
+/// 404 and the re-register reaches the server three latencies later. With Jersey (Hoxton:
+/// 5 s connect timeout) no run outlasts the interval and nothing times out: the first renew
+/// fails after 2 x 5 s, the next ones, with no sticky server left, after 5 s: one every 35 s.
+#[test]
+fn a_hanging_heartbeat_backs_off_and_a_full_executor_rejects_the_next_run() {
+    let cut = FaultKind::Partition {
+        between: [FaultSide::Instance { app: 0, index: 1 }, FaultSide::Peer(0)],
+        for_ms: 300_000,
+    };
+    let events = |release: &str| {
+        let s = with_fault(scenario("", &[release]), 100_000, cut.clone());
+        let p = process(&s, "svc-1");
+        let (log, _) = record(&s, 3);
+        let mine = |o: &Observation| match o {
+            Observation::TaskTimedOut { observer, task, .. } => {
+                (*observer == p && *task == "heartbeat").then_some("timeout")
+            }
+            Observation::TaskRejected { observer, task } => {
+                (*observer == p && *task == "heartbeat").then_some("rejected")
+            }
+            Observation::CallFailed { observer, call } => {
+                (*observer == p && *call == "send_heart_beat").then_some("failed")
+            }
+            Observation::Registered { process, .. } => (*process == p).then_some("registered"),
+            _ => None,
+        };
+        log.iter()
+            .filter(|(t, _)| t.ms() >= 100_000)
+            .filter_map(|(t, o)| mine(o).map(|kind| (t.ms(), kind)))
+            .collect::<Vec<_>>()
+    };
+
+    let seen = events("simulation.release=2021.0");
+    let t = seen.first().expect("a timeout").0;
+    let from_t: Vec<_> = seen.iter().map(|&(at, kind)| (at - t, kind)).collect();
+    assert_eq!(
+        from_t,
+        [
+            (0, "timeout"),
+            (90_000, "timeout"),
+            (210_000, "rejected"),
+            (224_000, "failed"),
+            (314_000, "failed"),
+            (330_000 + 3 * LAT, "registered"),
+        ]
+    );
+    assert!(
+        (100_000..130_000).contains(&(t - 30_000)),
+        "t1 = {}",
+        t - 30_000
+    );
+
+    let seen = events("simulation.release=Hoxton");
+    let failed: Vec<_> = seen
+        .iter()
+        .filter(|e| e.1 == "failed")
+        .map(|e| e.0)
+        .collect();
+    assert!(
+        seen.iter().all(|e| e.1 == "failed" || e.1 == "registered"),
+        "{seen:?}"
+    );
+    assert!(failed.len() >= 7, "{failed:?}");
+    assert!(
+        failed.windows(2).all(|w| w[1] - w[0] == 35_000),
+        "{failed:?}"
+    );
+}
