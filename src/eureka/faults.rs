@@ -11,6 +11,7 @@
 use crate::engine::SimTime;
 
 use super::ids::{ProcessId, ServerId};
+use super::route::Answer;
 
 /// One partition under way: the processes on each side.
 #[derive(Debug, Clone)]
@@ -28,6 +29,9 @@ pub struct Faults {
     paused_until: Vec<Option<SimTime>>,
     /// Per server: down (crashed, or between a restart's stop and start).
     down: Vec<bool>,
+    /// Per process: how many pauses under way hold the requests sent to it (set at the pause's
+    /// edges, after the callers' requests up to then were counted; see [`Faults::answer`]).
+    frozen: Vec<u32>,
     /// Some fault has begun: the messages' paths are checked (one branch otherwise).
     active: bool,
 }
@@ -38,6 +42,7 @@ impl Faults {
             cuts: Vec::new(),
             paused_until: vec![None; processes],
             down: vec![false; servers],
+            frozen: vec![0; processes],
             active: false,
         }
     }
@@ -86,6 +91,35 @@ impl Faults {
             .filter(|&until| until > now)
     }
 
+    /// A pause of `p` begins (`true`) or ends: requests sent to it meanwhile are held.
+    pub fn freeze(&mut self, p: ProcessId, frozen: bool) {
+        self.active = true;
+        if let Some(n) = self.frozen.get_mut(p) {
+            *n = if frozen { *n + 1 } else { n.saturating_sub(1) };
+        }
+    }
+
+    /// How a connection from `from` to `to` fares, given how `to` answers on its own (`own`,
+    /// FACTS.md §7): across a partition the SYN is dropped and the connect times out (whatever
+    /// `to` would answer); a paused JVM's kernel still accepts the connection, but nothing reads
+    /// the request, so the caller's read timeout ends it (`SocketTimeoutException: Read timed
+    /// out`). A request arriving less than a read timeout before the pause ends would be
+    /// answered late instead: the model counts it as timed out too (at most one read timeout per
+    /// pause, `docs/design/peers.md` §1.6).
+    #[inline]
+    pub fn answer(&self, from: ProcessId, to: ProcessId, own: Answer) -> Answer {
+        if !self.active {
+            return own;
+        }
+        if !self.open(from, to) {
+            return Answer::TimesOut;
+        }
+        if own == Answer::Accepts && self.frozen.get(to).is_some_and(|&n| n > 0) {
+            return Answer::ReadTimesOut;
+        }
+        own
+    }
+
     /// Server `s` goes down (`true`) or comes back (`false`).
     pub fn set_down(&mut self, s: ServerId, down: bool) {
         self.active = true;
@@ -123,6 +157,35 @@ mod tests {
         assert!(f.open(0, 3));
         f.heal(1);
         assert!(f.open(0, 2));
+    }
+
+    /// What a request meets: across a partition a connect timeout, even to a process that
+    /// would refuse; to a paused process that would accept, a read timeout, and nothing more
+    /// once every pause over it ended; a refusing process refuses all the same when paused;
+    /// without faults, the process's own answer.
+    #[test]
+    fn requests_time_out_across_a_partition_and_read_time_out_on_a_paused_process() {
+        use Answer::{Accepts, ReadTimesOut, Refuses, TimesOut};
+        let mut f = Faults::new(4, 1);
+        assert_eq!(f.answer(0, 2, Refuses), Refuses);
+        f.cut(0, marks(4, &[0]), marks(4, &[2]));
+        assert_eq!(f.answer(0, 2, Accepts), TimesOut);
+        assert_eq!(f.answer(2, 0, Refuses), TimesOut);
+        assert_eq!(f.answer(1, 2, Accepts), Accepts);
+        f.freeze(3, true);
+        f.freeze(3, true);
+        assert_eq!(f.answer(1, 3, Accepts), ReadTimesOut);
+        assert_eq!(f.answer(1, 3, Refuses), Refuses);
+        f.freeze(3, false);
+        assert_eq!(
+            f.answer(1, 3, Accepts),
+            ReadTimesOut,
+            "the second pause holds"
+        );
+        f.freeze(3, false);
+        assert_eq!(f.answer(1, 3, Accepts), Accepts);
+        f.heal(0);
+        assert_eq!(f.answer(0, 2, Accepts), Accepts);
     }
 
     /// A pause holds until its end (exclusive: at the end instant the process runs again);

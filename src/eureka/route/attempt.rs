@@ -30,8 +30,11 @@ pub enum Answer {
     Accepts,
     /// Nothing listens on a live host: connection refused at once.
     Refuses,
-    /// The host is gone: the attempt waits the connect timeout.
+    /// The host is gone, or a partition drops the SYN: the attempt waits the connect timeout.
     TimesOut,
+    /// The connection is accepted but nothing answers (a paused JVM): the attempt waits the
+    /// read timeout.
+    ReadTimesOut,
 }
 
 impl Answer {
@@ -45,6 +48,8 @@ impl Answer {
 pub struct AttemptCosts {
     /// `ribbon.ConnectTimeout` (Dalston 2000 ms, Edgware+ 1000 ms; FACTS.md §8).
     pub connect_timeout_ms: u64,
+    /// `ribbon.ReadTimeout` (FACTS.md §8): what an attempt on a paused instance costs.
+    pub read_timeout_ms: u64,
     /// The Hystrix command timeout wrapping each request, if any.
     pub hystrix_timeout_ms: Option<u64>,
 }
@@ -63,6 +68,7 @@ impl AttemptCosts {
         };
         AttemptCosts {
             connect_timeout_ms: ribbon.connect_timeout_ms,
+            read_timeout_ms: ribbon.read_timeout_ms,
             hystrix_timeout_ms: caller
                 .hystrix_timeout_ms
                 .or_else(|| caller.is_zuul().then(formula)),
@@ -81,6 +87,7 @@ impl AttemptCosts {
             }
             Answer::Refuses => 0,
             Answer::TimesOut => self.connect_timeout_ms,
+            Answer::ReadTimesOut => self.read_timeout_ms,
         };
         let mut delay_ms = cost;
         let mut gave_up = false;
@@ -244,6 +251,7 @@ strategy = "kill-9"
     fn connect_timeout_costs_and_hystrix_cuts_fact_7_8() {
         let plain = AttemptCosts {
             connect_timeout_ms: 1000,
+            read_timeout_ms: 1000,
             hystrix_timeout_ms: None,
         };
         let mut spent = 0;

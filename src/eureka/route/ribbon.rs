@@ -565,6 +565,7 @@ mod tests {
         let vanished = |_: ProcessId| Answer::TimesOut;
         let costs = AttemptCosts {
             connect_timeout_ms: 1_000,
+            read_timeout_ms: 1000,
             hystrix_timeout_ms: None,
         };
         let mut out: Vec<AttemptEffect> = Vec::new();

@@ -799,6 +799,7 @@ mod tests {
                 ] {
                     let costs = AttemptCosts {
                         connect_timeout_ms: 1000,
+                        read_timeout_ms: 1000,
                         hystrix_timeout_ms: hystrix,
                     };
                     for requests in [0u64, 1, 7, 40, 1001] {

@@ -415,3 +415,60 @@ fn a_hanging_heartbeat_backs_off_and_a_full_executor_rejects_the_next_run() {
         "{failed:?}"
     );
 }
+
+/// The dead attempts on `target` in a per-request trial: (instant, connect or read timeout
+/// waited on it).
+fn failed_attempts(s: &Scenario, seed: u64, target: usize) -> (Vec<u64>, u64) {
+    let (log, _) = record(s, seed);
+    let dead = log
+        .iter()
+        .filter(|(_, o)| matches!(o, Observation::Attempt { process, dead: true, .. } if *process == target))
+        .map(|(t, _)| t.ms())
+        .collect();
+    let waited = log
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Observation::ConnectTimeouts {
+                process, delay_ms, ..
+            } if *process == target => Some(*delay_ms),
+            _ => None,
+        })
+        .sum();
+    (dead, waited)
+}
+
+/// A partition cuts the callers' requests too (issue 11 item 5, "nothing passes either way"):
+/// the gateway cut from svc-3, which never stops, from 100 s to 160 s: every attempt on svc-3
+/// in that minute fails and waits `ribbon.ConnectTimeout` (1000 ms, Edgware+), none outside it
+/// (the next-server retry takes each request elsewhere). A pause of svc-3 over the same minute:
+/// the JVM's kernel accepts, nothing reads, each attempt waits `ribbon.ReadTimeout` (set to
+/// 3000 ms here to tell it apart). Without a fault, svc-3 fails no attempt.
+#[test]
+fn a_partition_or_a_pause_fails_the_requests_to_a_live_instance_while_it_lasts() {
+    let plain = scenario("", &["clients.ribbon.ReadTimeout=3000"]);
+    let target = process(&plain, "svc-3");
+    let cut = FaultKind::Partition {
+        between: [
+            FaultSide::Caller(0),
+            FaultSide::Instance { app: 0, index: 3 },
+        ],
+        for_ms: 60_000,
+    };
+    let pause = FaultKind::Pause {
+        target: FaultSide::Instance { app: 0, index: 3 },
+        for_ms: 60_000,
+    };
+    for seed in 1..3 {
+        assert_eq!(failed_attempts(&plain, seed, target), (vec![], 0));
+        for (fault, cost) in [(cut.clone(), 1_000), (pause.clone(), 3_000)] {
+            let s = with_fault(plain.clone(), 100_000, fault);
+            let (dead, waited) = failed_attempts(&s, seed, target);
+            assert!(!dead.is_empty(), "seed {seed} {cost}");
+            assert!(
+                dead.iter().all(|t| (100_000..160_000).contains(t)),
+                "{dead:?}"
+            );
+            assert_eq!(waited, cost * dead.len() as u64, "seed {seed}");
+        }
+    }
+}

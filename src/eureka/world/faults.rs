@@ -52,6 +52,11 @@ impl<O: Observer> World<'_, O> {
     /// `[[fault]] fault` begins or ends.
     pub(super) fn on_fault(&mut self, fault: usize, edge: Edge) {
         let now = self.now();
+        if self.changes_requests(fault) {
+            // The callers' requests up to now met the faults as they were (batched mode
+            // counts them lazily; see `world/routing.rs`).
+            self.settle_routes();
+        }
         match (&self.scenario.faults[fault].kind, edge) {
             (FaultKind::Partition { between, .. }, Edge::Begin) => {
                 let (a, b) = (self.members(&between[0]), self.members(&between[1]));
@@ -63,9 +68,15 @@ impl<O: Observer> World<'_, O> {
                 let members = self.members(target);
                 for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
                     self.faults.pause(p, until);
+                    self.faults.freeze(p, true);
                 }
             }
-            (FaultKind::Pause { .. }, Edge::End) => {}
+            (FaultKind::Pause { target, .. }, Edge::End) => {
+                let members = self.members(target);
+                for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
+                    self.faults.freeze(p, false);
+                }
+            }
             (FaultKind::ServerRestart { peer, .. }, Edge::Begin)
             | (FaultKind::Crash { peer }, Edge::Begin) => {
                 let s = ServerId(*peer as u32);
@@ -100,6 +111,25 @@ impl<O: Observer> World<'_, O> {
         self.servers[k] = server;
         self.faults.set_down(s, false);
         self.start_server(s);
+    }
+
+    /// Whether `fault` changes how instances answer callers' requests: a partition with an app
+    /// instance or caller on both sides, a pause of one. (Counting a route's requests at an
+    /// extra instant draws them differently, so the routes are settled only then.)
+    fn changes_requests(&self, fault: usize) -> bool {
+        let no_server = |side: &FaultSide| {
+            self.members(side)
+                .iter()
+                .zip(&self.processes)
+                .any(|(on, p)| *on && !matches!(p.kind, ProcessKind::Server { .. }))
+        };
+        match &self.scenario.faults[fault].kind {
+            FaultKind::Partition { between, .. } => {
+                no_server(&between[0]) && no_server(&between[1])
+            }
+            FaultKind::Pause { target, .. } => no_server(target),
+            FaultKind::ServerRestart { .. } | FaultKind::Crash { .. } => false,
+        }
     }
 
     /// The processes on one side of a partition, or a pause's targets.

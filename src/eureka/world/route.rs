@@ -144,8 +144,9 @@ impl<O: Observer> World<'_, O> {
         per_attempt: bool,
     ) -> RequestOutcome {
         let mut attempts = std::mem::take(&mut self.scratch_attempts);
-        let (route, processes) = self.route_mut_and_processes(r);
-        let answer = |p: ProcessId| processes[p].answer();
+        let (route, answers) = self.route_mut_and_answers(r);
+        let caller = route.process;
+        let answer = |p: ProcessId| answers.of(caller, p);
         let tries = route.servers_to_try();
         let costs = route.costs;
         let outcome = match &mut route.balancer {

@@ -26,6 +26,7 @@ use crate::eureka::observe::Observer;
 use crate::eureka::route::{Answer, RequestMode, Route};
 
 use crate::eureka::client::DiscoveryClient;
+use crate::eureka::faults::Faults;
 use crate::eureka::layout::{ProcessKind, ProcessSlot};
 
 use super::{GracefulPhase, World};
@@ -159,6 +160,24 @@ impl Liveness {
     }
 }
 
+/// How processes answer a caller's connections: their own [`Answer`] through the faults under
+/// way ([`Faults::answer`]). Every routing path asks here, so a partition or a pause changes
+/// the requests of the per-request and the batched modes alike; the world counts every
+/// route's requests up to a fault's edge before it changes the faults (`world/faults.rs`).
+#[derive(Clone, Copy)]
+pub(super) struct Answers<'a> {
+    pub(super) processes: &'a [Process],
+    faults: &'a Faults,
+}
+
+impl Answers<'_> {
+    /// How `to` answers a connection from `from`.
+    #[inline]
+    pub(super) fn of(&self, from: ProcessId, to: ProcessId) -> Answer {
+        self.faults.answer(from, to, self.processes[to].answer())
+    }
+}
+
 impl<O: Observer> World<'_, O> {
     /// Route `r`, to change it: its requests up to now are counted first.
     pub(super) fn route_mut(&mut self, r: RouteId) -> &mut Route {
@@ -173,6 +192,17 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn route_mut_and_processes(&mut self, r: RouteId) -> (&mut Route, &[Process]) {
         self.route_mut(r);
         (&mut self.routes.list[r], &self.processes)
+    }
+
+    /// [`World::route_mut`], with how each process answers the route's caller now
+    /// ([`Answers::of`]).
+    pub(super) fn route_mut_and_answers(&mut self, r: RouteId) -> (&mut Route, Answers<'_>) {
+        self.route_mut(r);
+        let answers = Answers {
+            processes: &self.processes,
+            faults: &self.faults,
+        };
+        (&mut self.routes.list[r], answers)
     }
 
     /// Counts every route's requests up to now.

@@ -28,8 +28,10 @@ impl<O: Observer> World<'_, O> {
         let now_ms = self.now().ms();
         let batched = self.request_mode == RequestMode::Batched;
         let mut effects = std::mem::take(&mut self.spring_effects);
-        let (route, processes) = self.route_mut_and_processes(r);
-        let answer = |p: ProcessId| processes[p].answer();
+        let (route, answers) = self.route_mut_and_answers(r);
+        let processes = answers.processes;
+        let caller = route.process;
+        let answer = |p: ProcessId| answers.of(caller, p);
         let cx = SpringInputs {
             now_ms,
             batched,

@@ -270,9 +270,10 @@ mod tests {
             let n = 1 + rng.below(9) as usize;
             let servers: Vec<ProcessId> = (0..n).map(|i| 100 + i * 7).collect();
             let answers: Vec<Answer> = (0..n)
-                .map(|_| match rng.below(6) {
+                .map(|_| match rng.below(7) {
                     0 => Answer::Refuses,
                     1 => Answer::TimesOut,
+                    2 => Answer::ReadTimesOut,
                     _ => Answer::Accepts,
                 })
                 .collect();
@@ -282,6 +283,7 @@ mod tests {
             let same_server = 1 + rng.below(2) as u32;
             let costs = AttemptCosts {
                 connect_timeout_ms: 1000,
+                read_timeout_ms: 3000,
                 hystrix_timeout_ms: [None, Some(500), Some(1500), Some(4000)]
                     [rng.below(4) as usize],
             };

@@ -180,6 +180,7 @@ impl<O: Observer> World<'_, O> {
     /// circuit-breaker stats, each server's last one at its instant.
     fn count_walk(&mut self, r: RouteId, from: f64, until: f64, note_failures: bool) {
         let route = &mut self.routes.list[r];
+        let caller = route.process;
         let (next_servers, same_server) = route.servers_to_try();
         let tracks_in_flight = route.tracks_in_flight();
         // Each refused attempt's failures in `ServerStats` (FACTS.md §14).
@@ -201,11 +202,9 @@ impl<O: Observer> World<'_, O> {
             });
             return;
         }
-        if balancer
-            .servers
-            .iter()
-            .all(|&p| self.processes[p].serving())
-        {
+        let (processes, faults) = (&self.processes, &self.faults);
+        let answer = |p: ProcessId| faults.answer(caller, p, processes[p].answer());
+        if balancer.servers.iter().all(|&p| answer(p).accepts()) {
             // Nobody refuses: only the cursor moves (the common case).
             let n = balancer.servers.len();
             let start = first_pick(balancer.cursor(), n);
@@ -217,11 +216,7 @@ impl<O: Observer> World<'_, O> {
             }
             return;
         }
-        let answers: Vec<Answer> = balancer
-            .servers
-            .iter()
-            .map(|&p| self.processes[p].answer())
-            .collect();
+        let answers: Vec<Answer> = balancer.servers.iter().map(|&p| answer(p)).collect();
         let costs = route.costs;
         let mut served = None;
         if tracks_in_flight {
@@ -311,6 +306,7 @@ impl<O: Observer> World<'_, O> {
     /// ([`SpringLoadBalancer::walk_requests`](crate::eureka::route::SpringLoadBalancer)).
     fn flush_spring(&mut self, r: RouteId, from: f64, until: f64) {
         let route = &mut self.routes.list[r];
+        let caller = route.process;
         let tracks_in_flight = route.tracks_in_flight();
         let (Some(arrivals), Some(lb)) = (route.arrivals.as_mut(), route.balancer.spring_mut())
         else {
@@ -328,8 +324,8 @@ impl<O: Observer> World<'_, O> {
             });
             return;
         }
-        let processes = &self.processes;
-        let answer = |p: ProcessId| processes[p].answer();
+        let (processes, faults) = (&self.processes, &self.faults);
+        let answer = |p: ProcessId| faults.answer(caller, p, processes[p].answer());
         let (policy, costs) = (&route.policy, route.costs);
         let mut served = tracks_in_flight.then(|| {
             let accepted = lb.accepted_walk(&answer, policy, costs);
