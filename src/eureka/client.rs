@@ -505,10 +505,12 @@ impl DiscoveryClient {
         true
     }
 
-    /// The client of the process's next incarnation (a `[[restart]]` under the same id), with
-    /// its own stream. Timer events of this one still in the queue carry its generations;
-    /// starting above them keeps them stale for the new client.
-    pub fn restarted(&self, rng: RngStream) -> DiscoveryClient {
+    /// The client of the process's next incarnation (a `[[restart]]` under the same id, a
+    /// peer's embedded client after a `server-restart`), with its own streams (`transport_rng`
+    /// for its transport, if it has one: [`ClientTransport::restarted`]). Timer events of this
+    /// one still in the queue carry its generations; starting above them keeps them stale for
+    /// the new client.
+    pub fn restarted(&self, rng: RngStream, transport_rng: RngStream) -> DiscoveryClient {
         let mut client = DiscoveryClient::new(
             self.id,
             self.config.clone(),
@@ -521,6 +523,10 @@ impl DiscoveryClient {
         client.cache_refresh.generation = self.cache_refresh.generation + 1;
         client.replicator.generation = self.replicator.generation + 1;
         client.server = self.server;
+        client.transport = self
+            .transport
+            .as_ref()
+            .map(|t| Box::new(t.restarted(transport_rng)));
         client
     }
 

@@ -384,6 +384,24 @@ impl ClientTransport {
         }
     }
 
+    /// The transport of the same process after a restart: the same endpoints (a fixed
+    /// per-host order stays, it is drawn from the host's address), fresh sessions, no sticky
+    /// server, no call in flight, drawing from `rng`.
+    pub fn restarted(&self, rng: RngStream) -> ClientTransport {
+        let mut endpoints = self.endpoints.clone();
+        if !endpoints.fixed_per_host {
+            endpoints.next_resolve = None;
+        }
+        ClientTransport {
+            endpoints,
+            registration: Session::new(self.registration.settings),
+            query: Session::new(self.query.settings),
+            rng,
+            calls: Vec::new(),
+            next_seq: self.next_seq,
+        }
+    }
+
     fn session(&mut self, stack: Stack) -> &mut Session {
         match stack {
             Stack::Registration => &mut self.registration,

@@ -163,6 +163,18 @@ pub struct FaultConfig {
     pub kind: FaultKind,
 }
 
+impl FaultConfig {
+    /// When it ends, ms from the start of the trial (a crash: when it begins).
+    pub fn ends_ms(&self) -> u64 {
+        let lasts = match self.kind {
+            FaultKind::Partition { for_ms, .. } | FaultKind::Pause { for_ms, .. } => for_ms,
+            FaultKind::ServerRestart { down_ms, .. } => down_ms,
+            FaultKind::Crash { .. } => 0,
+        };
+        self.at_ms.saturating_add(lasts)
+    }
+}
+
 /// `[[fault]] kind` and its own keys.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FaultKind {

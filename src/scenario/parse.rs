@@ -42,8 +42,9 @@ use super::keys::{
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
-    FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen, RibbonConfig,
-    Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy, WAIT_FOR_NEWS_MS,
+    FaultConfig, FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen,
+    RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
+    WAIT_FOR_NEWS_MS,
 };
 use super::release::{EurekaClientTransport, Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -174,7 +175,8 @@ impl Builder<'_> {
     }
 
     /// `max-duration-s`: by default a day ([`WAIT_FOR_NEWS_MS`]) after the last planned action
-    /// and never below `duration-s`; one written below `duration-s` is an error.
+    /// (a shutdown's last step, a restart, a deploy, a fault's end) and never below
+    /// `duration-s`; one written below `duration-s` is an error.
     fn resolve_max_duration(
         &self,
         table: Option<&Resolved>,
@@ -182,6 +184,7 @@ impl Builder<'_> {
         shutdowns: &[ShutdownConfig],
         restarts: &[RestartConfig],
         deploys: &[DeployConfig],
+        faults: &[FaultConfig],
     ) -> Result<(), ScenarioError> {
         let duration = simulation.duration_ms;
         if let Some(table) = table.filter(|t| t.get("max-duration-s").is_some()) {
@@ -207,6 +210,7 @@ impl Builder<'_> {
                 RestartWhen::AfterExit(_) => None,
             }))
             .chain(deploys.iter().map(|d| d.at_ms))
+            .chain(faults.iter().map(FaultConfig::ends_ms))
             .max()
             .unwrap_or(0);
         simulation.max_duration_ms = duration.max(last_action + WAIT_FOR_NEWS_MS);
@@ -316,6 +320,7 @@ impl Builder<'_> {
             &shutdowns,
             &restarts,
             &deploys,
+            &faults,
         )?;
         if callers.is_empty() {
             self.warn(

@@ -472,3 +472,91 @@ fn a_partition_or_a_pause_fails_the_requests_to_a_live_instance_while_it_lasts()
         }
     }
 }
+
+/// A `[[restart]]`ed process keeps its way to the servers: svc-0 lists only `b`
+/// (`service-url = "b"`; a fault elsewhere gives every client a transport), is killed at 300 s
+/// and back 10 s after; its new incarnation registers with `b` again (the register reaches `b`
+/// first, `a` only by replication half a second later), as it did at the start.
+#[test]
+fn a_restarted_instance_keeps_its_service_urls() {
+    let restart = "[[restart]]\ninstance = \"svc-0\"\ndown-s = 10\n";
+    let s = with_fault(
+        two_peers(
+            &format!("{KILL9}{restart}"),
+            &["app.svc.eureka.client.service-url.defaultZone=b"],
+        ),
+        100_000,
+        FaultKind::Partition {
+            between: [FaultSide::Caller(0), FaultSide::Peer(1)],
+            for_ms: 1_000,
+        },
+    );
+    let p = process(&s, "svc-0");
+    let (log, _) = record(&s, 2);
+    let registers: Vec<(u64, ServerId)> = log
+        .iter()
+        .filter_map(|(t, o)| match o {
+            Observation::Registered {
+                server, process, ..
+            } if *process == p => Some((t.ms(), *server)),
+            _ => None,
+        })
+        .collect();
+    let before: Vec<_> = registers.iter().filter(|r| r.0 < 300_000).collect();
+    let after: Vec<_> = registers.iter().filter(|r| r.0 > 310_000).collect();
+    assert_eq!(
+        before.first().map(|r| r.1),
+        Some(ServerId(1)),
+        "{registers:?}"
+    );
+    assert_eq!(
+        after.first().map(|r| r.1),
+        Some(ServerId(1)),
+        "{registers:?}"
+    );
+}
+
+/// A peer's JVM goes down with its embedded client (made to fetch here,
+/// `eureka.client.fetch-registry = true`): after `b` crashes at 200 s its process fetches
+/// nothing more; after a `server-restart` of `b` (down 200-260 s) its embedded client
+/// is created anew at 260 s and fetches again.
+#[test]
+fn a_downed_peer_takes_its_embedded_client_with_it() {
+    let fetches = |kind: FaultKind| {
+        let fetch = ["server.eureka.client.fetch-registry=true"];
+        let s = with_fault(two_peers(KILL9, &fetch), 200_000, kind);
+        let b = process(&s, "b");
+        let (log, _) = record(&s, 4);
+        let fetched = times(
+            &log,
+            |o| matches!(o, Observation::Fetched { observer, .. } if *observer == b),
+        );
+        let created = times(
+            &log,
+            |o| matches!(o, Observation::ClientCreated { process } if *process == b),
+        );
+        (fetched, created)
+    };
+    let (fetched, created) = fetches(FaultKind::Crash { peer: 1 });
+    assert!(
+        fetched.iter().any(|t| t.ms() < 200_000),
+        "it fetched before"
+    );
+    assert!(fetched.iter().all(|t| t.ms() < 200_000), "{fetched:?}");
+    assert_eq!(created.len(), 1);
+    let (fetched, created) = fetches(FaultKind::ServerRestart {
+        peer: 1,
+        down_ms: 60_000,
+    });
+    assert!(
+        fetched
+            .iter()
+            .all(|t| !(200_000..260_000).contains(&t.ms())),
+        "{fetched:?}"
+    );
+    assert!(fetched.iter().any(|t| t.ms() > 260_000), "{fetched:?}");
+    assert_eq!(
+        created.iter().map(|t| t.ms()).collect::<Vec<_>>()[1..],
+        [260_000]
+    );
+}

@@ -36,16 +36,14 @@ impl<O: Observer> World<'_, O> {
                 edge: Edge::Begin,
             };
             self.queue.schedule(at, begin);
-            let lasts = match config.kind {
-                FaultKind::Partition { for_ms, .. } | FaultKind::Pause { for_ms, .. } => for_ms,
-                FaultKind::ServerRestart { down_ms, .. } => down_ms,
-                FaultKind::Crash { .. } => continue,
-            };
+            if matches!(config.kind, FaultKind::Crash { .. }) {
+                continue;
+            }
             let end = Event::Fault {
                 fault,
                 edge: Edge::End,
             };
-            self.queue.schedule(at + lasts, end);
+            self.queue.schedule(SimTime(config.ends_ms()), end);
         }
     }
 
@@ -83,6 +81,12 @@ impl<O: Observer> World<'_, O> {
                 self.faults.set_down(s, true);
                 self.observe(Observation::ServerDown { server: s });
                 self.with_server(s, |server, out| server.go_down(out));
+                // The JVM goes, and its embedded Eureka client with it (nobody routes requests
+                // to a peer's process: nothing in flight to count).
+                let p = self.server_processes[s.index()];
+                self.set_alive(p, false);
+                self.set_serving(p, false);
+                self.processes[p].client.kill();
             }
             (FaultKind::ServerRestart { peer, .. }, Edge::End) => {
                 self.restart_server(ServerId(*peer as u32));
@@ -111,6 +115,22 @@ impl<O: Observer> World<'_, O> {
         self.servers[k] = server;
         self.faults.set_down(s, false);
         self.start_server(s);
+        self.restart_embedded_client(s, incarnation);
+    }
+
+    /// The restarted peer's JVM creates its embedded Eureka client anew (its own streams
+    /// `client/<name>#<n>`, `transport/<name>#<n>`), which fetches, registers if it does, and
+    /// feeds the renewal threshold's recount as at a first start.
+    fn restart_embedded_client(&mut self, s: ServerId, incarnation: u32) {
+        let p = self.server_processes[s.index()];
+        let name = &self.processes[p].name;
+        let rng = self.streams.stream(&format!("client/{name}#{incarnation}"));
+        let transport_rng = self
+            .streams
+            .stream(&format!("transport/{name}#{incarnation}"));
+        self.processes[p].client = self.processes[p].client.restarted(rng, transport_rng);
+        self.set_serving(p, false);
+        self.on_client_create(p);
     }
 
     /// Whether `fault` changes how instances answer callers' requests: a partition with an app

@@ -42,7 +42,9 @@ impl<O: Observer> World<'_, O> {
             let Some(rng) = self.restarts[run].take_client_stream() else {
                 return;
             };
-            self.processes[old].client = self.processes[old].client.restarted(rng);
+            let name = format!("transport/{}#1", self.processes[old].name);
+            let transport_rng = self.streams.stream(&name);
+            self.processes[old].client = self.processes[old].client.restarted(rng, transport_rng);
             self.set_serving(old, false);
         }
         self.on_client_create(new);

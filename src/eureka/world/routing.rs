@@ -235,7 +235,9 @@ impl<O: Observer> World<'_, O> {
     fn change_liveness(&mut self, p: ProcessId, change: impl FnOnce(&mut Liveness)) {
         let mut next = self.processes[p].liveness;
         change(&mut next);
-        if next.answer() != self.processes[p].liveness.answer() {
+        // Only app instances are called (a caller's or a peer's process is nobody's target).
+        let called = matches!(self.processes[p].kind, ProcessKind::AppInstance { .. });
+        if called && next.answer() != self.processes[p].liveness.answer() {
             self.settle_routes();
         }
         self.processes[p].liveness = next;

@@ -481,6 +481,23 @@ calls = "svc"
         s.faults[0].clone()
     }
 
+    /// `max-duration-s` defaults to a day after the last planned action, and a fault's end is
+    /// one: a partition from 500 s to 2 500 s leaves the registry's news a day after 2 500 s;
+    /// a crash counts at its instant.
+    #[test]
+    fn the_default_max_duration_counts_from_the_last_faults_end() {
+        let day = crate::scenario::model::WAIT_FOR_NEWS_MS;
+        let plain = ok("").simulation.max_duration_ms;
+        let cut = ok(
+            "[[fault]]\nkind = \"partition\"\nat-s = 500\nfor-s = 2000\n\
+                      between = [\"alpha\", \"z2\"]\n",
+        );
+        assert_eq!(cut.simulation.max_duration_ms, 2_500_000 + day);
+        assert!(plain < 2_500_000 + day, "{plain}");
+        let crash = ok("[[fault]]\nkind = \"crash\"\nat-s = 590\ntarget = \"beta\"\n");
+        assert_eq!(crash.simulation.max_duration_ms, plain.max(590_000 + day));
+    }
+
     #[test]
     fn no_fault_table_is_no_fault() {
         assert!(ok("").faults.is_empty());
