@@ -259,6 +259,14 @@ impl Route {
         Some(first)
     }
 
+    /// The caller's traffic stops for good (its process died, `Scenario::caller_stops`): no
+    /// request arrives any more, in either mode. The requests up to now must be counted first
+    /// (the world reaches a route to change it only through its choke point, which does so).
+    pub fn stop_arrivals(&mut self) {
+        self.arrivals = None;
+        self.batch_from_us = None;
+    }
+
     /// The instant (µs) of the next request to handle singly: every request in per-request
     /// mode, the first one in batched mode.
     pub fn next_arrival_us(&self) -> f64 {

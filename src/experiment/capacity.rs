@@ -15,6 +15,9 @@
 //!    instance still starting, or not yet discovered, is not counted: the measure runs from t = 0
 //!    but an instance enters it only once the caller has used it.
 //!
+//! A route of a caller that died (a zone outage stops callers: `StoppedServing` of the caller's
+//! process) misses nothing from then on: it routes no request any more.
+//!
 //! The route's lost capacity is the integral over the trial (t = 0 to its end) of the number of
 //! missing instances: one instance missing for 12.5 s is 12 500 instance-ms (12.5
 //! instance-seconds). A caller's is the sum over its routes to the app, a shutdown's (its
@@ -47,6 +50,8 @@ struct RouteCapacity {
     since: SimTime,
     /// The integral up to `since`, in instance-ms.
     area_ms: u64,
+    /// Its caller died: nothing is missing from then on.
+    ended: bool,
 }
 
 impl RouteCapacity {
@@ -63,6 +68,14 @@ impl RouteCapacity {
     fn area_at(&self, end: SimTime) -> u64 {
         self.area_ms + u64::from(self.missing) * end.ms().saturating_sub(self.since.ms())
     }
+
+    /// Its caller died at `at`: the area stops growing.
+    fn end(&mut self, at: SimTime) {
+        self.area_ms = self.area_at(at);
+        self.since = at;
+        self.missing = 0;
+        self.ended = true;
+    }
 }
 
 /// The lost capacity of every route (module doc).
@@ -70,6 +83,8 @@ impl RouteCapacity {
 pub struct LostCapacity {
     app_of: Vec<usize>,
     routes_of_app: Vec<Vec<RouteId>>,
+    /// The caller process of each route.
+    route_process: Vec<ProcessId>,
     processes: Vec<ProcessState>,
     routes: Vec<RouteCapacity>,
     scratch: Vec<bool>,
@@ -92,10 +107,12 @@ impl LostCapacity {
             missing: 0,
             since: SimTime(0),
             area_ms: 0,
+            ended: false,
         };
         LostCapacity {
             app_of,
             routes_of_app,
+            route_process: layout.routes.iter().map(|r| r.process).collect(),
             processes: vec![ProcessState::default(); n],
             routes: vec![route; layout.routes.len()],
             scratch: Vec::new(),
@@ -110,7 +127,7 @@ impl LostCapacity {
     fn missing(&self, r: RouteId, q: ProcessId) -> bool {
         let route = &self.routes[r];
         let p = &self.processes[q];
-        route.armed[q] && !route.listed[q] && !p.stopped && p.up_in > 0
+        !route.ended && route.armed[q] && !route.listed[q] && !p.stopped && p.up_in > 0
     }
 
     /// Applies a change of process `q`'s state, and steps every route of its app whose count
@@ -169,7 +186,12 @@ impl LostCapacity {
                 }
             }),
             Observation::StoppedServing { process } => {
-                self.change(at, process, |p| p.stopped = true)
+                self.change(at, process, |p| p.stopped = true);
+                for (r, &caller) in self.route_process.iter().enumerate() {
+                    if caller == process {
+                        self.routes[r].end(at);
+                    }
+                }
             }
             Observation::ResumedServing { process } => self.change(at, process, |p| {
                 p.stopped = false;
@@ -263,6 +285,25 @@ mod tests {
             c.observe(SimTime(*at), o);
         }
         assert_eq!(c.areas(SimTime(100_000)), [12_500 + 3_000 + 10_000]);
+    }
+
+    /// The gateway (process 20, route 0) dies at 95 s: instance 5, missing since 90 s, is
+    /// missing 5 s, and nothing after the death counts, not even a later drop.
+    #[test]
+    fn a_dead_callers_routes_miss_nothing() {
+        let mut c = capacity();
+        for (at, o) in [
+            (0, registry(0, 5, true)),
+            (0, registry(0, 6, true)),
+            (0, list(5, true)),
+            (0, list(6, true)),
+            (90_000, list(5, false)),
+            (95_000, Observation::StoppedServing { process: 20 }),
+            (96_000, list(6, false)),
+        ] {
+            c.observe(SimTime(at), &o);
+        }
+        assert_eq!(c.areas(SimTime(200_000)), [5_000]);
     }
 
     /// A restart under the same id: the stopped incarnation is not counted; the new one counts

@@ -172,7 +172,8 @@ pub struct CallerOutcome {
     /// caller's Eureka cache; `None` if the cache still listed it, or never did.
     pub server: Option<ServerId>,
     /// How long the caller's balancers kept the instance after it stopped (0 if they never
-    /// listed it).
+    /// listed it). A caller that died (a zone outage) kept it until its death at most: its
+    /// cache and balancers list nothing from then on.
     pub exposure_ms: Option<i64>,
     /// Its requests' attempts refused by the instance.
     pub dead_hits: u64,
@@ -247,6 +248,8 @@ struct CallerTracker {
     dead_hits: u64,
     errors: u64,
     last_dead_hit: Option<SimTime>,
+    /// The caller died (a zone outage): its views ended then.
+    stopped: bool,
 }
 
 /// One route to the target's app: its balancer's view, and its caller (an index into
@@ -366,6 +369,20 @@ impl TargetTracker {
                 || self.served.iter().any(|p| p.up)
                 || self.callers.iter().any(|c| c.cache.up)
                 || self.ribbons.iter().any(|r| r.view.up))
+    }
+
+    /// Caller process `process` died (it stopped serving: only a zone outage stops a caller):
+    /// its Eureka cache and its balancers list nothing from `at` on, so a dead caller's frozen
+    /// list neither keeps the exposure open nor holds the trial; it makes no request after.
+    fn caller_stopped(&mut self, process: ProcessId, at: SimTime) {
+        let Some(c) = self.callers.iter().position(|c| c.process == process) else {
+            return;
+        };
+        self.callers[c].cache.set(at, false);
+        self.callers[c].stopped = true;
+        for r in self.ribbons.iter_mut().filter(|r| r.caller == c) {
+            r.view.set(at, false);
+        }
     }
 
     /// The caller of `route`, if it routes to the target's app.
@@ -628,7 +645,10 @@ impl Observer for MetricsObserver {
                 up,
             } => {
                 if let Some(t) = self.tracker(process)
-                    && let Some(c) = t.callers.iter_mut().find(|c| c.process == observer)
+                    && let Some(c) = t
+                        .callers
+                        .iter_mut()
+                        .find(|c| c.process == observer && !c.stopped)
                 {
                     if c.cache.up && !up {
                         c.removed_by = Some(server);
@@ -642,9 +662,13 @@ impl Observer for MetricsObserver {
                 listed,
             } => {
                 if let Some(t) = self.tracker(process)
-                    && let Some(r) = t.ribbons.iter_mut().find(|r| r.route == route)
+                    && let Some(r) = t.ribbons.iter().position(|r| r.route == route)
+                    && !t
+                        .callers
+                        .get(t.ribbons[r].caller)
+                        .is_some_and(|c| c.stopped)
                 {
-                    r.view.set(at, listed);
+                    t.ribbons[r].view.set(at, listed);
                 }
             }
             Observation::InflightFailed { process, count } => {
@@ -655,6 +679,9 @@ impl Observer for MetricsObserver {
             Observation::StoppedServing { process } => {
                 if let Some(t) = self.tracker(process) {
                     t.t_stop.get_or_insert(at);
+                }
+                for t in &mut self.targets {
+                    t.caller_stopped(process, at);
                 }
             }
             _ => {}
@@ -929,6 +956,103 @@ mod tests {
         );
         assert_eq!((o.exposure_ms, o.dead_hits, o.errors), (Some(35_000), 5, 3));
         assert_eq!(o.last_dead_hit_ms, Some(2_500));
+    }
+
+    /// A zone outage stops the target (process 0) at 10 s and caller 1 at 12 s; caller 2 lives
+    /// and drops the target at 40 s. Caller 1's views end at its death: its exposure is
+    /// 12 - 10 = 2 s, the aggregate is caller 2's 30 s, and a late list change of the dead
+    /// caller's route counts for nothing. Without caller 2 the trial settles at the death.
+    #[test]
+    fn a_dead_caller_lists_nothing_from_its_death() {
+        let observer = |callers: &[ProcessId]| {
+            let tracker = TargetTracker {
+                registry: vec![Presence::default()],
+                served: vec![Presence::default()],
+                callers: callers
+                    .iter()
+                    .map(|&process| CallerTracker {
+                        process,
+                        ..CallerTracker::default()
+                    })
+                    .collect(),
+                ribbons: (0..callers.len())
+                    .map(|c| RouteView {
+                        route: c,
+                        caller: c,
+                        view: Presence::default(),
+                    })
+                    .collect(),
+                ..TargetTracker::default()
+            };
+            let mut m = MetricsObserver {
+                targets: vec![tracker],
+                target_of: vec![Some(0), None, None],
+                capacity: LostCapacity::new(&Layout::new(&crate::scenario::fixture::bundled(
+                    "kill-9",
+                    &[],
+                ))),
+            };
+            let t = &mut m.targets[0];
+            t.registry[0].set(SimTime(0), true);
+            for c in 0..callers.len() {
+                t.callers[c].cache.set(SimTime(0), true);
+                t.ribbons[c].view.set(SimTime(0), true);
+            }
+            m.observe(SimTime(10_000), Observation::StoppedServing { process: 0 });
+            m
+        };
+        let dead_list = |listed| Observation::RibbonList {
+            route: 0,
+            process: 0,
+            listed,
+        };
+        let mut m = observer(&[1, 2]);
+        m.observe(SimTime(12_000), Observation::StoppedServing { process: 1 });
+        assert!(!m.settled(), "caller 2 still lists it");
+        m.observe(SimTime(13_000), dead_list(true));
+        m.observe(
+            SimTime(40_000),
+            Observation::RibbonList {
+                route: 1,
+                process: 0,
+                listed: false,
+            },
+        );
+        m.observe(
+            SimTime(40_000),
+            Observation::ClientCache {
+                server: ServerId(0),
+                observer: 2,
+                process: 0,
+                up: false,
+            },
+        );
+        let o = &m.outcomes(SimTime(50_000))[0];
+        let dead = &o.callers[0];
+        assert_eq!(
+            (
+                dead.exposure_ms,
+                dead.ribbon_removed_ms,
+                dead.client_removed_ms
+            ),
+            (Some(2_000), Some(2_000), Some(2_000))
+        );
+        assert_eq!(dead.server, None, "no server's answer dropped it");
+        assert_eq!(o.callers[1].exposure_ms, Some(30_000));
+        assert_eq!(o.exposure_ms, Some(30_000));
+        let mut m = observer(&[1]);
+        assert!(!m.settled());
+        m.observe(SimTime(12_000), Observation::StoppedServing { process: 1 });
+        m.observe(
+            SimTime(14_000),
+            Observation::Registry {
+                server: ServerId(0),
+                process: 0,
+                up: false,
+            },
+        );
+        assert!(m.settled(), "only a dead caller listed it");
+        assert_eq!(m.outcomes(SimTime(20_000))[0].exposure_ms, Some(2_000));
     }
 
     #[test]

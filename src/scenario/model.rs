@@ -28,6 +28,8 @@ pub struct Scenario {
     pub deploys: Vec<DeployConfig>,
     /// `[[fault]]`s: partitions, pauses, peer restarts and crashes (empty by default).
     pub faults: Vec<FaultConfig>,
+    /// The callers each `[[shutdown]] zone` stops (empty by default).
+    pub caller_stops: Vec<CallerStop>,
     /// `[[claim]]`s: timing assertions that `eureka-sim check` evaluates (empty by default; `run`
     /// ignores them).
     pub claims: Vec<ClaimConfig>,
@@ -666,6 +668,15 @@ pub struct ShutdownConfig {
     /// (a deleted pod), so a connection attempt waits `ConnectTimeout` instead of being refused
     /// at once (FACTS.md §7 last line; `Process::answer`).
     pub host_vanishes: bool,
+}
+
+/// A caller stopped by a zone outage (`[[shutdown]] zone`): its process dies (kill -9) at
+/// `at_ms`, so from then on it routes no request and its Eureka client sends nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallerStop {
+    /// Index into `Scenario::callers`.
+    pub caller: usize,
+    pub at_ms: u64,
 }
 
 /// One `[[restart]]`: a new incarnation of an instance's process (a new JVM with a new

@@ -452,6 +452,7 @@ impl Builder<'_> {
             restarts,
             deploys,
             faults,
+            caller_stops: Vec::new(),
             claims,
             warnings: self.warnings,
         })

@@ -128,6 +128,10 @@ pub enum Event {
         fault: usize,
         edge: faults::Edge,
     },
+    /// A zone outage stops caller `caller` (`Scenario::caller_stops`).
+    CallerStop {
+        caller: usize,
+    },
 }
 
 /// One trial's world.
@@ -262,6 +266,7 @@ impl<'s, O: Observer> World<'s, O> {
         world.schedule_restarts();
         world.schedule_faults();
         world.schedule_deploys();
+        world.schedule_caller_stops();
         world
     }
 
@@ -333,9 +338,12 @@ impl<'s, O: Observer> World<'s, O> {
                 continue;
             }
             let renewing = self.processes[p].alive() && self.processes[p].client.renews();
+            // A crashed peer holds nothing for anyone: it neither evicts nor answers.
+            let faults = &self.faults;
             let holding = self
                 .servers
                 .iter()
+                .filter(|server| !faults.is_down(server.id))
                 .find_map(|server| server.holding(end, p, renewing))
                 .or_else(|| self.caller_still_lists(p).then_some(Holding::Caller));
             if let Some(holding) = holding {
@@ -347,12 +355,14 @@ impl<'s, O: Observer> World<'s, O> {
         }
     }
 
-    /// Whether some caller's Eureka cache or balancer list still has `p` UP.
+    /// Whether some live caller's Eureka cache or balancer list still has `p` UP (a caller that
+    /// died in a zone outage lists nothing).
     fn caller_still_lists(&self, p: ProcessId) -> bool {
         let application = self.applications[p];
         self.routes.iter().any(|route| {
             let balancer = &route.balancer;
             route.application == application
+                && self.processes[route.process].alive()
                 && (self.processes[route.process].client.is_up_in_cache(p)
                     || balancer.ribbon().is_some_and(|lb| lb.servers.contains(&p))
                     || balancer
@@ -438,6 +448,7 @@ impl<'s, O: Observer> World<'s, O> {
                 }
             }
             Event::Fault { fault, edge } => self.on_fault(fault, edge),
+            Event::CallerStop { caller } => self.on_caller_stop(caller),
         }
         true
     }

@@ -4,6 +4,7 @@
 
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
+use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::route::{
     AttemptEffect, AttemptOutput, Balancer, ClientLists, RequestMode, RequestOutcome, Ribbon,
@@ -25,6 +26,38 @@ impl<O: Observer> World<'_, O> {
                 self.create_ribbon_balancer(r);
             }
             self.start_arrivals(r);
+        }
+    }
+
+    /// Schedules each caller stop of a zone outage (`Scenario::caller_stops`).
+    pub(super) fn schedule_caller_stops(&mut self) {
+        let scenario = self.scenario;
+        for stop in &scenario.caller_stops {
+            let event = Event::CallerStop {
+                caller: stop.caller,
+            };
+            self.queue.schedule(SimTime(stop.at_ms), event);
+        }
+    }
+
+    /// A caller of a zone outage dies as a kill -9 kills a process: its web server, the
+    /// gateway's inbound side whose requests it routes, stops, so no request reaches its routes
+    /// any more; its Eureka client sends nothing and its balancers' timers are void (they check
+    /// that the caller lives). The routes' requests up to now are counted first: the kill
+    /// settles every route when the caller's answer changes, and [`World::route_mut`] again.
+    pub(super) fn on_caller_stop(&mut self, caller: usize) {
+        let kind = ProcessKind::Caller { caller };
+        let Some(p) = self.processes.iter().position(|x| x.kind == kind) else {
+            return;
+        };
+        if !self.processes[p].alive() {
+            return;
+        }
+        self.kill_process(p);
+        for r in 0..self.routes.len() {
+            if self.routes[r].caller == caller {
+                self.route_mut(r).stop_arrivals();
+            }
         }
     }
 
