@@ -47,7 +47,7 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
         eprintln!("warning: --wait-s has no effect: no pause or service-registry in --strategy");
     }
     let variants = expand_variants(&strategies, &args.wait_s, common_wait_s(&base));
-    let plan = plan_compare(&variants, base.shutdowns.len(), |extra| {
+    let plan = plan_compare(&variants, base.shutdown_tables(), |extra| {
         load(&args.scenario, &[overrides.as_slice(), extra].concat())
     })
     .map_err(|e| scenario_error_in(&format!("variant {}", e.variant), *e.source))?;

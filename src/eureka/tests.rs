@@ -894,6 +894,7 @@ mod peers;
 mod spring_lb;
 mod stacks;
 mod steady;
+mod zone;
 
 /// `EurekaNotificationServerListUpdater` (FACTS.md §8): Ribbon's list is read again right after
 /// each of the caller's fetches (every fetch fires the event, changed or not) and at no other

@@ -43,7 +43,8 @@ impl Variant {
         }
     }
 
-    /// The `--set` overrides that apply the variant to a scenario with `shutdowns` shutdowns.
+    /// The `--set` overrides that apply the variant to a scenario with `shutdowns` `[[shutdown]]`
+    /// tables.
     pub fn overrides(&self, shutdowns: usize) -> Vec<String> {
         let mut overrides = Vec::new();
         for i in 0..shutdowns {
@@ -186,7 +187,8 @@ pub struct VariantError {
 
 /// Validates every variant before anything runs. `load` validates the base scenario (with the
 /// user's own overrides) plus the extra overrides it is given; `shutdowns` is the number of
-/// shutdowns of the base scenario.
+/// `[[shutdown]]` tables of the base scenario ([`Scenario::shutdown_tables`]: a zone outage is
+/// one table).
 pub fn plan_compare(
     variants: &[Variant],
     shutdowns: usize,

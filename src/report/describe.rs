@@ -93,14 +93,22 @@ pub(super) fn settings(scenario: &Scenario) -> Vec<(&'static str, String)> {
         }
         out.push(("rate", format!("{} req/s", caller.rate_per_s)));
     }
-    for shutdown in &scenario.shutdowns {
+    for (i, shutdown) in scenario.shutdowns.iter().enumerate() {
+        // A zone outage once, by its zone: its instances share the plan.
+        if shutdown.zone.is_some()
+            && scenario.shutdowns[..i]
+                .iter()
+                .any(|s| s.zone == shutdown.zone)
+        {
+            continue;
+        }
+        let who = match &shutdown.zone {
+            Some(zone) => format!("zone {zone}"),
+            None => shutdown.instance.clone(),
+        };
         out.push((
             "shutdown",
-            format!(
-                "{} stopped at {}",
-                shutdown.instance,
-                seconds(shutdown.at_ms)
-            ),
+            format!("{who} stopped at {}", seconds(shutdown.at_ms)),
         ));
         let how = if shutdown.strategy.waits() {
             format!(

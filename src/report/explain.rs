@@ -1081,7 +1081,13 @@ fn strategy_text(config: &ShutdownConfig, release: Release, client: &ClientConfi
         }
     };
     match config.strategy {
-        Strategy::Kill9 => "kill -9: the JVM dies; no DOWN, no DELETE is sent".to_string(),
+        Strategy::Kill9 => match &config.zone {
+            Some(zone) => format!(
+                "kill -9 with all of zone {zone} (a zone outage: its callers stop, its peers go \
+                 down): the JVM dies; no DOWN, no DELETE is sent"
+            ),
+            None => "kill -9: the JVM dies; no DOWN, no DELETE is sent".to_string(),
+        },
         Strategy::Kill15 if !config.sigterm_reaches_jvm => format!(
             "kill -15 that never reaches the JVM (PID 1 does not forward SIGTERM): nothing \
              happens until the orchestrator's SIGKILL {} s later (a kill -9: no DOWN, no DELETE)",

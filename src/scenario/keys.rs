@@ -173,10 +173,14 @@ pub(super) struct CallerDraft {
     pub hystrix_timeout_ms: Option<u64>,
 }
 
-/// The `[[shutdown]]` keys before the required ones are checked and `instance` is resolved.
+/// The `[[shutdown]]` keys before the required ones are checked and `instance` (or `zone`) is
+/// resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct ShutdownDraft {
-    pub instance: String,
+    /// `instance` as written; exactly one of it and `zone` is given.
+    pub instance: Option<String>,
+    /// `zone` as written: a zone outage (`parse/zone.rs`).
+    pub zone: Option<String>,
     pub at_ms: u64,
     pub strategy: Strategy,
     pub wait_ms: u64,
@@ -216,6 +220,7 @@ impl ShutdownConfig {
             cancel_override: d.cancel_override,
             prestop_ms: d.prestop_ms,
             host_vanishes: d.host_vanishes,
+            zone: None,
         }
     }
 }
@@ -330,7 +335,8 @@ impl Default for CallerDraft {
 impl Default for ShutdownDraft {
     fn default() -> Self {
         ShutdownDraft {
-            instance: String::new(),
+            instance: None,
+            zone: None,
             at_ms: 0,
             strategy: Strategy::Kill9,
             wait_ms: 0,
@@ -1436,11 +1442,24 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Caller(|c, v| c.hystrix_timeout_ms = Some(v.int())),
     ),
     // [[shutdown]]
-    required(
+    relaxed(
         "instance",
         Kind::Instance,
+        "(required, or zone)",
         "The instance that departs, as <app name>-<index> (svc-0).",
-        Apply::Shutdown(|c, v| c.instance = v.text()),
+        Apply::Shutdown(|c, v| c.instance = Some(v.text())),
+    ),
+    relaxed(
+        "zone",
+        Kind::Name,
+        "(none)",
+        "Instead of instance, a zone outage: every process of the zone stops at at-s. Each app \
+         instance of the zone departs as if named by its own [[shutdown]] (one trials.csv row \
+         each), each caller of the zone stops calling, and each [[peer]] of the zone goes down \
+         for good (as a crash [[fault]]). A process's zone is its first \
+         eureka.client.availability-zones zone (defaultZone without one), a peer's its [[peer]] \
+         zone. kill-9 only: an outage gives no process time to deregister.",
+        Apply::Shutdown(|c, v| c.zone = Some(v.text())),
     ),
     required(
         "at-s",
@@ -1545,8 +1564,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         "shutdown",
         Kind::ShutdownRef,
         "0",
-        "The [[shutdown]] the claim is about: its index (0 is the first) or its instance id \
-         (svc-0).",
+        "The [[shutdown]] the claim is about: its index (0 is the first; a zone outage counts \
+         one per instance of the zone, in [[app]] and index order) or its instance id (svc-0).",
         Apply::Claim(|c, v| {
             if let Val::Shutdown(s) = v {
                 c.shutdown = s.clone();

@@ -26,7 +26,8 @@ pub struct Scenario {
     pub restarts: Vec<RestartConfig>,
     /// `[[deploy]]`s: rolling replacements of every instance of an app.
     pub deploys: Vec<DeployConfig>,
-    /// `[[fault]]`s: partitions, pauses, peer restarts and crashes (empty by default).
+    /// `[[fault]]`s: partitions, pauses, peer restarts and crashes (empty by default), in file
+    /// order, then a crash per peer of each `[[shutdown]] zone`.
     pub faults: Vec<FaultConfig>,
     /// The callers each `[[shutdown]] zone` stops (empty by default).
     pub caller_stops: Vec<CallerStop>,
@@ -632,10 +633,12 @@ pub enum HttpMethod {
     Post,
 }
 
-/// One `[[shutdown]]`.
+/// One `[[shutdown]]` of one instance: a `[[shutdown]] instance`, or one instance of a
+/// `[[shutdown]] zone` (a zone outage is one of these per instance of the zone, so each is
+/// measured alone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShutdownConfig {
-    /// The instance id as written (`svc-0`).
+    /// The instance id (`svc-0`), as written or, in a zone outage, as the zone's app names it.
     pub instance: String,
     /// Index into `Scenario::apps`, and the instance's index within the app.
     pub app: usize,
@@ -668,6 +671,8 @@ pub struct ShutdownConfig {
     /// (a deleted pod), so a connection attempt waits `ConnectTimeout` instead of being refused
     /// at once (FACTS.md §7 last line; `Process::answer`).
     pub host_vanishes: bool,
+    /// `zone`: the zone outage this shutdown is part of (`None` for `[[shutdown]] instance`).
+    pub zone: Option<String>,
 }
 
 /// A caller stopped by a zone outage (`[[shutdown]] zone`): its process dies (kill -9) at
@@ -1052,6 +1057,24 @@ impl Scenario {
             0 => "LoadBalancer",
             _ => "balancer",
         }
+    }
+
+    /// How many `[[shutdown]]` tables the file has (what `--set shutdown[i]` can name): a zone
+    /// outage is one table and several `shutdowns`. Two tables never name the same zone.
+    pub fn shutdown_tables(&self) -> usize {
+        let mut zones: Vec<&str> = Vec::new();
+        let mut tables = 0;
+        for s in &self.shutdowns {
+            match &s.zone {
+                None => tables += 1,
+                Some(z) if !zones.contains(&z.as_str()) => {
+                    zones.push(z);
+                    tables += 1;
+                }
+                Some(_) => {}
+            }
+        }
+        tables
     }
 
     /// The instance id of instance `index` of app `app`, as users write it (`svc-0`).

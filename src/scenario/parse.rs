@@ -11,10 +11,10 @@
 //!    defaults <- `[clients] ribbon.*` <- `[clients] a.ribbon.*` <- caller `ribbon.*` <-
 //!    caller `a.ribbon.*`.
 //! 4. Check the rules that span keys and tables (required keys, unique names, service URLs
-//!    naming peers, shutdown ids, shutdowns within the run, claims about existing shutdowns with
-//!    thresholds in their metric's unit), stopping at the first problem; resolve each process's
-//!    Eureka servers (`endpoints`); and collect warnings for things that are allowed but
-//!    probably not meant.
+//!    naming peers, shutdown ids and zones, shutdowns within the run, claims about existing
+//!    shutdowns with thresholds in their metric's unit), stopping at the first problem; expand
+//!    each zone outage (`zone`); resolve each process's Eureka servers (`endpoints`); and
+//!    collect warnings for things that are allowed but probably not meant.
 
 #[cfg(test)]
 mod claim_tests;
@@ -31,6 +31,9 @@ mod raw;
 mod resolve;
 #[cfg(test)]
 mod tests;
+mod zone;
+#[cfg(test)]
+mod zone_tests;
 
 use std::path::Path;
 
@@ -275,24 +278,27 @@ impl Builder<'_> {
             callers.push(self.caller(table, &base, clients, &apps, release)?);
         }
         self.check_names(tables, &server, &peers, &apps, &callers)?;
+        let names = faults::FaultNames::new(&server, &peers, &apps, &callers);
         let mut shutdowns: Vec<ShutdownConfig> = Vec::new();
+        // The table of each shutdown, for messages: a zone outage is one table, many shutdowns.
+        let mut shutdown_tables: Vec<&Resolved> = Vec::new();
+        let mut zone_crashes = Vec::new();
+        let mut caller_stops = Vec::new();
         for table in array(Section::Shutdown) {
-            let shutdown = self.shutdown(table, &apps, &simulation)?;
-            if let Some(i) = shutdowns
-                .iter()
-                .position(|s| s.instance == shutdown.instance)
-            {
-                return Err(self.invalid(
-                    table,
-                    "instance",
-                    format!(
-                        "`{}` already shuts down in shutdown[{i}]",
-                        shutdown.instance
-                    ),
-                    "one [[shutdown]] per instance".to_string(),
-                ));
+            let stops = self.shutdown(table, &apps, &names, &simulation)?;
+            for shutdown in stops.shutdowns {
+                if let Some(i) = shutdowns
+                    .iter()
+                    .position(|s| s.instance == shutdown.instance)
+                {
+                    let (earlier, label) = (&shutdowns[i], &shutdown_tables[i].label);
+                    return Err(already_shuts_down(&self, table, &shutdown, earlier, label));
+                }
+                shutdowns.push(shutdown);
+                shutdown_tables.push(table);
             }
-            shutdowns.push(shutdown);
+            zone_crashes.extend(stops.crashes);
+            caller_stops.extend(stops.callers);
         }
         let mut claims = Vec::new();
         for table in array(Section::Claim) {
@@ -306,11 +312,11 @@ impl Builder<'_> {
         for table in array(Section::Deploy) {
             deploys.push(self.deploy(table, &apps, &simulation)?);
         }
-        let names = faults::FaultNames::new(&server, &peers, &apps, &callers);
         let mut faults = Vec::new();
         for table in array(Section::Fault) {
             faults.push(self.fault(table, &names, &simulation)?);
         }
+        faults.extend(zone_crashes);
         let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
         self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 
@@ -347,15 +353,21 @@ impl Builder<'_> {
             + 1_000;
         let cold = simulation.start == Start::Cold;
         for (i, shutdown) in shutdowns.iter().enumerate() {
-            if cold && shutdown.at_ms < ready_by_ms {
+            // Once per table: a zone outage's instances share their at-s.
+            let label = &shutdown_tables[i].label;
+            let first = shutdown_tables[..i].iter().all(|t| t.label != *label);
+            if cold && shutdown.at_ms < ready_by_ms && first {
+                let who = match &shutdown.zone {
+                    Some(zone) => format!("the instances of zone `{zone}`"),
+                    None => shutdown.instance.clone(),
+                };
                 self.warn(
                     &Place::File,
                     format!(
-                        "shutdown[{i}] at {} s: {} may not be serving yet (it is sure to be \
+                        "{label} at {} s: {who} may not be serving yet (it is sure to be \
                          from about {} s: server start, start-spread-s, context-start-ms and \
                          its spread); a trial in which it is not has no t_stop",
                         shutdown.at_ms as f64 / 1000.0,
-                        shutdown.instance,
                         ready_by_ms.div_ceil(1000)
                     ),
                 );
@@ -452,7 +464,7 @@ impl Builder<'_> {
             restarts,
             deploys,
             faults,
-            caller_stops: Vec::new(),
+            caller_stops,
             claims,
             warnings: self.warnings,
         })
@@ -714,12 +726,15 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// One `[[shutdown]]`: an instance, or a zone outage (`parse/zone.rs`), exactly one of
+    /// them; a plan that falls within the trial.
     fn shutdown(
         &mut self,
         table: &Resolved,
         apps: &[AppConfig],
+        names: &faults::FaultNames,
         simulation: &SimulationConfig,
-    ) -> Result<ShutdownConfig, ScenarioError> {
+    ) -> Result<zone::Stops, ScenarioError> {
         self.require(table)?;
         let mut draft = ShutdownDraft::default();
         for s in &table.settings {
@@ -727,8 +742,44 @@ impl Builder<'_> {
                 f(&mut draft, &s.val);
             }
         }
-        let (app, index) = find_instance(&draft.instance, apps)
-            .map_err(|(problem, allowed)| self.invalid(table, "instance", problem, allowed))?;
+        let mut stops = zone::Stops::default();
+        let targets = match (draft.instance.clone(), draft.zone.clone()) {
+            (Some(id), None) => {
+                let target = find_instance(&id, apps).map_err(|(problem, allowed)| {
+                    self.invalid(table, "instance", problem, allowed)
+                })?;
+                vec![(id, target)]
+            }
+            (None, Some(zone)) => {
+                let members = self.zone_outage(table, &draft, &zone, names, apps)?;
+                stops.crashes = zone::crashes(&members, draft.at_ms);
+                stops.callers = zone::caller_stops(&members, draft.at_ms);
+                members
+                    .instances
+                    .iter()
+                    .map(|&(a, i)| (format!("{}-{i}", apps[a].name), (a, i)))
+                    .collect()
+            }
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    table,
+                    "zone",
+                    "the shutdown names both an instance and a zone".to_string(),
+                    "one of instance (one instance departs) and zone (a zone outage)".to_string(),
+                ));
+            }
+            (None, None) => {
+                return Err(ScenarioError::MissingKey {
+                    at: self.at(&table.at),
+                    key: format!("{}.instance", table.label),
+                    allowed: format!(
+                        "an instance id `<app name>-<index>` such as `svc-0`, or zone = a zone \
+                         for a zone outage ({})",
+                        names.zones().join(", ")
+                    ),
+                });
+            }
+        };
 
         let waits = draft.strategy.waits();
         let resumes = draft.strategy == Strategy::Pause && draft.resume_ms.is_some();
@@ -817,21 +868,26 @@ impl Builder<'_> {
                 }
             }
         }
-        Ok(ShutdownConfig {
-            instance: draft.instance,
-            app,
-            index,
-            at_ms: draft.at_ms,
-            strategy: draft.strategy,
-            wait_ms: draft.wait_ms,
-            then: draft.then,
-            sigterm_reaches_jvm: draft.sigterm_reaches_jvm,
-            termination_grace_ms: draft.termination_grace_ms,
-            resume_ms: draft.resume_ms.filter(|_| resumes),
-            cancel_override: draft.cancel_override,
-            prestop_ms: draft.prestop_ms,
-            host_vanishes: draft.host_vanishes,
-        })
+        stops.shutdowns = targets
+            .into_iter()
+            .map(|(instance, (app, index))| ShutdownConfig {
+                instance,
+                app,
+                index,
+                at_ms: draft.at_ms,
+                strategy: draft.strategy,
+                wait_ms: draft.wait_ms,
+                then: draft.then,
+                sigterm_reaches_jvm: draft.sigterm_reaches_jvm,
+                termination_grace_ms: draft.termination_grace_ms,
+                resume_ms: draft.resume_ms.filter(|_| resumes),
+                cancel_override: draft.cancel_override,
+                prestop_ms: draft.prestop_ms,
+                host_vanishes: draft.host_vanishes,
+                zone: draft.zone.clone(),
+            })
+            .collect();
+        Ok(stops)
     }
 
     fn claim(
@@ -1048,6 +1104,46 @@ fn instance_ids(app: &AppConfig) -> String {
 
 /// The app and index of instance id `id` (`<app name>-<index>`), or the problem and the allowed
 /// ids.
+/// `shutdown` (from `table`) names an instance that `earlier` (from table `label`) already
+/// stops: one `[[shutdown]]` per instance, and one per zone.
+fn already_shuts_down(
+    builder: &Builder,
+    table: &Resolved,
+    shutdown: &ShutdownConfig,
+    earlier: &ShutdownConfig,
+    label: &str,
+) -> ScenarioError {
+    let id = &shutdown.instance;
+    match (&shutdown.zone, &earlier.zone) {
+        (Some(zone), Some(before)) if zone == before => builder.invalid(
+            table,
+            "zone",
+            format!("zone `{zone}` already goes down in {label}"),
+            "one [[shutdown]] per zone".to_string(),
+        ),
+        (Some(zone), _) => builder.invalid(
+            table,
+            "zone",
+            format!("`{id}`, of zone `{zone}`, already shuts down in {label}"),
+            "one [[shutdown]] per instance (a zone outage stops each instance of the zone)"
+                .to_string(),
+        ),
+        (None, Some(before)) => builder.invalid(
+            table,
+            "instance",
+            format!("`{id}` already shuts down in {label} (zone `{before}`)"),
+            "one [[shutdown]] per instance (a zone outage stops each instance of the zone)"
+                .to_string(),
+        ),
+        (None, None) => builder.invalid(
+            table,
+            "instance",
+            format!("`{id}` already shuts down in {label}"),
+            "one [[shutdown]] per instance".to_string(),
+        ),
+    }
+}
+
 fn find_instance(id: &str, apps: &[AppConfig]) -> Result<(usize, u32), (String, String)> {
     if let Some((name, index)) = id.rsplit_once('-')
         && let Some((a, app)) = apps.iter().enumerate().find(|(_, app)| app.name == name)

@@ -38,7 +38,18 @@ impl Want {
     }
 }
 
-/// Every name a `[[fault]]` can use, gathered once per scenario.
+/// The processes of one zone ([`FaultNames::zone_members`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ZoneMembers {
+    /// (app, index) of each app instance, app by app in file order.
+    pub instances: Vec<(usize, u32)>,
+    /// Indices into `Scenario::callers`.
+    pub callers: Vec<usize>,
+    /// Indices into `Scenario::servers()`.
+    pub peers: Vec<usize>,
+}
+
+/// Every name a `[[fault]]` (or a `[[shutdown]] zone`) can use, gathered once per scenario.
 pub(super) struct FaultNames<'a> {
     /// The servers (`Scenario::servers()`): the `[[peer]]`s, or the implicit server named
     /// `spring.application.name` in `defaultZone`; index = peer index.
@@ -223,6 +234,44 @@ impl<'a> FaultNames<'a> {
             FaultSide::App(a) => self.apps[*a].name.clone(),
             FaultSide::Zone(z) => z.clone(),
         }
+    }
+
+    /// Zones somebody is in, in the order of [`FaultNames::new`].
+    pub(super) fn zones(&self) -> &[String] {
+        &self.zones
+    }
+
+    /// The servers' names, by peer index.
+    pub(super) fn server_names(&self) -> impl Iterator<Item = &str> {
+        self.servers.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Every process of `zone`, as a `[[fault]]` zone side takes them (the same
+    /// [`FaultNames::within`]): the instances of the apps whose zone it is, the callers whose
+    /// zone it is, and the peers of that `[[peer]] zone`. `None` if nobody is in `zone`.
+    pub(super) fn zone_members(&self, zone: &str) -> Option<ZoneMembers> {
+        if !self.zones.iter().any(|z| z == zone) {
+            return None;
+        }
+        let side = FaultSide::Zone(zone.to_string());
+        let instances = self
+            .apps
+            .iter()
+            .enumerate()
+            .filter(|(a, _)| self.within(&FaultSide::App(*a), &side))
+            .flat_map(|(a, app)| (0..app.instances).map(move |i| (a, i)))
+            .collect();
+        let callers = (0..self.callers.len())
+            .filter(|&c| self.within(&FaultSide::Caller(c), &side))
+            .collect();
+        let peers = (0..self.servers.len())
+            .filter(|&k| self.within(&FaultSide::Peer(k), &side))
+            .collect();
+        Some(ZoneMembers {
+            instances,
+            callers,
+            peers,
+        })
     }
 
     /// Whether every process of `part` is also in `whole` (an instance in its app, a peer or a
