@@ -160,3 +160,66 @@ fn two_peers_write_callers_and_servers_and_trials_aggregates_them() {
         }
     }
 }
+
+/// `scenarios/cluster/zone-outage-self-preservation.toml`: a zone outage is one row of
+/// `trials.csv` per instance of the zone, in id order; the zone's gateway died with it (its
+/// rows of `callers.csv`: exposure 0, no dead hit) and so did peer `a` (its rows of
+/// `servers.csv`: removed at the stop). Self-preservation off, every instance is evicted by b
+/// and c within the trial; on, every one is still listed at `max-duration-s`, held by
+/// self-preservation. `compare`'s other strategies are refused for a zone, naming the key.
+#[test]
+fn a_zone_outage_is_a_row_per_instance_and_self_preservation_keeps_them() {
+    let file = crate::harness::repo().join("scenarios/cluster/zone-outage-self-preservation.toml");
+    let file = file.to_str().unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let tmp = temp();
+        let mut args = vec!["run", file, "--trials", "3", "--seed", "1", "--out", out];
+        args.extend_from_slice(extra);
+        ok(eureka_sim(tmp.path(), 0, &args));
+        let out = tmp.path().join(out);
+        (
+            read_csv(&out.join("trials.csv")).1,
+            read_csv(&out.join("callers.csv")).1,
+            read_csv(&out.join("servers.csv")).1,
+        )
+    };
+    let off = [
+        "--set",
+        "server.eureka.server.enable-self-preservation=false",
+    ];
+    let (trials, callers, servers) = run("off", &off);
+    assert_eq!(trials.len(), 3 * 10);
+    let ids: Vec<String> = (0..10).map(|i| format!("svc-z1-{i}")).collect();
+    for rows in trials.chunks(10) {
+        let names: Vec<&str> = rows.iter().map(|r| r["instance"].as_str()).collect();
+        assert_eq!(names, ids);
+    }
+    for row in &trials {
+        assert_eq!(cell(row, "t_stop_ms"), Some(300_000), "{row:?}");
+        let exposure = cell(row, "exposure_ms").expect("evicted");
+        assert!((150_000..600_000).contains(&exposure), "{row:?}");
+    }
+    for row in callers.iter().filter(|r| r["caller"] == "gateway-z1") {
+        assert_eq!(cell(row, "exposure_ms"), Some(0), "{row:?}");
+        assert_eq!(cell(row, "dead_hits"), Some(0), "{row:?}");
+        assert_eq!(row["server"], "", "no peer's answer dropped it: {row:?}");
+    }
+    for row in servers.iter().filter(|r| r["server"] == "a") {
+        assert_eq!(cell(row, "server_removed_ms"), Some(0), "{row:?}");
+    }
+    let (trials, _, _) = run("on", &["--set", "simulation.max-duration-s=900"]);
+    assert_eq!(trials.len(), 3 * 10);
+    for row in &trials {
+        assert_eq!(cell(row, "exposure_ms"), None, "{row:?}");
+        assert_eq!(row["unresolved_reason"], "self_preservation", "{row:?}");
+        assert_eq!(cell(row, "trial_end_ms"), Some(900_000), "{row:?}");
+    }
+    let tmp = temp();
+    let refused = eureka_sim(tmp.path(), 0, &["compare", file, "--trials", "2"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("`shutdown[0].strategy`: a zone outage stops every process"),
+        "{stderr}"
+    );
+}
