@@ -7,7 +7,7 @@ use std::ops::Deref;
 use std::path::PathBuf;
 
 use crate::engine::SimTime;
-use crate::eureka::{InstanceStatus, Observation, RequestMode, ServerId};
+use crate::eureka::{InstanceStatus, Observation, ProcessKind, RequestMode, ServerId};
 use crate::experiment::{TrialTrace, trace_trial};
 use crate::scenario::{ClientConfig, FinalStop, Release, Scenario, ShutdownConfig, Strategy};
 
@@ -127,6 +127,19 @@ impl Explanation<'_> {
             .map_or("?", |p| p.name.as_str())
     }
 
+    /// When a zone outage stopped caller process `p`, if it did (`Scenario::caller_stops`).
+    fn caller_stop(&self, scenario: &Scenario, p: usize) -> Option<u64> {
+        let caller = match self.layout.processes.get(p)?.kind {
+            ProcessKind::Caller { caller } => caller,
+            _ => return None,
+        };
+        scenario
+            .caller_stops
+            .iter()
+            .find(|stop| stop.caller == caller)
+            .map(|stop| stop.at_ms)
+    }
+
     /// The server a piece of news waited on, in words: "the server" for a standalone server,
     /// "peer b" in a cluster.
     fn on(scenario: &Scenario, server: ServerId) -> String {
@@ -239,6 +252,9 @@ impl Explanation<'_> {
         let mut ghost_registered = None;
         let mut gated_after_expiry = 0usize;
         let mut last_gate = None;
+        // The peers down now (a crash, a restart's down time): what they stop listing is no
+        // news of the instance, and told once as the peer going down.
+        let mut down: Vec<ServerId> = Vec::new();
         // Per caller: how its last fetch went (a delta, a full one, why a full one).
         let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
         let mut deploy_offsets = vec![0usize; self.layout.deploys.len()];
@@ -410,6 +426,31 @@ impl Explanation<'_> {
                         ),
                     );
                 }
+                Observation::ServerDown { server } => {
+                    down.push(*server);
+                    if t >= start {
+                        let peer_zone = scenario
+                            .servers()
+                            .get(server.index())
+                            .map(|p| p.zone.clone());
+                        let with_zone = t.ms() == config.at_ms
+                            && config.zone.is_some()
+                            && config.zone == peer_zone;
+                        let text = format!(
+                            "{} went down ({}): it lists nothing any more and answers no one",
+                            Self::on(scenario, *server),
+                            if with_zone {
+                                "with the zone"
+                            } else {
+                                "a [[fault]]"
+                            }
+                        );
+                        push(&mut steps, t, text);
+                    }
+                }
+                Observation::ServerStarted { server } => down.retain(|s| s != server),
+                Observation::Registry { server, .. } | Observation::Served { server, .. }
+                    if down.contains(server) => {}
                 Observation::Registry {
                     server,
                     process,
@@ -770,6 +811,14 @@ impl Explanation<'_> {
                 .callers
                 .iter()
                 .map(|c| {
+                    if let Some(at) = self.caller_stop(scenario, c.process) {
+                        let when = outcome.t_stop_ms.map(|t| at as i64 - t as i64);
+                        return format!(
+                            "{} stopped with its zone at {} (it lists nothing after)",
+                            self.name(c.process),
+                            ms(when)
+                        );
+                    }
                     let from = c
                         .server
                         .and_then(|k| servers.get(k.index()))
@@ -1489,5 +1538,35 @@ mod tests {
             .max()
             .flatten();
         assert_eq!(o.server_removed_ms, last);
+    }
+
+    /// A zone outage (`scenarios/cluster/zone-outage-self-preservation.toml`, self-preservation
+    /// off): the zone's peer is told once as going down, not as news of the instance, and the
+    /// zone's dead gateway as stopped with it; the survivors' eviction runs name the 15 % cap.
+    #[test]
+    fn a_zone_outage_tells_the_peer_and_the_caller_that_went_with_it() {
+        let s = bundled(
+            "cluster/zone-outage-self-preservation",
+            &["server.eureka.server.enable-self-preservation=false".to_string()],
+        );
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let told: String = (0..s.shutdowns.len())
+            .map(|i| Explanation(&trace).render(&s, i))
+            .collect();
+        assert!(
+            told.contains("kill -9 with all of zone z1 (a zone outage"),
+            "{told}"
+        );
+        assert!(
+            told.contains("peer a went down (with the zone): it lists nothing any more"),
+            "{told}"
+        );
+        assert!(!told.contains("peer a's registry"), "{told}");
+        assert!(!told.contains("peer a: read-only"), "{told}");
+        assert!(
+            told.contains("gateway-z1 stopped with its zone at +0.000 s (it lists nothing after)"),
+            "{told}"
+        );
+        assert!(told.contains("evicted (the 15 % cap)"), "{told}");
     }
 }
