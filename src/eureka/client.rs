@@ -872,8 +872,13 @@ impl DiscoveryClient {
                 }
                 Delivery::Stale => return,
             }
-        } else if matches!(reply, Reply::Unreachable | Reply::Forbidden { .. }) {
-            // One server and no transport: the world sends failures only with a transport.
+        } else if let Reply::Forbidden { why } = reply {
+            // One server: the 403 fails the fetch (`RetryableEurekaHttpClient` does not accept
+            // it and has no other server to try).
+            let call = Call::FetchAll { why };
+            return self.on_call_failed(now, wall_ms, seq, call, out);
+        } else if matches!(reply, Reply::Unreachable) {
+            // One server and no transport: the world sends a refusal only with a transport.
             return;
         } else {
             self.server

@@ -121,6 +121,10 @@ pub struct EurekaServer {
     peers: Vec<Peer>,
     /// The replicators' effects, reused between calls.
     scratch: Vec<ReplicatorEffect>,
+    /// `shouldAllowAccess` is false up to this instant (inclusive): the server opened with an
+    /// effective count of 0 (`peerInstancesTransferEmptyOnStartup`), so GET /apps and
+    /// /apps/delta answer 403 for `wait-time-in-ms-when-sync-empty`.
+    reads_refused_until: Option<SimTime>,
 }
 
 impl EurekaServer {
@@ -160,6 +164,7 @@ impl EurekaServer {
             last_eviction: None,
             registry_up: vec![false; processes],
             served_up: vec![false; processes],
+            reads_refused_until: None,
             renews_roll_due_ms: 0,
             peers: Vec::new(),
             scratch: Vec::new(),
@@ -226,8 +231,27 @@ impl EurekaServer {
 
 impl EurekaServer {
     /// Server bootstrap (see the module doc for the order).
-    pub fn start(&mut self, wall_now_ms: u64, out: &mut impl ServerOutput) {
+    pub fn start(&mut self, now: SimTime, wall_now_ms: u64, out: &mut impl ServerOutput) {
         self.bootstrap(wall_now_ms, Start::Cold, out);
+        self.refuse_reads_if_opened_empty(now);
+    }
+
+    /// `PeerAwareInstanceRegistryImpl#openForTraffic(count)` leaves
+    /// `peerInstancesTransferEmptyOnStartup` true only for a count of 0, and Spring Cloud's
+    /// `InstanceRegistry#openForTraffic` passes `default-open-for-traffic-count` (1) when the
+    /// start-up sync found nobody (it never syncs: `registry-sync-retries` 0). So only a
+    /// default count set to 0 opens the window: `shouldAllowAccess` refuses reads while
+    /// `now <= startupTime + wait-time-in-ms-when-sync-empty` (FACTS.md §2.7).
+    fn refuse_reads_if_opened_empty(&mut self, now: SimTime) {
+        if self.config.default_open_for_traffic_count == 0 {
+            self.reads_refused_until = Some(now + self.config.wait_time_in_ms_when_sync_empty);
+        }
+    }
+
+    /// `#shouldAllowAccess` is false now (`ApplicationsResource#getContainers`,
+    /// `#getContainerDifferential` answer 403).
+    fn refuses_reads(&self, now: SimTime) -> bool {
+        self.reads_refused_until.is_some_and(|until| now <= until)
     }
 
     /// `simulation.start = "steady"`: the server as after a long uptime. Every periodic timer
@@ -502,6 +526,7 @@ impl EurekaServer {
             Call::Renew { last_dirty } => Reply::Renewed {
                 found: self.handle_renew(now, from, last_dirty, out),
             },
+            Call::FetchAll { why } if self.refuses_reads(now) => Reply::Forbidden { why },
             Call::FetchAll { why } => {
                 let server = &mut *self;
                 let registry = &server.registry;
@@ -624,7 +649,7 @@ impl EurekaServer {
     /// server, else the `ALL_APPS_DELTA` key through the response cache (FACTS.md §4). (The
     /// `shouldAllowAccess` 403 window never applies to a Spring Cloud server, FACTS.md §2.5.)
     fn serve_delta(&mut self, now: SimTime) -> Reply {
-        if self.config.disable_delta {
+        if self.config.disable_delta || self.refuses_reads(now) {
             return Reply::DeltaForbidden;
         }
         let server = &mut *self;
@@ -987,7 +1012,7 @@ mod tests {
     fn start_arms_the_timers_in_bootstrap_order() {
         let mut server = server();
         let mut out = Vec::new();
-        server.start(1_700_000_000_000, &mut out);
+        server.start(SimTime(0), 1_700_000_000_000, &mut out);
         let timers: Vec<ServerTimer> = out
             .into_iter()
             .filter_map(|e| match e {
@@ -1007,12 +1032,73 @@ mod tests {
         );
     }
 
+    /// `#shouldAllowAccess` (FACTS.md §2.7): a server opened with a count of 0
+    /// (`default-open-for-traffic-count = 0`) answers GET /apps and /apps/delta with 403 up to
+    /// `startupTime + wait-time-in-ms-when-sync-empty` inclusive (`now > startup + wait` allows),
+    /// then serves; with Spring Cloud's default count of 1 it serves at once.
+    #[test]
+    fn a_server_opened_with_a_count_of_0_refuses_reads_for_the_wait() {
+        let text = "[[app]]\nname = \"svc\"\ninstances = 2\n";
+        let overrides = [
+            "server.eureka.instance.registry.default-open-for-traffic-count=0".to_string(),
+            "server.eureka.server.wait-time-in-ms-when-sync-empty=60000".to_string(),
+        ];
+        let scenario = parse_str(text, "t.toml", "t", &overrides).expect("valid scenario");
+        let stream = || StreamFactory::new(1).stream("server");
+        let all = Call::FetchAll {
+            why: crate::eureka::protocol::FetchWhy::Periodic,
+        };
+        let mut server = EurekaServer::new(&scenario, 3, stream());
+        server.start(SimTime(5_000), 1_700_000_000_000, &mut Vec::new());
+        let mut out = Vec::new();
+        let at = |server: &mut EurekaServer, ms, call, out: &mut Vec<ServerEffect>| {
+            server.on_call(SimTime(ms), 0, call, out)
+        };
+        assert!(matches!(
+            at(&mut server, 5_000, all, &mut out),
+            Reply::Forbidden { .. }
+        ));
+        assert!(matches!(
+            at(&mut server, 65_000, all, &mut out),
+            Reply::Forbidden { .. }
+        ));
+        assert_eq!(
+            at(&mut server, 65_000, Call::FetchDelta, &mut out),
+            Reply::DeltaForbidden
+        );
+        assert!(matches!(
+            at(&mut server, 65_001, all, &mut out),
+            Reply::Fetched { .. }
+        ));
+        assert!(matches!(
+            at(&mut server, 65_001, Call::FetchDelta, &mut out),
+            Reply::Delta { .. }
+        ));
+
+        let mut server = EurekaServer::new(&tests_scenario(), 3, stream());
+        server.start(SimTime(5_000), 1_700_000_000_000, &mut Vec::new());
+        assert!(matches!(
+            at(&mut server, 5_000, all, &mut out),
+            Reply::Fetched { .. }
+        ));
+    }
+
+    fn tests_scenario() -> Scenario {
+        parse_str(
+            "[[app]]\nname = \"svc\"\ninstances = 2\n",
+            "t.toml",
+            "t",
+            &[],
+        )
+        .unwrap()
+    }
+
     /// A register is answered and observed (registered, then UP in the registry); a cancel
     /// takes it out again.
     #[test]
     fn register_then_cancel_replies_and_observes() {
         let mut server = server();
-        server.start(1_700_000_000_000, &mut Vec::new());
+        server.start(SimTime(0), 1_700_000_000_000, &mut Vec::new());
         let info = Registrant {
             status: InstanceStatus::Up,
             overridden_status: InstanceStatus::Unknown,

@@ -929,3 +929,41 @@ fn notification_updater_follows_the_clients_fetches() {
     });
     assert_eq!(refreshes.len(), 1);
 }
+
+/// FACTS.md §2.7, `#shouldAllowAccess` in a cold start: with `default-open-for-traffic-count
+/// = 0` the server opens "transfer empty" and answers every GET /apps with 403 until 300 s
+/// (`wait-time-in-ms-when-sync-empty`) after it opened: the gateway's fetches all fail before
+/// then (its constructor's too, so it starts with no registry) and the first one after it is
+/// answered; with the default count of 1 no fetch fails.
+#[test]
+fn a_server_opened_empty_refuses_fetches_for_five_minutes() {
+    let fetches = |count: &str| {
+        let s = scenario("", &[count]);
+        let gateway = process(&s, "gateway");
+        let (log, _) = record(&s, 5);
+        let opened = times(&log, |o| matches!(o, Observation::ServerStarted { .. }))[0];
+        let failed = times(
+            &log,
+            |o| matches!(o, Observation::CallFailed { observer, call: "get_applications" } if *observer == gateway),
+        );
+        let fetched = times(
+            &log,
+            |o| matches!(o, Observation::Fetched { observer, .. } if *observer == gateway),
+        );
+        (opened, failed, fetched)
+    };
+    let (opened, failed, fetched) =
+        fetches("server.eureka.instance.registry.default-open-for-traffic-count=0");
+    let until = opened + 300_000;
+    assert!(failed.len() >= 9, "{failed:?}");
+    assert!(failed.iter().all(|&t| t <= until + LAT), "{failed:?}");
+    let first = fetched[0];
+    assert!(
+        first > until,
+        "first fetch {first:?}, window until {until:?}"
+    );
+    assert!(first <= until + 30_000 + 2 * LAT, "{first:?}");
+    let (_, failed, _) =
+        fetches("server.eureka.instance.registry.default-open-for-traffic-count=1");
+    assert_eq!(failed, []);
+}

@@ -775,12 +775,13 @@ pub(super) static DEFS: &[KeyDef] = &[
     ),
     relaxed(
         "eureka.server.registry-sync-retries",
-        RETRIES,
+        Kind::count(0, 0),
         "0",
         "Start-up syncs (copies of the embedded client's registry) tried while they find no \
          instance: EurekaServerConfigBean#registrySyncRetries is 0, so a Spring Cloud server \
          never syncs and opens empty (Netflix's eureka.numberRegistrySyncRetries is 5; FACTS.md \
-         §2.5, §2.7).",
+         §2.5, §2.7). Only 0 is simulated: the sync itself (PeerAwareInstanceRegistryImpl\
+         #syncUp) is not, so other values are refused.",
         Apply::Server(|c, v| c.registry_sync_retries = v.count()),
     ),
     relaxed(
@@ -788,7 +789,8 @@ pub(super) static DEFS: &[KeyDef] = &[
         MILLIS,
         "30000",
         "Sleep before each start-up sync after the first (EurekaServerConfigBean\
-         #registrySyncRetryWaitMs; PeerAwareInstanceRegistryImpl#syncUp; FACTS.md §2.7).",
+         #registrySyncRetryWaitMs; PeerAwareInstanceRegistryImpl#syncUp; FACTS.md §2.7); no \
+         effect while registry-sync-retries is 0.",
         Apply::Server(|c, v| c.registry_sync_retry_wait_ms = v.int()),
     ),
     relaxed(

@@ -18,8 +18,8 @@ use crate::eureka::protocol::Reply;
 impl<O: Observer> World<'_, O> {
     /// Server bootstrap ([`EurekaServer::start`]).
     pub(super) fn start_server(&mut self, s: ServerId) {
-        let wall = self.wall_now();
-        self.with_server(s, |server, out| server.start(wall, out));
+        let (now, wall) = (self.now(), self.wall_now());
+        self.with_server(s, |server, out| server.start(now, wall, out));
     }
 
     /// Calls `rule` on server `s` with the world as its output.
