@@ -321,7 +321,8 @@ pub(super) fn percent(share: f64) -> String {
 /// ([`Scenario::balancer_name`]).
 pub(super) fn label_with_unit(metric: Metric, balancer: &str) -> String {
     let label = metric.label().replace("Ribbon", balancer);
-    if metric.is_time() {
+    // Lost capacity is in instance-seconds, a unit its label already names.
+    if metric.is_time() && !label.ends_with(')') {
         format!("{label} (s)")
     } else {
         label
