@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::eureka::ids::ServerId;
+use crate::eureka::observe::Holding;
 
 /// Peers `a` and `b`, the instances registered with `a` only, the gateway reading `a` and a
 /// second caller `gw-b` reading `b` (one endpoint each: no transport, no draw).
@@ -559,4 +560,57 @@ fn a_downed_peer_takes_its_embedded_client_with_it() {
         created.iter().map(|t| t.ms()).collect::<Vec<_>>()[1..],
         [260_000]
     );
+}
+
+/// spring-cloud-netflix#1822 in small: every instance lists only `a`, `gw-b` reads `b`; `a`
+/// crashes at 200 s and svc-0 is stopped with kill -15 at 300 s, so its DELETE is refused and
+/// `b` never hears of it. At the end (900 s: this test's observer does not wait) `b` still
+/// lists svc-0: its copy, last renewed by `a`'s replicated heartbeat before 200.5 s, expired by
+/// 380.5 s, but `b` lost every renew but gw-b's own 2 a minute (nothing else lists `b`)
+/// against a threshold of (int)((1 + 22) x 2 x 0.85) = 39 (`openForTraffic`'s count 1, then 20
+/// instances and 2 gateways registered, each expected to renew twice a minute), so
+/// self-preservation blocks every eviction run from 260 s on: the 8 or 9 runs of [400 s,
+/// 900 s) all are. That is the reason reported. The crashed `a` is down: what its frozen
+/// registry would say (svc-0 expired, its renews last counted above the threshold: "eviction
+/// pending") is not asked.
+#[test]
+fn a_crashed_peer_is_not_asked_why_an_instance_is_still_listed() {
+    let s = with_fault(
+        two_peers(KILL15, &[]),
+        200_000,
+        FaultKind::Crash { peer: 0 },
+    );
+    let p = process(&s, "svc-0");
+    for seed in 1..3 {
+        let (log, _) = record(&s, seed);
+        let still: Vec<_> = log
+            .iter()
+            .filter_map(|(_, o)| match o {
+                Observation::StillListed { process, holding } if *process == p => Some(*holding),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(still, [Holding::SelfPreservation], "seed {seed}");
+        let gates: Vec<(u64, i64)> = log
+            .iter()
+            .filter_map(|(t, o)| match o {
+                Observation::EvictionRun {
+                    server,
+                    gated,
+                    renews_last_min,
+                    threshold,
+                    ..
+                } if *server == ServerId(1) && t.ms() >= 400_000 => {
+                    assert!(gated, "seed {seed}: b's run at {t:?} is blocked");
+                    Some((*renews_last_min, *threshold))
+                }
+                _ => None,
+            })
+            .collect();
+        assert!((8..=9).contains(&gates.len()), "seed {seed}: {gates:?}");
+        assert!(
+            gates.iter().all(|&g| g == (2, 39)),
+            "seed {seed}: {gates:?}"
+        );
+    }
 }

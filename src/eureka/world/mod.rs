@@ -330,7 +330,10 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     /// Reports, for each stopped shutdown target that a view still lists at `end`, why
-    /// ([`EurekaServer::holding`], else a caller that has not caught up).
+    /// ([`EurekaServer::holding`], else a caller that has not caught up). A server that is down
+    /// (crashed, or down in a restart) lists nothing and is not asked: its frozen registry
+    /// would name a rule that no longer runs (spring-cloud-netflix#1822: the crashed peer's
+    /// "eviction pending" hid the live peer's self-preservation).
     fn report_still_listed(&mut self, end: SimTime) {
         for run in 0..self.shutdowns.len() {
             let p = self.shutdowns[run].process;
