@@ -164,7 +164,8 @@ fn two_peers_write_callers_and_servers_and_trials_aggregates_them() {
 /// `scenarios/cluster/zone-outage-self-preservation.toml`: a zone outage is one row of
 /// `trials.csv` per instance of the zone, in id order; the zone's gateway died with it (its
 /// rows of `callers.csv`: exposure 0, no dead hit) and so did peer `a` (its rows of
-/// `servers.csv`: removed at the stop). Self-preservation off, every instance is evicted by b
+/// `servers.csv` empty: going down removes nothing, and a peer down for good is left out of
+/// "the registry"). Self-preservation off, every instance is evicted by b
 /// and c within the trial; on, every one is still listed at `max-duration-s`, held by
 /// self-preservation. `compare`'s other strategies are refused for a zone, naming the key.
 #[test]
@@ -205,7 +206,8 @@ fn a_zone_outage_is_a_row_per_instance_and_self_preservation_keeps_them() {
         assert_eq!(row["server"], "", "no peer's answer dropped it: {row:?}");
     }
     for row in servers.iter().filter(|r| r["server"] == "a") {
-        assert_eq!(cell(row, "server_removed_ms"), Some(0), "{row:?}");
+        assert_eq!(cell(row, "server_removed_ms"), None, "{row:?}");
+        assert_eq!(cell(row, "readonly_removed_ms"), None, "{row:?}");
     }
     let (trials, _, _) = run("on", &["--set", "simulation.max-duration-s=900"]);
     assert_eq!(trials.len(), 3 * 10);

@@ -12,6 +12,8 @@ struct Presence {
     up: bool,
     ever: bool,
     last_down: Option<SimTime>,
+    /// The view's server went down while listing it, and no incarnation listed it since.
+    lost: bool,
 }
 
 impl Presence {
@@ -24,14 +26,32 @@ impl Presence {
             self.last_down = Some(at);
         }
     }
+
+    /// The view's server went down (`Observation::ServerDown`). Going down removes nothing: a
+    /// crashed server lists nothing any more, a restarted one starts empty, and neither told
+    /// anyone the instance left. So a view that listed it forgets it ever did: it counts again
+    /// only if a new incarnation lists it (then its removal is that incarnation's), and a view
+    /// that had already dropped it keeps that removal.
+    fn server_down(&mut self) {
+        if self.up {
+            *self = Presence {
+                lost: true,
+                ..Presence::default()
+            };
+        }
+    }
 }
 
 /// The first instant from which the process is no longer UP in any of `views`; `None` while it
-/// still is in one at the end, or if no view ever had it.
+/// still is in one at the end, or if no view ever had it. A view whose server went down while
+/// listing it ([`Presence::server_down`]) is left out: "left the registry" is every live
+/// server's, and with none left, [`Removal::ServerDown`].
 fn removed_everywhere<'a>(views: impl IntoIterator<Item = &'a Presence>) -> Removal {
     let mut latest: Option<SimTime> = None;
+    let mut lost = false;
     for view in views {
         if !view.ever {
+            lost |= view.lost;
             continue;
         }
         if view.up {
@@ -39,7 +59,11 @@ fn removed_everywhere<'a>(views: impl IntoIterator<Item = &'a Presence>) -> Remo
         }
         latest = latest.max(view.last_down);
     }
-    latest.map_or(Removal::NeverPresent, Removal::At)
+    match latest {
+        Some(at) => Removal::At(at),
+        None if lost => Removal::ServerDown,
+        None => Removal::NeverPresent,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +71,8 @@ enum Removal {
     At(SimTime),
     StillPresent,
     NeverPresent,
+    /// Every view that listed it lost it with its server (crashed, or restarted empty).
+    ServerDown,
 }
 
 /// Why a trial has no value of a metric (an empty cell in `trials.csv`). The removal metrics
@@ -68,6 +94,9 @@ pub enum Unresolved {
     Restarted,
     /// This view never listed the instance (e.g. it was never UP in the registry).
     NeverListed,
+    /// Every server that listed the instance went down while listing it (a crash, or a
+    /// restart whose new incarnation never listed it): no live registry ever removed it.
+    ServerDown,
     /// A view still listed the instance at `max-duration-s`, for this reason.
     Held(Holding),
     /// A view still listed the instance when the trial ended and no reason was found.
@@ -76,12 +105,13 @@ pub enum Unresolved {
 
 impl Unresolved {
     /// Every reason, in the order reports list them.
-    pub const ALL: [Unresolved; 14] = [
+    pub const ALL: [Unresolved; 15] = [
         Unresolved::NoDeadHit,
         Unresolved::StoppedBeforeServing,
         Unresolved::NotStopped,
         Unresolved::Restarted,
         Unresolved::NeverListed,
+        Unresolved::ServerDown,
         Unresolved::Held(Holding::StillRenewing),
         Unresolved::Held(Holding::Override),
         Unresolved::Held(Holding::LeaseNotExpired),
@@ -101,6 +131,7 @@ impl Unresolved {
             Unresolved::NotStopped => "not_stopped",
             Unresolved::Restarted => "restarted",
             Unresolved::NeverListed => "never_listed",
+            Unresolved::ServerDown => "server_down",
             Unresolved::Held(holding) => holding.name(),
             Unresolved::ListedAtEnd => "listed_at_end",
         }
@@ -114,6 +145,7 @@ impl Unresolved {
             Unresolved::NotStopped => "did not stop serving in the trial",
             Unresolved::Restarted => "restarted while still listed",
             Unresolved::NeverListed => "never listed",
+            Unresolved::ServerDown => "its servers went down while listing it",
             Unresolved::Held(holding) => holding.label(),
             Unresolved::ListedAtEnd => "still listed at the end",
         }
@@ -188,7 +220,9 @@ pub struct CallerOutcome {
     pub lost_capacity_ms: u64,
 }
 
-/// What one Eureka server did with a stopped instance (a row of `servers.csv`).
+/// What one Eureka server did with a stopped instance (a row of `servers.csv`). Going down is
+/// not a removal: a server that went down while listing the instance has empty cells unless
+/// a later incarnation listed it again and dropped it ([`Presence::server_down`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ServerOutcome {
     /// When its registry stopped listing the instance UP.
@@ -464,7 +498,7 @@ impl TargetTracker {
         let Some(t_stop) = self.t_stop else {
             // Ever UP in the registry means it served (it registers UP once its web server is
             // ready, FACTS.md §5.1); a stop while serving always reports `StoppedServing`.
-            let why = if self.registry.iter().any(|p| p.ever) {
+            let why = if self.registry.iter().any(|p| p.ever || p.lost) {
                 Unresolved::NotStopped
             } else {
                 Unresolved::StoppedBeforeServing
@@ -489,6 +523,7 @@ impl TargetTracker {
         let why = |removal: Removal| match removal {
             Removal::At(_) => None,
             Removal::NeverPresent => Some(Unresolved::NeverListed),
+            Removal::ServerDown => Some(Unresolved::ServerDown),
             Removal::StillPresent if self.frozen => Some(Unresolved::Restarted),
             Removal::StillPresent => Some(
                 self.holding
@@ -536,7 +571,7 @@ impl TargetTracker {
 fn exposure(ribbon: Removal, t_stop: SimTime) -> Option<i64> {
     match ribbon {
         Removal::At(at) => Some(at.since(t_stop).max(0)),
-        Removal::NeverPresent => Some(0),
+        Removal::NeverPresent | Removal::ServerDown => Some(0),
         Removal::StillPresent => None,
     }
 }
@@ -564,6 +599,18 @@ impl Observer for MetricsObserver {
             Observation::Restarted { process } => {
                 if let Some(t) = self.tracker(process) {
                     t.frozen = true;
+                }
+            }
+            // Before the server's own `Registry`/`Served` drops (`EurekaServer::go_down`),
+            // which then find nothing listed: going down is no removal.
+            Observation::ServerDown { server } => {
+                for t in self.targets.iter_mut().filter(|t| !t.frozen) {
+                    if let Some(view) = t.registry.get_mut(server.index()) {
+                        view.server_down();
+                    }
+                    if let Some(view) = t.served.get_mut(server.index()) {
+                        view.server_down();
+                    }
                 }
             }
             Observation::Attempt {
@@ -1053,6 +1100,156 @@ mod tests {
         );
         assert!(m.settled(), "only a dead caller listed it");
         assert_eq!(m.outcomes(SimTime(20_000))[0].exposure_ms, Some(2_000));
+    }
+
+    /// Two peers list the target from 0 and it stops at 10 s. Peer a goes down at 40 s while
+    /// still listing it (`ServerDown`, then the server's own drops, as `go_down` reports them):
+    /// not a removal, so a's cells stay empty and the last registry is b's, dropped at 20 s
+    /// (+10 s), served dropped at 30 s (+20 s). Counting a's drop would give +30 s for both.
+    #[test]
+    fn a_peer_that_goes_down_while_listing_it_does_not_remove_it() {
+        let mut t = two_peer_tracker();
+        t.t_stop = Some(SimTime(10_000));
+        t.registry[1].set(SimTime(20_000), false);
+        t.served[1].set(SimTime(30_000), false);
+        let mut m = observer_of(t);
+        go_down(&mut m, 40_000, ServerId(0));
+        let o = &m.outcomes(SimTime(50_000))[0];
+        let cells: Vec<_> = o
+            .servers
+            .iter()
+            .map(|s| (s.server_removed_ms, s.readonly_removed_ms))
+            .collect();
+        assert_eq!(cells, [(None, None), (Some(10_000), Some(20_000))]);
+        assert_eq!(
+            (o.server_removed_ms, o.readonly_removed_ms),
+            (Some(10_000), Some(20_000))
+        );
+        assert!(m.settled(), "a peer that is down lists nothing");
+    }
+
+    /// A peer restarted before the stop (down at 5 s, back empty): its new incarnation's
+    /// registry lists the target again at 6 s and evicts it at 25 s (+15 s from the stop at
+    /// 10 s); its read-only cache never served it again (no `Served` UP after the restart), so
+    /// that cell is empty, not -5 s (the instant it went down). The other peer dropped it at
+    /// 12 s / 13 s: the last registry is the restarted peer's +15 s, the last read-only cache
+    /// the other's +3 s.
+    #[test]
+    fn a_restarted_peer_counts_only_its_new_incarnation() {
+        let mut t = two_peer_tracker();
+        t.t_stop = Some(SimTime(10_000));
+        let mut m = observer_of(t);
+        go_down(&mut m, 5_000, ServerId(0));
+        let events = [
+            (6_000, registry(0, true)),
+            (12_000, registry(1, false)),
+            (13_000, served(1, false)),
+            (25_000, registry(0, false)),
+        ];
+        for (at, o) in events {
+            m.observe(SimTime(at), o);
+        }
+        let o = &m.outcomes(SimTime(50_000))[0];
+        let cells: Vec<_> = o
+            .servers
+            .iter()
+            .map(|s| (s.server_removed_ms, s.readonly_removed_ms))
+            .collect();
+        assert_eq!(cells, [(Some(15_000), None), (Some(2_000), Some(3_000))]);
+        assert_eq!(
+            (o.server_removed_ms, o.readonly_removed_ms),
+            (Some(15_000), Some(3_000))
+        );
+    }
+
+    /// The only server crashes at 5 s while listing the target, which stops at 10 s: no live
+    /// registry ever removed it, so the server cells are empty with the reason `server_down`
+    /// (not -5 s, not "never listed"); the callers, who still list it, keep theirs.
+    #[test]
+    fn with_every_server_down_the_reason_is_server_down() {
+        let mut t = tracker();
+        listed_from(&mut t, 1_000);
+        t.t_stop = Some(SimTime(10_000));
+        let mut m = observer_of(t);
+        go_down(&mut m, 5_000, ServerId(0));
+        let o = &m.outcomes(SimTime(50_000))[0];
+        assert_eq!((o.server_removed_ms, o.readonly_removed_ms), (None, None));
+        assert_eq!(
+            o.unresolved(Metric::ServerRemovedMs),
+            Some(Unresolved::ServerDown)
+        );
+        assert_eq!(
+            o.unresolved(Metric::ReadonlyRemovedMs),
+            Some(Unresolved::ServerDown)
+        );
+        assert_eq!(
+            o.unresolved_reasons(),
+            [Unresolved::ServerDown, Unresolved::ListedAtEnd]
+        );
+        // Never stopped: it served (it was UP in a registry that then went down).
+        let mut t = tracker();
+        listed_from(&mut t, 1_000);
+        let mut m = observer_of(t);
+        go_down(&mut m, 5_000, ServerId(0));
+        let o = &m.outcomes(SimTime(50_000))[0];
+        assert_eq!(
+            o.unresolved(Metric::ServerRemovedMs),
+            Some(Unresolved::NotStopped)
+        );
+    }
+
+    fn two_peer_tracker() -> TargetTracker {
+        let mut t = TargetTracker {
+            registry: vec![Presence::default(); 2],
+            served: vec![Presence::default(); 2],
+            callers: vec![CallerTracker {
+                process: 1,
+                ..CallerTracker::default()
+            }],
+            ribbons: vec![RouteView::default()],
+            ..TargetTracker::default()
+        };
+        for k in 0..2 {
+            t.registry[k].set(SimTime(0), true);
+            t.served[k].set(SimTime(0), true);
+        }
+        t
+    }
+
+    fn observer_of(t: TargetTracker) -> MetricsObserver {
+        MetricsObserver {
+            targets: vec![t],
+            target_of: vec![Some(0), None],
+            capacity: LostCapacity::new(&Layout::new(&crate::scenario::fixture::bundled(
+                "kill-9",
+                &[],
+            ))),
+        }
+    }
+
+    fn registry(server: u32, up: bool) -> Observation {
+        Observation::Registry {
+            server: ServerId(server),
+            process: 0,
+            up,
+        }
+    }
+
+    fn served(server: u32, up: bool) -> Observation {
+        Observation::Served {
+            server: ServerId(server),
+            process: 0,
+            up,
+        }
+    }
+
+    /// `server` goes down at `at` as the world reports it: `ServerDown`, then its own drops of
+    /// whatever it listed (`EurekaServer::go_down`).
+    fn go_down(m: &mut MetricsObserver, at: u64, server: ServerId) {
+        let at = SimTime(at);
+        m.observe(at, Observation::ServerDown { server });
+        m.observe(at, registry(server.0, false));
+        m.observe(at, served(server.0, false));
     }
 
     #[test]

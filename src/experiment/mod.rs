@@ -375,6 +375,32 @@ mod tests {
         }
     }
 
+    /// spring-cloud-netflix#1822 (the bundled incident, run to 900 s): peer a crashes at 200 s
+    /// while it lists svc-0, which is stopped at 300 s. A crash removes nothing: a's cells in
+    /// servers.csv stay empty (they said -100 s, the crash instant, before), b still lists
+    /// svc-0 by self-preservation, so the last registry has no value and b's reason.
+    #[test]
+    fn a_crashed_peer_neither_removes_nor_still_lists_the_instance() {
+        let s = bundled(
+            "incidents/scn-1822-one-service-url-peer-down",
+            &["simulation.max-duration-s=900".to_string()],
+        );
+        for trial in 0..2 {
+            let o = &simulate(&s, trial, trial_seed(s.simulation.seed, trial)).shutdowns[0];
+            let cells: Vec<_> = o
+                .servers
+                .iter()
+                .map(|x| (x.server_removed_ms, x.readonly_removed_ms))
+                .collect();
+            assert_eq!(cells, [(None, None), (None, None)], "trial {trial}");
+            assert_eq!(
+                o.unresolved(Metric::ServerRemovedMs),
+                Some(Unresolved::Held(Holding::SelfPreservation)),
+                "trial {trial}"
+            );
+        }
+    }
+
     fn modes_agree(overrides: &[&str]) {
         modes_agree_with(&[], None, overrides);
     }
