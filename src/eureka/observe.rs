@@ -26,7 +26,10 @@ pub enum Observation {
         process: ProcessId,
         up: bool,
     },
-    /// ... in what `GET /apps` serves (the read-only cache, or the read-write one when off).
+    /// ... in what `GET /apps` serves (the read-only cache, or the read-write one when off);
+    /// while the server's `ALL_APPS` key has never been read (a restarted peer read by deltas),
+    /// in the registry its read-only `ALL_APPS_DELTA` payload was generated from, which is what
+    /// a reader applying it holds (`EurekaServer::note_served_by_delta`).
     Served {
         #[serde(skip_serializing_if = "ServerId::is_first")]
         server: ServerId,

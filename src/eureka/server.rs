@@ -425,13 +425,31 @@ impl EurekaServer {
         let registry = &server.registry;
         let full = server.cache.tick(now, || registry.statuses());
         let changed = &server.recently_changed;
-        server
+        let delta = server
             .delta_cache
             .tick(now, || changed.delta_content(&registry.statuses()));
         if let Some(payload) = full {
             out.observe(Observation::ReadOnlyRefreshed { server: self.id });
             self.note_served(&payload, out);
+        } else if delta.is_some() {
+            self.note_served_by_delta(out);
         }
+    }
+
+    /// What a server serves while its `ALL_APPS` key has never been read (a restarted peer
+    /// whose readers fetch deltas; at a start every reader's first fetch is a full one, and a
+    /// steady start holds both keys): its readers are served through `ALL_APPS_DELTA`, whose
+    /// payload was just generated from the registry (the key's first read, or a tick that
+    /// replaced it: `ResponseCache::tick` only replaces with a payload loaded now), and a
+    /// reader that applies it holds what the registry held then (its reconcile hash checks
+    /// that). So that registry is what the server serves, until `GET /apps` is read.
+    fn note_served_by_delta(&mut self, out: &mut impl ServerOutput) {
+        if self.cache.served().is_some() {
+            return;
+        }
+        let statuses = self.registry.statuses();
+        let up = |p: usize| statuses.get(p).copied().flatten() == Some(InstanceStatus::Up);
+        self.note_served_with(up, out);
     }
 
     /// `invalidateCache`: with the read-only level off, a GET regenerates at once, so the served
@@ -486,8 +504,13 @@ impl EurekaServer {
 
     /// Emits served-view observations for every process whose UP-ness differs in `payload`.
     fn note_served(&mut self, payload: &Rc<Payload>, out: &mut impl ServerOutput) {
+        self.note_served_with(|p| payload.is_up(p), out);
+    }
+
+    /// Emits served-view observations for every process whose UP-ness `up(p)` differs.
+    fn note_served_with(&mut self, up: impl Fn(ProcessId) -> bool, out: &mut impl ServerOutput) {
         for p in 0..self.served_up.len() {
-            let up = payload.is_up(p);
+            let up = up(p);
             if self.served_up[p] != up {
                 self.served_up[p] = up;
                 let server = self.id;
@@ -536,7 +559,7 @@ impl EurekaServer {
                 }
                 Reply::Fetched { why, payload }
             }
-            Call::FetchDelta => self.serve_delta(now),
+            Call::FetchDelta => self.serve_delta(now, out),
             Call::Cancel => {
                 if self.apply_cancel(now, from, out) {
                     self.replicate(now, from, Replicated::Cancel, out);
@@ -648,16 +671,19 @@ impl EurekaServer {
     /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
     /// server, else the `ALL_APPS_DELTA` key through the response cache (FACTS.md §4). (The
     /// `shouldAllowAccess` 403 window never applies to a Spring Cloud server, FACTS.md §2.5.)
-    fn serve_delta(&mut self, now: SimTime) -> Reply {
+    fn serve_delta(&mut self, now: SimTime, out: &mut impl ServerOutput) -> Reply {
         if self.config.disable_delta || self.refuses_reads(now) {
             return Reply::DeltaForbidden;
         }
         let server = &mut *self;
         let registry = &server.registry;
         let changed = &server.recently_changed;
-        let (payload, _) = server
+        let (payload, filled) = server
             .delta_cache
             .get(now, || changed.delta_content(&registry.statuses()));
+        if filled {
+            self.note_served_by_delta(out);
+        }
         Reply::Delta { payload }
     }
 

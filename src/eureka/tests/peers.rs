@@ -614,3 +614,72 @@ fn a_crashed_peer_is_not_asked_why_an_instance_is_still_listed() {
         );
     }
 }
+
+/// A restarted peer serves its readers what its new incarnation holds. `b` is down from 200 s
+/// to 260 s and comes back empty; `a`'s requeued heartbeats refill it by 261.125 s (T3), and
+/// svc-0 is killed at 300 s. `gw-b`, whose cache kept svc-0 while `b` was down, reads `b` by
+/// deltas. Whether the new `b` ever serves `GET /apps` depends on the trial: a reconcile
+/// mismatch makes `gw-b` fetch it in full, and `gw-b`'s own registration, which only its next
+/// heartbeat restores (404, then a register), makes its first delta after the restart
+/// mismatch unless that heartbeat came first; without it (`register-with-eureka = false`)
+/// only a delta read before the refill would. Either way `b` serves svc-0 again (after
+/// `go_down`'s drop at 200 s): from `gw-b`'s first read after 260 s, which comes within one
+/// fetch interval (30 s), or, if that read came before the refill, from the next fill tick
+/// (30 s apart): by 291.125 s. And its readers learn of the kill when `b`'s read-only level
+/// takes the payload without it: at the first fill tick after `b`'s eviction of svc-0, a
+/// wall-clock multiple of 30 s (no timer lateness here), whichever key (`ALL_APPS`,
+/// `ALL_APPS_DELTA`) was read. Before, a `b` read by deltas only never served svc-0 again.
+#[test]
+fn a_restarted_peer_serves_from_its_new_incarnation() {
+    let down = FaultKind::ServerRestart {
+        peer: 1,
+        down_ms: 60_000,
+    };
+    let b = ServerId(1);
+    let (mut full, mut deltas_only) = (0, 0);
+    for quiet in [
+        &[][..],
+        &["caller.gw-b.eureka.client.register-with-eureka=false"],
+    ] {
+        let s = with_fault(two_peers(KILL9, quiet), 200_000, down.clone());
+        let p = process(&s, "svc-0");
+        for seed in 1..5 {
+            let (log, epoch) = record(&s, seed);
+            let served: Vec<(u64, bool)> = log
+                .iter()
+                .filter_map(|(t, o)| match o {
+                    Observation::Served {
+                        server,
+                        process,
+                        up,
+                    } if *server == b && *process == p && t.ms() >= 200_000 => Some((t.ms(), *up)),
+                    _ => None,
+                })
+                .collect();
+            let evicted = times(&log, |o| {
+                *o == Observation::Evicted {
+                    server: b,
+                    process: p,
+                }
+            });
+            let evicted = evicted.first().expect("b evicts svc-0").ms();
+            let fill = (epoch + evicted) / 30_000 * 30_000 + 30_000 - epoch;
+            let (back, gone) = match served.as_slice() {
+                [(200_000, false), (back, true), (gone, false)] => (*back, *gone),
+                other => panic!("seed {seed}: b served {other:?}"),
+            };
+            assert!((260_000..=291_125).contains(&back), "seed {seed}: {back}");
+            assert_eq!(gone, fill, "seed {seed}: evicted at {evicted}");
+            let read_in_full = log.iter().any(|(t, o)| {
+                t.ms() > 260_000
+                    && matches!(o, Observation::Fetched { server, delta: false, .. } if *server == b)
+            });
+            if read_in_full {
+                full += 1;
+            } else {
+                deltas_only += 1;
+            }
+        }
+    }
+    assert!(full > 0 && deltas_only > 0, "{full} / {deltas_only}");
+}
