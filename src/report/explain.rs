@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use crate::engine::SimTime;
 use crate::eureka::{InstanceStatus, Observation, ProcessKind, RequestMode, ServerId};
 use crate::experiment::{TrialTrace, trace_trial};
-use crate::scenario::{ClientConfig, FinalStop, Release, Scenario, ShutdownConfig, Strategy};
+use crate::scenario::{
+    ClientConfig, FaultKind, FinalStop, Release, Scenario, ShutdownConfig, Strategy,
+};
 
 use super::output::{OutputError, write_text};
 use super::plot::{ImageFormat, TimelinePlot, render_timeline};
@@ -252,11 +254,13 @@ impl Explanation<'_> {
         let mut ghost_registered = None;
         let mut gated_after_expiry = 0usize;
         let mut last_gate = None;
-        // The peers down now (a crash, a restart's down time): what they stop listing is no
-        // news of the instance, and told once as the peer going down.
-        let mut down: Vec<ServerId> = Vec::new();
         // Per caller: how its last fetch went (a delta, a full one, why a full one).
         let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
+        // Per server: down since (a `[[fault]]` crash or restart), until it starts again.
+        let mut down_since: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
+        let is_down = |down: &[Option<SimTime>], server: ServerId| {
+            down.get(server.index()).copied().flatten().is_some()
+        };
         let mut deploy_offsets = vec![0usize; self.layout.deploys.len()];
         if let (Strategy::Pause, Some(resume)) = (config.strategy, config.resume_ms) {
             let at = SimTime(config.at_ms + resume);
@@ -427,30 +431,38 @@ impl Explanation<'_> {
                     );
                 }
                 Observation::ServerDown { server } => {
-                    down.push(*server);
-                    if t >= start {
-                        let peer_zone = scenario
-                            .servers()
-                            .get(server.index())
-                            .map(|p| p.zone.clone());
-                        let with_zone = t.ms() == config.at_ms
-                            && config.zone.is_some()
-                            && config.zone == peer_zone;
-                        let text = format!(
-                            "{} went down ({}): it lists nothing any more and answers no one",
-                            Self::on(scenario, *server),
-                            if with_zone {
-                                "with the zone"
-                            } else {
-                                "a [[fault]]"
-                            }
-                        );
-                        push(&mut steps, t, text);
+                    if let Some(slot) = down_since.get_mut(server.index()) {
+                        *slot = Some(t);
                     }
+                    push(
+                        &mut steps,
+                        t,
+                        server_down_text(scenario, config, *server, t),
+                    );
                 }
-                Observation::ServerStarted { server } => down.retain(|s| s != server),
-                Observation::Registry { server, .. } | Observation::Served { server, .. }
-                    if down.contains(server) => {}
+                Observation::ServerStarted { server } if is_down(&down_since, *server) => {
+                    down_since[server.index()] = None;
+                    push(
+                        &mut steps,
+                        t,
+                        format!(
+                            "{} is back: a new incarnation with an empty registry and empty \
+                             caches (registry-sync-retries 0: no sync, open at once), refilled by \
+                             the other peers' replicated heartbeats (answered 404, then a \
+                             register) and by each client's own next heartbeat (404, then a \
+                             register); its eviction and cache timers start over",
+                            Self::on(scenario, *server)
+                        ),
+                    );
+                }
+                // What a server held goes with it when it goes down (`EurekaServer::go_down`):
+                // no removal, told above.
+                Observation::Registry {
+                    server, up: false, ..
+                }
+                | Observation::Served {
+                    server, up: false, ..
+                } if is_down(&down_since, *server) => {}
                 Observation::Registry {
                     server,
                     process,
@@ -525,7 +537,13 @@ impl Explanation<'_> {
                         .map_or(scenario.server.use_read_only_response_cache, |peer| {
                             peer.server.use_read_only_response_cache
                         });
-                    let text = if read_only {
+                    let text = if read_only && !self.refreshed_at(*server, t) {
+                        // No `ALL_APPS` payload at this fill: only its delta was read since it
+                        // (re)started (`EurekaServer::note_served_by_delta`).
+                        "read-only response cache refresh (a wall-clock multiple of its \
+                         interval): GET /apps/delta now brings its readers the registry without \
+                         it (GET /apps has not been read since the server started)"
+                    } else if read_only {
                         "read-only response cache refresh (a wall-clock multiple of its \
                          interval): GET /apps now serves it as not UP"
                     } else {
@@ -678,6 +696,25 @@ impl Explanation<'_> {
         ))
     }
 
+    /// Whether `server`'s read-only level took a new `GET /apps` payload at `at`.
+    fn refreshed_at(&self, server: ServerId, at: SimTime) -> bool {
+        self.log
+            .iter()
+            .any(|(t, o)| *t == at && *o == Observation::ReadOnlyRefreshed { server })
+    }
+
+    /// When `server` last went down by the end of the trial, if it did, and whether it came
+    /// back after that.
+    fn last_down(&self, server: ServerId) -> Option<(SimTime, bool)> {
+        let down = self.log.iter().rposition(
+            |(_, o)| matches!(o, Observation::ServerDown { server: s } if *s == server),
+        )?;
+        let back = self.log[down..]
+            .iter()
+            .any(|(_, o)| matches!(o, Observation::ServerStarted { server: s } if *s == server));
+        Some((self.log[down].0, back))
+    }
+
     /// Whether `server` evicted `target` at `at` (each peer evicts on its own).
     fn evicted_at(&self, target: usize, server: ServerId, at: SimTime) -> bool {
         self.log.iter().any(|(t, o)| {
@@ -797,13 +834,23 @@ impl Explanation<'_> {
                 .servers
                 .iter()
                 .zip(servers.iter())
-                .map(|(o, peer)| {
-                    format!(
-                        "{} left the registry {}, read-only cache {}",
-                        peer.name,
-                        ms(o.server_removed_ms),
-                        ms(o.readonly_removed_ms)
-                    )
+                .enumerate()
+                .map(|(k, (o, peer))| {
+                    let down = self.last_down(ServerId(k as u32));
+                    match (o.server_removed_ms, o.readonly_removed_ms, down) {
+                        // Going down removes nothing (`ServerOutcome`): say why it is empty.
+                        (None, None, Some((at, false))) => format!(
+                            "{} went down at {} while listing it and stayed down (not counted)",
+                            peer.name,
+                            secs(at)
+                        ),
+                        _ => format!(
+                            "{} left the registry {}, read-only cache {}",
+                            peer.name,
+                            ms(o.server_removed_ms),
+                            ms(o.readonly_removed_ms)
+                        ),
+                    }
                 })
                 .collect();
             let _ = writeln!(out, "    per peer: {}", peers.join("; "));
@@ -974,6 +1021,49 @@ impl Explanation<'_> {
         }
         let bytes = writer.into_inner().unwrap_or_default();
         String::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+/// A server going down at `at` (a `[[fault]]` crash or server-restart, or shutdown `config`'s
+/// zone outage): what it takes with it.
+fn server_down_text(
+    scenario: &Scenario,
+    config: &ShutdownConfig,
+    server: ServerId,
+    at: SimTime,
+) -> String {
+    let peer = Explanation::on(scenario, server);
+    let peer_zone = scenario
+        .servers()
+        .get(server.index())
+        .map(|p| p.zone.clone());
+    if at.ms() == config.at_ms && config.zone.is_some() && config.zone == peer_zone {
+        // The zone outage's own crash (`parse/zone.rs`).
+        return format!(
+            "{peer} went down (with the zone): it lists nothing any more and answers no one"
+        );
+    }
+    let fault = scenario.faults.iter().find_map(|f| match f.kind {
+        FaultKind::ServerRestart { peer, down_ms }
+            if peer == server.index() && f.at_ms == at.ms() =>
+        {
+            Some(Some(down_ms))
+        }
+        FaultKind::Crash { peer } if peer == server.index() && f.at_ms == at.ms() => Some(None),
+        _ => None,
+    });
+    match fault {
+        Some(Some(down_ms)) => format!(
+            "{peer} went down ([[fault]] server-restart, back at {}): calls to it are refused; \
+             its registry and caches go with it, which removes nothing (it tells no reader \
+             anything: its readers keep their caches, and its new incarnation counts afresh)",
+            secs(SimTime(at.ms() + down_ms))
+        ),
+        _ => format!(
+            "{peer} went down for good ([[fault]] crash): calls to it are refused; its registry \
+             and caches go with it, which removes nothing (it tells no reader anything), and \
+             it no longer counts among the registries that list or drop it"
+        ),
     }
 }
 
@@ -1568,5 +1658,74 @@ mod tests {
             "{told}"
         );
         assert!(told.contains("evicted (the 15 % cap)"), "{told}");
+    }
+
+    /// The lines of `text` whose absolute time is `at`, e.g. "200.000 s".
+    fn lines_at<'t>(text: &'t str, at: &str) -> Vec<&'t str> {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with(at))
+            .collect()
+    }
+
+    /// peer-restart.toml, trial 0: b is down from 200 s to 260 s, svc-0 is killed at 300 s.
+    /// Going down is told as such, not as a cache refresh or a registry drop, and counts as no
+    /// removal: b's registry drops svc-0 at its eviction at 500 s (+200.000 s: its eviction
+    /// timer restarted at 260 s, so it runs at 320, 380, 440, 500 s, and the lease, renewed
+    /// last at 276.170 s, is expirable from 456.171 s), and its read-only cache at the next
+    /// fill, 515.641 s (+215.641 s: the fills are wall-clock multiples of 30 s, a's is there
+    /// too), before gateway-b's delta from b brings the news at +236.252 s.
+    #[test]
+    fn a_restarted_peer_going_down_is_no_removal() {
+        let s = bundled("cluster/peer-restart", &[]);
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let told = Explanation(&trace).render(&s, 0);
+        let at_200 = lines_at(&told, "200.000 s");
+        assert_eq!(at_200.len(), 1, "{told}");
+        assert!(
+            at_200[0].contains("peer b went down ([[fault]] server-restart, back at 260.000 s)"),
+            "{told}"
+        );
+        assert!(
+            lines_at(&told, "260.000 s")
+                .iter()
+                .any(|l| l.contains("peer b is back: a new incarnation")),
+            "{told}"
+        );
+        assert!(
+            told.contains(
+                "per peer: a left the registry +189.097 s, read-only cache +215.641 s; \
+                 b left the registry +200.000 s, read-only cache +215.641 s"
+            ),
+            "{told}"
+        );
+        assert!(
+            told.contains("gateway-b's cache +236.252 s (peer b's answer)"),
+            "{told}"
+        );
+    }
+
+    /// spring-cloud-netflix#1822 (run to 900 s), trial 0: peer a crashes at 200 s, before the
+    /// kill -15 at 300 s. The crash is told once, and a's empty cells say why.
+    #[test]
+    fn a_crashed_peer_is_told_and_not_counted() {
+        let s = bundled(
+            "incidents/scn-1822-one-service-url-peer-down",
+            &["simulation.max-duration-s=900".to_string()],
+        );
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let told = Explanation(&trace).render(&s, 0);
+        let at_200 = lines_at(&told, "200.000 s");
+        assert_eq!(at_200.len(), 1, "{told}");
+        assert!(
+            at_200[0].contains("peer a went down for good ([[fault]] crash)"),
+            "{told}"
+        );
+        assert!(
+            told.contains(
+                "per peer: a went down at 200.000 s while listing it and stayed down (not \
+                 counted); b left the registry never"
+            ),
+            "{told}"
+        );
     }
 }
