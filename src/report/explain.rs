@@ -252,8 +252,17 @@ impl Explanation<'_> {
         let mut evicted = false;
         let mut restarted_at: Option<SimTime> = None;
         let mut ghost_registered = None;
-        let mut gated_after_expiry = 0usize;
-        let mut last_gate = None;
+        // Per server: its eviction runs blocked while its copy was expired and still held,
+        // and the last one (instant, renews, threshold). Each peer evicts on its own, so each
+        // is counted and told apart.
+        let servers = scenario.servers().len();
+        let mut gates: Vec<(usize, Option<Gate>)> = vec![(0, None); servers];
+        // In a cluster, per server: whether it holds the instance's lease. A peer that
+        // cancelled it (or went down) has nothing left for its eviction to remove, so its
+        // blocked runs do not hold the instance. (A standalone server's runs are told as they
+        // always were, after a DELETE too.)
+        let cluster = servers > 1;
+        let mut holds = vec![true; servers];
         // Per caller: how its last fetch went (a delta, a full one, why a full one).
         let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
         // Per server: down since (a `[[fault]]` crash or restart), until it starts again.
@@ -274,6 +283,19 @@ impl Explanation<'_> {
         for (t, o) in &self.log {
             let t = *t;
             let restarted = restarted_at.is_some_and(|r| r <= t);
+            match o {
+                Observation::Registered {
+                    server, process, ..
+                } if *process == target => holds[server.index()] = true,
+                Observation::Cancelled { server, process }
+                | Observation::Evicted { server, process }
+                    if *process == target =>
+                {
+                    holds[server.index()] = false
+                }
+                Observation::ServerDown { server } => holds[server.index()] = false,
+                _ => {}
+            }
             match o {
                 Observation::Restarted { process } if *process == target && t >= start => {
                     restarted_at = Some(t);
@@ -484,14 +506,16 @@ impl Explanation<'_> {
                     expired,
                     evicted: n_evicted,
                     ..
-                } if expirable.is_some_and(|e| t >= e)
+                } if expirable_on(*server).is_some_and(|e| t >= e)
                     && !restarted
+                    && (!cluster || holds[server.index()])
                     && !self.evicted_before(target, *server, t) =>
                 {
                     if *gated {
-                        gated_after_expiry += 1;
-                        last_gate = Some((t, *renews_last_min, *threshold));
-                        if gated_after_expiry == 1 {
+                        let (count, last) = &mut gates[server.index()];
+                        *count += 1;
+                        *last = Some((t, *renews_last_min, *threshold));
+                        if *count == 1 {
                             let why = gate_text(*renews_last_min, *threshold);
                             let peer = Self::at_peer(scenario, *server);
                             push(&mut steps, t, format!("{peer}eviction run: {why}"));
@@ -614,15 +638,18 @@ impl Explanation<'_> {
                 _ => {}
             }
         }
-        if let Some((t, renews, threshold)) = last_gate.filter(|_| gated_after_expiry > 1) {
-            push(
-                &mut steps,
-                t,
-                format!(
-                    "... {gated_after_expiry} eviction runs in all were blocked (the last: {})",
-                    gate_text(renews, threshold)
-                ),
-            );
+        for (k, (count, last)) in gates.into_iter().enumerate() {
+            if let Some((t, renews, threshold)) = last.filter(|_| count > 1) {
+                let peer = Self::at_peer(scenario, ServerId(k as u32));
+                push(
+                    &mut steps,
+                    t,
+                    format!(
+                        "... {peer}{count} eviction runs in all were blocked (the last: {})",
+                        gate_text(renews, threshold)
+                    ),
+                );
+            }
         }
         if let Some((at, text)) = self.circuit_breaker_step(scenario, s) {
             push(&mut steps, at, text);
@@ -1081,6 +1108,9 @@ fn gate_text(renews: u64, threshold: i64) -> String {
         )
     }
 }
+
+/// A blocked eviction run: when, the renews of the last minute, the threshold.
+type Gate = (SimTime, u64, i64);
 
 /// How a caller's last registry fetch went, for the sentence that says it brought the news.
 #[derive(Debug, Clone, PartialEq)]
@@ -1725,6 +1755,42 @@ mod tests {
                 "per peer: a went down at 200.000 s while listing it and stayed down (not \
                  counted); b left the registry never"
             ),
+            "{told}"
+        );
+    }
+
+    /// Netflix/eureka#1102, trial 0: the Failure Peer, cut off from 120 s to 600 s, last got
+    /// svc-0's heartbeat (replicated) at 96.135 s, so its copy is expirable from 276.136 s;
+    /// its eviction runs (at 43.091 s + 60 s k) find no renews while it is cut off (0 <= 28)
+    /// and are blocked at 283.091, 343.091, ..., 583.091 s: 6 runs, until the one at 643.091 s
+    /// evicts it (30 renews). Peers a and b cancelled svc-0 at about 303 s (the DELETE and its
+    /// replication), so their blocked runs after that (a's at 669.097 s: 27 <= 28) hold
+    /// nothing of it and are not told; before, they were counted in with the Failure Peer's.
+    #[test]
+    fn blocked_eviction_runs_are_counted_per_peer_up_to_its_eviction() {
+        let s = bundled("incidents/eureka-1102-isolated-peer-evicts-on-its-own", &[]);
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let told = Explanation(&trace).render(&s, 0);
+        let first = lines_at(&told, "283.091 s");
+        assert_eq!(first.len(), 1, "{told}");
+        assert!(
+            first[0].contains(
+                "peer failure-peer: eviction run: renews in the last minute 0 <= threshold 28"
+            ),
+            "{told}"
+        );
+        let all = lines_at(&told, "583.091 s");
+        assert_eq!(all.len(), 1, "{told}");
+        assert!(
+            all[0].contains(
+                "... peer failure-peer: 6 eviction runs in all were blocked (the last: renews \
+                 in the last minute 0 <= threshold 28"
+            ),
+            "{told}"
+        );
+        assert_eq!(told.matches("eviction runs in all were blocked").count(), 1);
+        assert!(
+            !told.contains("peer a: eviction run") && !told.contains("peer b: eviction run"),
             "{told}"
         );
     }
