@@ -1228,7 +1228,13 @@ impl DiscoveryClient {
         out: &mut impl ClientOutput,
     ) {
         let previous = self.cache.replace(Rc::clone(&payload));
-        let changed = previous.as_ref().map(|old| old.version) != Some(payload.version);
+        // A version numbers one server incarnation's generations of its cache only: another
+        // peer's payload, or a restarted peer's (numbered from 0 again), can carry the same
+        // number with other contents (Netflix/eureka#1490's partial registry), so the contents
+        // decide too. A new generation with the same contents still counts as a change.
+        let changed = previous
+            .as_ref()
+            .is_none_or(|old| old.version != payload.version || old.statuses != payload.statuses);
         self.shuffle_up_lists(applications, out);
         let observer = self.id;
         out.observe(Observation::Fetched {

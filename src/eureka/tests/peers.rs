@@ -683,3 +683,59 @@ fn a_restarted_peer_serves_from_its_new_incarnation() {
     }
     assert!(full > 0 && deltas_only > 0, "{full} / {deltas_only}");
 }
+
+/// Netflix/eureka#1490 (the bundled incident), trial 35: peer b restarts empty at 220 s;
+/// gateway-3's delta from it at 229.8 s leaves the local reconcile hash UP_23_ (its 20 svc
+/// instances and 3 gateways) against b's UP_15_, so it fetches b's full registry, which lacks
+/// 23 - 15 = 8 of them (6 svc instances and 2 gateways whose registrations b had not yet
+/// got back). That fetch changed the cache and tells each of the 8 drops. Before, it compared
+/// payload versions only: b's new incarnation numbers its payloads from 0 again, as the old
+/// one did, so an equal number hid a different registry ("changed": false, no drop told).
+#[test]
+fn a_full_fetch_of_a_partial_registry_tells_what_it_dropped() {
+    let s = crate::scenario::fixture::bundled(
+        "incidents/eureka-1490-restarted-peer-partial-registry",
+        &[],
+    );
+    let seed = crate::engine::trial_seed(s.simulation.seed, 35);
+    let gw = process(&s, "gateway-3");
+    let (log, _) = World::with_mode(&s, seed, Vec::new(), RequestMode::Batched).run();
+    let mismatch = log
+        .iter()
+        .find_map(|(t, o)| match o {
+            Observation::ReconcileMismatch { observer, hashes } if *observer == gw => {
+                Some((*t, hashes.local.clone(), hashes.server.clone()))
+            }
+            _ => None,
+        })
+        .expect("a reconcile mismatch");
+    assert_eq!(
+        (mismatch.1.as_str(), mismatch.2.as_str()),
+        ("UP_23_", "UP_15_")
+    );
+    let (at, changed) = log
+        .iter()
+        .find_map(|(t, o)| match o {
+            Observation::Fetched {
+                server,
+                observer,
+                changed,
+                delta: false,
+            } if *observer == gw && *t >= mismatch.0 => {
+                assert_eq!(*server, ServerId(1), "from b");
+                Some((*t, *changed))
+            }
+            _ => None,
+        })
+        .expect("the full fetch");
+    assert!(changed, "at {at:?}");
+    let dropped = log
+        .iter()
+        .filter(|(t, o)| {
+            *t == at
+                && matches!(o, Observation::ClientCache { observer, up: false, .. }
+                    if *observer == gw)
+        })
+        .count();
+    assert_eq!(dropped, 23 - 15);
+}
