@@ -95,6 +95,10 @@ pub enum Observation {
         server: ServerId,
         process: ProcessId,
         status: InstanceStatus,
+        /// The peer whose replication carried it (`isReplication`: its batch, or its copy taken
+        /// on a 409); `None` for the instance's own register.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from_peer: Option<ServerId>,
     },
     /// A successful renew; the lease is now expirable from `expirable_from`.
     Renewed {
@@ -103,11 +107,16 @@ pub enum Observation {
         process: ProcessId,
         expirable_from: SimTime,
     },
-    /// An explicit cancel (DELETE) removed the lease.
+    /// An explicit cancel removed the lease: the instance's DELETE, or a peer's replication
+    /// of the cancel it got.
     Cancelled {
         #[serde(skip_serializing_if = "ServerId::is_first")]
         server: ServerId,
         process: ProcessId,
+        /// The peer whose replication batch carried it (`isReplication`); `None` for the
+        /// instance's own DELETE.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from_peer: Option<ServerId>,
     },
     /// An eviction run; `gated` when self-preservation (or a zero threshold) blocked it.
     EvictionRun {

@@ -536,7 +536,7 @@ impl EurekaServer {
     ) -> Reply {
         match call {
             Call::Register { info, why } => {
-                let kept_holder = self.apply_register(now, from, info, false, out);
+                let kept_holder = self.apply_register(now, from, info, None, out);
                 // `register(info)` sends its argument, which the rules mutated in place unless
                 // a dirtier holder was kept (then the holder was mutated, not the argument).
                 let sent = match self.registry.held_registrant(from) {
@@ -561,7 +561,7 @@ impl EurekaServer {
             }
             Call::FetchDelta => self.serve_delta(now, out),
             Call::Cancel => {
-                if self.apply_cancel(now, from, out) {
+                if self.apply_cancel(now, from, None, out) {
                     self.replicate(now, from, Replicated::Cancel, out);
                 }
                 Reply::Cancelled
@@ -587,16 +587,17 @@ impl EurekaServer {
     }
 
     /// `AbstractInstanceRegistry#register` with what follows it here: the delta queue, the
-    /// observations, the cache invalidation. Returns whether a dirtier holder was kept.
+    /// observations, the cache invalidation. `from_peer`: the peer whose replication it is
+    /// (`isReplication`). Returns whether a dirtier holder was kept.
     fn apply_register(
         &mut self,
         now: SimTime,
         p: ProcessId,
         info: Registrant,
-        replication: bool,
+        from_peer: Option<ServerId>,
         out: &mut impl ServerOutput,
     ) -> bool {
-        let kept_holder = self.registry.register(now, p, info, replication);
+        let kept_holder = self.registry.register(now, p, info, from_peer.is_some());
         let status = self
             .registry
             .entry(p)
@@ -607,14 +608,22 @@ impl EurekaServer {
             server: self.id,
             process: p,
             status,
+            from_peer,
         });
         self.note_registry(p, out);
         self.invalidate_cache(now, out);
         kept_holder
     }
 
-    /// `cancel` (explicit, from the instance or a peer). Returns whether a lease went.
-    fn apply_cancel(&mut self, now: SimTime, p: ProcessId, out: &mut impl ServerOutput) -> bool {
+    /// `cancel` (explicit, from the instance or, `from_peer`, a peer's replication). Returns
+    /// whether a lease went.
+    fn apply_cancel(
+        &mut self,
+        now: SimTime,
+        p: ProcessId,
+        from_peer: Option<ServerId>,
+        out: &mut impl ServerOutput,
+    ) -> bool {
         if !self.registry.cancel(now, p, true) {
             return false;
         }
@@ -622,6 +631,7 @@ impl EurekaServer {
         out.observe(Observation::Cancelled {
             server: self.id,
             process: p,
+            from_peer,
         });
         self.note_registry(p, out);
         self.invalidate_cache(now, out);
@@ -847,20 +857,22 @@ impl EurekaServer {
     pub fn on_batch(
         &mut self,
         now: SimTime,
+        from: ServerId,
         batch: &ReplicationBatch,
         out: &mut impl ServerOutput,
     ) -> Vec<ItemReply> {
         batch
             .tasks
             .iter()
-            .map(|task| self.apply_replicated(now, task.process, task.item, out))
+            .map(|task| self.apply_replicated(now, from, task.process, task.item, out))
             .collect()
     }
 
-    /// One item of a peer's batch (`PeerReplicationResource#dispatch`).
+    /// One item of peer `from`'s batch (`PeerReplicationResource#dispatch`).
     fn apply_replicated(
         &mut self,
         now: SimTime,
+        from: ServerId,
         p: ProcessId,
         item: Replicated,
         out: &mut impl ServerOutput,
@@ -874,13 +886,13 @@ impl EurekaServer {
         };
         match item {
             Replicated::Register(info) => {
-                self.apply_register(now, p, info, true, out);
+                self.apply_register(now, p, info, Some(from), out);
                 ItemReply::Ok
             }
             Replicated::Heartbeat { held, overridden } => {
                 self.handle_replicated_heartbeat(now, p, held, overridden, out)
             }
-            Replicated::Cancel => found(self.apply_cancel(now, p, out)),
+            Replicated::Cancel => found(self.apply_cancel(now, p, Some(from), out)),
             Replicated::StatusUpdate { status, last_dirty } => {
                 found(self.apply_status_update(now, p, status, last_dirty, out))
             }
@@ -957,7 +969,7 @@ impl EurekaServer {
                     if let Some(status) = override_from_peer(&copy) {
                         self.registry.store_overridden_status_if_required(p, status);
                     }
-                    self.apply_register(now, p, copy, true, out);
+                    self.apply_register(now, p, copy, Some(peer), out);
                 }
             }
         }
@@ -1142,7 +1154,8 @@ mod tests {
                 ServerEffect::Observe(Observation::Registered {
                     server: ServerId::FIRST,
                     process: 0,
-                    status: InstanceStatus::Up
+                    status: InstanceStatus::Up,
+                    from_peer: None,
                 }),
                 ServerEffect::Observe(Observation::Registry {
                     server: ServerId::FIRST,
@@ -1158,7 +1171,8 @@ mod tests {
             vec![
                 ServerEffect::Observe(Observation::Cancelled {
                     server: ServerId::FIRST,
-                    process: 0
+                    process: 0,
+                    from_peer: None,
                 }),
                 ServerEffect::Observe(Observation::Registry {
                     server: ServerId::FIRST,

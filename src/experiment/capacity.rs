@@ -320,6 +320,7 @@ mod tests {
             server: ServerId(0),
             process: 1,
             status: InstanceStatus::Up,
+            from_peer: None,
         };
         c.observe(SimTime(20_000), &up);
         assert_eq!(

@@ -263,6 +263,9 @@ impl Explanation<'_> {
         // always were, after a DELETE too.)
         let cluster = servers > 1;
         let mut holds = vec![true; servers];
+        // Per server: when it last cancelled the instance's lease (a register after that
+        // re-creates it there).
+        let mut cancelled_on: Vec<Option<SimTime>> = vec![None; servers];
         // Per caller: how its last fetch went (a delta, a full one, why a full one).
         let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
         // Per server: down since (a `[[fault]]` crash or restart), until it starts again.
@@ -287,13 +290,19 @@ impl Explanation<'_> {
                 Observation::Registered {
                     server, process, ..
                 } if *process == target => holds[server.index()] = true,
-                Observation::Cancelled { server, process }
+                Observation::Cancelled {
+                    server, process, ..
+                }
                 | Observation::Evicted { server, process }
                     if *process == target =>
                 {
                     holds[server.index()] = false
                 }
-                Observation::ServerDown { server } => holds[server.index()] = false,
+                Observation::ServerDown { server } => {
+                    holds[server.index()] = false;
+                    // A new incarnation holds no cancelled lease a register could re-create.
+                    cancelled_on[server.index()] = None;
+                }
                 _ => {}
             }
             match o {
@@ -389,16 +398,34 @@ impl Explanation<'_> {
                     server,
                     process,
                     status,
+                    from_peer,
                 } if *process == target && t >= start => {
                     let override_held = config.strategy == Strategy::ServiceRegistry
                         && (!config.cancel_override || t.ms() < config.at_ms + config.wait_ms)
                         && cancelled_at.is_none()
                         && !evicted;
-                    let ghost = !restarted && cancelled_at.is_some_and(|c| c < t);
+                    let ghost = !restarted && cancelled_on[server.index()].is_some_and(|c| c < t);
                     if ghost {
                         ghost_registered = Some(t);
                     }
-                    let text = if restarted {
+                    let text = if let Some(from) = from_peer {
+                        // `isReplication`: the peer passes on a register it got (or its copy
+                        // taken on a 409); the instance's own calls are told below.
+                        let again = if ghost {
+                            format!(
+                                ", after the cancel there: it re-creates the lease ({status}, \
+                                 never renewed: expires {duration_s} s later)"
+                            )
+                        } else {
+                            String::new()
+                        };
+                        format!(
+                            "{} replicated the register (status {status}) to {}: a new lease \
+                             there{again}",
+                            Self::on(scenario, *from),
+                            Self::on(scenario, *server)
+                        )
+                    } else if restarted {
                         restart_register_text(*status, override_held)
                     } else if ghost {
                         let race = if *status == InstanceStatus::Down {
@@ -441,16 +468,27 @@ impl Explanation<'_> {
                     let text = text.replace("the server", &Self::on(scenario, *server));
                     push(&mut steps, t, text);
                 }
-                Observation::Cancelled { server, process } if *process == target => {
+                Observation::Cancelled {
+                    server,
+                    process,
+                    from_peer,
+                } if *process == target => {
                     cancelled_at = Some(t);
-                    push(
-                        &mut steps,
-                        t,
-                        format!(
+                    cancelled_on[server.index()] = Some(t);
+                    let text = match from_peer {
+                        // Replications are not replicated again: the sender got the DELETE.
+                        Some(from) => format!(
+                            "{} replicated the cancel (the DELETE it got) to {}: lease \
+                             cancelled there",
+                            Self::on(scenario, *from),
+                            Self::on(scenario, *server)
+                        ),
+                        None => format!(
                             "the DELETE (unregister) reached {}: lease cancelled",
                             Self::on(scenario, *server)
                         ),
-                    );
+                    };
+                    push(&mut steps, t, text);
                 }
                 Observation::ServerDown { server } => {
                     if let Some(slot) = down_since.get_mut(server.index()) {
@@ -1793,5 +1831,47 @@ mod tests {
             !told.contains("peer a: eviction run") && !told.contains("peer b: eviction run"),
             "{told}"
         );
+    }
+
+    /// Netflix/eureka#1102, trial 0: svc-0's DOWN register reaches b (its registration server)
+    /// at 300.004 s and b's replication batch brings it to a at 300.030 s; its DELETE reaches b
+    /// at 303.014 s and b's replication of it reaches a at 303.517 s (the batch leaves when its
+    /// oldest task has waited 500 ms). The instance's own calls are told as its register and
+    /// its DELETE, the replications as b's; the trace marks them `from_peer`.
+    #[test]
+    fn a_replicated_cancel_is_told_as_the_peers_replication() {
+        let s = bundled("incidents/eureka-1102-isolated-peer-evicts-on-its-own", &[]);
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let told = Explanation(&trace).render(&s, 0);
+        let line = |at: &str| lines_at(&told, at).join("\n");
+        assert!(
+            line("300.004 s").contains("a register with status DOWN reached peer b"),
+            "{told}"
+        );
+        assert!(
+            line("300.030 s")
+                .contains("peer b replicated the register (status DOWN) to peer a: a new lease"),
+            "{told}"
+        );
+        assert!(
+            line("303.014 s").contains("the DELETE (unregister) reached peer b: lease cancelled"),
+            "{told}"
+        );
+        assert!(
+            line("303.517 s").contains(
+                "peer b replicated the cancel (the DELETE it got) to peer a: lease cancelled \
+                 there"
+            ),
+            "{told}"
+        );
+        assert_eq!(told.matches("the DELETE (unregister) reached").count(), 1);
+        let json = Explanation(&trace).to_json_lines(&s);
+        let cancels: Vec<&str> = json
+            .lines()
+            .filter(|l| l.contains("\"kind\":\"cancelled\"") && l.contains("\"process\":0,"))
+            .collect();
+        assert_eq!(cancels.len(), 2, "{cancels:?}");
+        assert!(!cancels[0].contains("from_peer"), "{cancels:?}");
+        assert!(cancels[1].contains("\"from_peer\":1"), "{cancels:?}");
     }
 }

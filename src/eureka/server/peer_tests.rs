@@ -127,7 +127,8 @@ impl Cluster {
                     self.apply(server, out);
                 }
                 Item::Batch { to, from, batch } => {
-                    let replies = self.servers[to].on_batch(now, &batch, &mut out);
+                    let sender = ServerId(from as u32);
+                    let replies = self.servers[to].on_batch(now, sender, &batch, &mut out);
                     self.apply(to, out);
                     let outcome = BatchOutcome::Replied(replies);
                     let (peer, id) = (to, batch.id);

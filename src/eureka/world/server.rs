@@ -85,7 +85,7 @@ impl<O: Observer> World<'_, O> {
         if self.faults.is_down(to) {
             return;
         }
-        let replies = self.with_server(to, |server, out| server.on_batch(now, batch, out));
+        let replies = self.with_server(to, |server, out| server.on_batch(now, from, batch, out));
         let delay = self.latency(self.server_processes[to.index()]);
         let reply = Event::PeerBatchReply {
             to: from,
