@@ -266,6 +266,18 @@ impl Explanation<'_> {
         // Per server: when it last cancelled the instance's lease (a register after that
         // re-creates it there).
         let mut cancelled_on: Vec<Option<SimTime>> = vec![None; servers];
+        // Per server: when it came back from a `[[fault]]` restart, when (and from which
+        // peer's replication, if any) it got the instance's registration back since, and when
+        // what it serves listed it again. A full fetch from it before that is a partial
+        // registry (Netflix/eureka#1490).
+        let mut back_at: Vec<Option<SimTime>> = vec![None; servers];
+        let mut got_back: Vec<Option<(SimTime, Option<ServerId>)>> = vec![None; servers];
+        let mut served_back: Vec<Option<SimTime>> = vec![None; servers];
+        // The callers whose cache lost the instance to a partial registry (and which), and
+        // the routes whose list lost it so, until they list it again.
+        let mut partial: Vec<(usize, ServerId)> = Vec::new();
+        let mut partial_routes: Vec<usize> = Vec::new();
+        let mut stopped = false;
         // Per caller: how its last fetch went (a delta, a full one, why a full one).
         let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
         // Per server: down since (a `[[fault]]` crash or restart), until it starts again.
@@ -288,8 +300,28 @@ impl Explanation<'_> {
             let restarted = restarted_at.is_some_and(|r| r <= t);
             match o {
                 Observation::Registered {
-                    server, process, ..
-                } if *process == target => holds[server.index()] = true,
+                    server,
+                    process,
+                    from_peer,
+                    ..
+                } if *process == target => {
+                    holds[server.index()] = true;
+                    let k = server.index();
+                    if back_at[k].is_some() && got_back[k].is_none() {
+                        got_back[k] = Some((t, *from_peer));
+                    }
+                }
+                Observation::StoppedServing { process } if *process == target => stopped = true,
+                Observation::Served {
+                    server,
+                    process,
+                    up: true,
+                } if *process == target => {
+                    let k = server.index();
+                    if back_at[k].is_some() && served_back[k].is_none() {
+                        served_back[k] = Some(t);
+                    }
+                }
                 Observation::Cancelled {
                     server, process, ..
                 }
@@ -302,6 +334,9 @@ impl Explanation<'_> {
                     holds[server.index()] = false;
                     // A new incarnation holds no cancelled lease a register could re-create.
                     cancelled_on[server.index()] = None;
+                    back_at[server.index()] = None;
+                    got_back[server.index()] = None;
+                    served_back[server.index()] = None;
                 }
                 _ => {}
             }
@@ -502,6 +537,7 @@ impl Explanation<'_> {
                 }
                 Observation::ServerStarted { server } if is_down(&down_since, *server) => {
                     down_since[server.index()] = None;
+                    back_at[server.index()] = Some(t);
                     push(
                         &mut steps,
                         t,
@@ -643,6 +679,87 @@ impl Explanation<'_> {
                     observer,
                     process,
                     up: false,
+                } if *process == target
+                    && callers.contains(observer)
+                    && !stopped
+                    && fetch_of(&fetches, *observer) != FetchKind::Delta
+                    && served_back.get(server.index()) == Some(&None)
+                    && back_at.get(server.index()).is_some_and(Option::is_some) =>
+                {
+                    partial.push((*observer, *server));
+                    let k = server.index();
+                    let peer = Self::on(scenario, *server);
+                    let back = back_at[k].map_or(String::new(), secs);
+                    let why = match got_back[k] {
+                        None => format!(
+                            "{peer} came back empty at {back} and had not got this instance's \
+                             registration back (a restarted peer is refilled by the other \
+                             peers' replicated heartbeats, answered 404 and followed by a \
+                             register, and by each instance's own next heartbeat there)"
+                        ),
+                        Some((at, by)) => format!(
+                            "{peer} came back empty at {back}; it got this instance's \
+                             registration back at {} ({}), but its read-only response cache \
+                             still served the payload it took before that (a new one only at \
+                             its next fill, a wall-clock multiple of its interval; FACTS.md §3)",
+                            secs(at),
+                            register_source(scenario, by)
+                        ),
+                    };
+                    push(
+                        &mut steps,
+                        t,
+                        format!(
+                            "{}'s registry fetch from {peer} ({}) replaced its Eureka client \
+                             cache with {peer}'s partial registry: {why}; so the cache dropped \
+                             it though it still serves, {} instances of {} in all \
+                             (Netflix/eureka#1490)",
+                            self.name(*observer),
+                            fetch_of(&fetches, *observer).describe(),
+                            self.dropped_with(*observer, target_app, t),
+                            scenario.apps[config.app].name
+                        ),
+                    )
+                }
+                Observation::ClientCache {
+                    server,
+                    observer,
+                    process,
+                    up: true,
+                } if *process == target && partial.iter().any(|(o, _)| o == observer) => {
+                    let lost_to = partial
+                        .iter()
+                        .find(|(o, _)| o == observer)
+                        .map(|(_, k)| *k)
+                        .unwrap_or(*server);
+                    partial.retain(|(o, _)| o != observer);
+                    let peer = Self::on(scenario, lost_to);
+                    let k = lost_to.index();
+                    let how = match (got_back[k], served_back[k]) {
+                        (Some((at, by)), Some(served)) => format!(
+                            ": {peer} got its registration back at {} ({}) and serves it since {}",
+                            secs(at),
+                            register_source(scenario, by),
+                            secs(served)
+                        ),
+                        _ => String::new(),
+                    };
+                    push(
+                        &mut steps,
+                        t,
+                        format!(
+                            "{}'s registry fetch from {} ({}) listed it UP again{how}",
+                            self.name(*observer),
+                            Self::on(scenario, *server),
+                            fetch_of(&fetches, *observer).describe()
+                        ),
+                    )
+                }
+                Observation::ClientCache {
+                    server,
+                    observer,
+                    process,
+                    up: false,
                 } if *process == target && callers.contains(observer) => {
                     let from = if scenario.servers().len() > 1 {
                         format!(" from {}", Self::on(scenario, *server))
@@ -663,16 +780,36 @@ impl Explanation<'_> {
                 Observation::RibbonList {
                     route,
                     process,
-                    listed: false,
-                } if *process == target => push(
-                    &mut steps,
-                    t,
-                    format!(
-                        "{} of {} dropped it from the server list",
-                        balancer_step(scenario, self.layout.routes.get(*route).map(|r| r.caller)),
-                        self.route_name(scenario, *route)
-                    ),
-                ),
+                    listed,
+                } if *process == target && (!*listed || partial_routes.contains(route)) => {
+                    let r = self.layout.routes.get(*route);
+                    let step = balancer_step(scenario, r.map(|r| r.caller));
+                    let name = self.route_name(scenario, *route);
+                    let lost_to = r.and_then(|r| {
+                        partial
+                            .iter()
+                            .find(|(o, _)| *o == r.process)
+                            .map(|(_, k)| *k)
+                    });
+                    let text = match (*listed, lost_to) {
+                        (true, _) => {
+                            partial_routes.retain(|x| x != route);
+                            format!("{step} of {name} listed it again")
+                        }
+                        (false, Some(k)) => {
+                            partial_routes.push(*route);
+                            format!(
+                                "{step} of {name} dropped it from the server list (its caller's \
+                                 cache lost it to {}'s partial registry)",
+                                Self::on(scenario, k)
+                            )
+                        }
+                        (false, None) => {
+                            format!("{step} of {name} dropped it from the server list")
+                        }
+                    };
+                    push(&mut steps, t, text);
+                }
                 _ => {}
             }
         }
@@ -759,6 +896,21 @@ impl Explanation<'_> {
                 probes.join("/")
             ),
         ))
+    }
+
+    /// How many instances of application `app` the Eureka client cache of `observer` dropped at
+    /// `at` (one fetch's drops).
+    fn dropped_with(&self, observer: usize, app: usize, at: SimTime) -> usize {
+        self.log
+            .iter()
+            .filter(|(t, o)| {
+                *t == at
+                    && matches!(o, Observation::ClientCache { observer: w, process, up: false, .. }
+                        if *w == observer
+                            && self.layout.processes.get(*process)
+                                .is_some_and(|p| p.application == app))
+            })
+            .count()
     }
 
     /// Whether `server`'s read-only level took a new `GET /apps` payload at `at`.
@@ -1086,6 +1238,14 @@ impl Explanation<'_> {
         }
         let bytes = writer.into_inner().unwrap_or_default();
         String::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+/// Who sent a register: a peer's replication (`from_peer`), else the instance itself.
+fn register_source(scenario: &Scenario, from_peer: Option<ServerId>) -> String {
+    match from_peer {
+        Some(peer) => format!("{}'s replicated register", Explanation::on(scenario, peer)),
+        None => "the instance's own register".to_string(),
     }
 }
 
@@ -1873,5 +2033,73 @@ mod tests {
         assert_eq!(cancels.len(), 2, "{cancels:?}");
         assert!(!cancels[0].contains("from_peer"), "{cancels:?}");
         assert!(cancels[1].contains("\"from_peer\":1"), "{cancels:?}");
+    }
+
+    /// Netflix/eureka#1490, trial 35: peer b restarts (down 200-220 s). svc-3's full fetch
+    /// from b at 221.984 s puts b's `ALL_APPS` payload, taken then, in its read-only level;
+    /// peer a's replicated register gives svc-0 back to b at 222.655 s, but the read-only level
+    /// keeps serving the earlier payload until its next fill (247.922 s). gateway-3's delta at
+    /// 229.8 s mismatches (UP_23_ against UP_15_) and its full fetch from b gets that payload:
+    /// svc-0 and 5 more svc instances leave its cache, and its LoadBalancer list at 249.362 s,
+    /// until its delta at 259.815 s lists them again and its list at 284.389 s: 35.027 s
+    /// without them ("for 35 s" in the incident's file). Each step is told with its cause,
+    /// the values read from the trace.
+    #[test]
+    fn a_partial_registry_is_told_and_so_is_the_way_back() {
+        let s = bundled("incidents/eureka-1490-restarted-peer-partial-registry", &[]);
+        let trace = trace_trial(&s, 35, RequestMode::Batched);
+        let told = Explanation(&trace).render(&s, 0);
+        let b = ServerId(1);
+        let first = |pred: &dyn Fn(&Observation) -> bool| {
+            trace
+                .log
+                .iter()
+                .find(|(t, o)| t.ms() > 220_000 && pred(o))
+                .map(|(t, _)| secs(*t))
+                .expect("in the trace")
+        };
+        let registered = first(&|o| {
+            matches!(o, Observation::Registered { server, process: 0, from_peer: Some(_), .. }
+                if *server == b)
+        });
+        let served = first(
+            &|o| matches!(o, Observation::Served { server, process: 0, up: true } if *server == b),
+        );
+        assert_eq!(
+            (registered.as_str(), served.as_str()),
+            ("222.655 s", "247.922 s")
+        );
+        let dropped = lines_at(&told, "229.809 s");
+        assert_eq!(dropped.len(), 1, "{told}");
+        for part in [
+            "gateway-3's registry fetch from peer b (a full GET /apps: the delta before it left \
+             the local reconcile hash UP_23_ different from the server's appsHashCode UP_15_",
+            "replaced its Eureka client cache with peer b's partial registry: peer b came back \
+             empty at 220.000 s; it got this instance's registration back at 222.655 s (peer \
+             a's replicated register), but its read-only response cache still served the \
+             payload it took before that",
+            "6 instances of svc in all",
+        ] {
+            assert!(dropped[0].contains(part), "{part:?} in\n{told}");
+        }
+        assert!(
+            lines_at(&told, "249.362 s")[0].contains(
+                "gateway-3 -> svc dropped it from the server list (its caller's cache lost it to \
+                 peer b's partial registry)"
+            ),
+            "{told}"
+        );
+        assert!(
+            lines_at(&told, "259.815 s")[0].contains(
+                "gateway-3's registry fetch from peer b (a delta, GET /apps/delta) listed it UP \
+                 again: peer b got its registration back at 222.655 s (peer a's replicated \
+                 register) and serves it since 247.922 s"
+            ),
+            "{told}"
+        );
+        assert!(
+            lines_at(&told, "284.389 s")[0].contains("of gateway-3 -> svc listed it again"),
+            "{told}"
+        );
     }
 }
