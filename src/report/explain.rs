@@ -1335,8 +1335,10 @@ impl FetchKind {
         match self {
             FetchKind::Delta => "a delta, GET /apps/delta".to_string(),
             FetchKind::Reconciled { local, server } => format!(
-                "a full GET /apps: the delta before it left the local reconcile hash {local} \
-                 different from the server's appsHashCode {server}, FACTS.md §4"
+                "a full GET /apps: the delta before it left the local reconcile hash {} \
+                 different from the server's appsHashCode {}, FACTS.md §4",
+                shown_hash(local),
+                shown_hash(server)
             ),
             FetchKind::AfterForbidden => "a full GET /apps: the server answered the delta with \
                  403 (eureka.server.disable-delta), FACTS.md §4"
@@ -1346,6 +1348,16 @@ impl FetchKind {
             | FetchKind::ReconcilePending { .. }
             | FetchKind::ForbiddenPending => "a full GET /apps".to_string(),
         }
+    }
+}
+
+/// A reconcile hash as Eureka renders it; an empty registry's is the empty string, which
+/// would vanish from the sentence (a peer that came back empty).
+fn shown_hash(hash: &str) -> &str {
+    if hash.is_empty() {
+        "\"\" (an empty registry)"
+    } else {
+        hash
     }
 }
 
@@ -2100,6 +2112,21 @@ mod tests {
         assert!(
             lines_at(&told, "284.389 s")[0].contains("of gateway-3 -> svc listed it again"),
             "{told}"
+        );
+    }
+
+    /// An empty registry's reconcile hash is the empty string: shown as such, not left out
+    /// (peer-restart, trial 15: gateway-b's delta from b right after it came back).
+    #[test]
+    fn an_empty_reconcile_hash_is_shown() {
+        let kind = FetchKind::Reconciled {
+            local: "UP_22_".to_string(),
+            server: String::new(),
+        };
+        assert_eq!(
+            kind.describe(),
+            "a full GET /apps: the delta before it left the local reconcile hash UP_22_ different \
+             from the server's appsHashCode \"\" (an empty registry), FACTS.md §4"
         );
     }
 }
