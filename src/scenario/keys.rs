@@ -1967,10 +1967,13 @@ mod tests {
     }
 
     /// Every definition's setter must write the value its kind produces: set each key to a
-    /// sample value (or its opposite for booleans) and check the typed config changed.
+    /// sample value (or its opposite for booleans) and check the typed config changed. A key
+    /// that allows its default only (`registry-sync-retries`: other values are refused, not
+    /// simulated) has no other value to change it with.
     #[test]
     fn every_key_changes_the_typed_scenario() {
-        for def in DEFS {
+        let single = |kind: Kind| matches!(kind, Kind::Int { min, max, .. } if min == max);
+        for def in DEFS.iter().filter(|d| !single(d.kind)) {
             let val = def.kind.convert(&sample(def.kind), None).unwrap();
             let flipped = def
                 .kind
