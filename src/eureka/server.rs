@@ -679,8 +679,9 @@ impl EurekaServer {
     }
 
     /// `ApplicationsResource#getContainerDifferential`: 403 when `disable-delta` is set on the
-    /// server, else the `ALL_APPS_DELTA` key through the response cache (FACTS.md §4). (The
-    /// `shouldAllowAccess` 403 window never applies to a Spring Cloud server, FACTS.md §2.5.)
+    /// server or inside the `shouldAllowAccess` window ([`EurekaServer::refuses_reads`]: only a
+    /// server opened with a count of 0, FACTS.md §2.7), else the `ALL_APPS_DELTA` key through
+    /// the response cache (FACTS.md §4).
     fn serve_delta(&mut self, now: SimTime, out: &mut impl ServerOutput) -> Reply {
         if self.config.disable_delta || self.refuses_reads(now) {
             return Reply::DeltaForbidden;
