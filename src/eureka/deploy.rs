@@ -51,6 +51,11 @@ impl DeployRun {
     }
 
     /// Whether no batch has started yet.
+    /// Every batch has started and every replacement is UP in the registry: no batch is due.
+    pub fn finished(&self) -> bool {
+        self.next >= self.pairs.len() && self.waiting.is_empty()
+    }
+
     pub fn not_started(&self) -> bool {
         self.next == 0
     }

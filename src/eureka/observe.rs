@@ -276,6 +276,14 @@ pub trait Observer {
     fn settled(&self) -> bool {
         true
     }
+
+    /// Whether nothing this observer measures can change any more while no planned action
+    /// happens: a trial with `simulation.end = "resolved"` ends at the first such instant after
+    /// its last planned action. At least [`Observer::settled`]; an observer that measures
+    /// something else (lost capacity, a deploy's dips) says when that is at rest too.
+    fn at_rest(&self) -> bool {
+        self.settled()
+    }
 }
 
 /// Ignores everything (for benchmarks of the bare engine).
@@ -295,11 +303,22 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn settled(&self) -> bool {
         self.0.settled() && self.1.settled()
     }
+
+    fn at_rest(&self) -> bool {
+        self.0.at_rest() && self.1.at_rest()
+    }
 }
 
 /// Records everything (for tests and traces).
 impl Observer for Vec<(SimTime, Observation)> {
     fn observe(&mut self, at: SimTime, observation: Observation) {
         self.push((at, observation));
+    }
+
+    /// A bare log knows no measure that could come to rest: alone, it records the full
+    /// simulation (the rules' tests read timelines to `duration-s`). Beside a measuring observer
+    /// it is wrapped so that the pair ends when the measure does (`experiment::trace_trial`).
+    fn at_rest(&self) -> bool {
+        false
     }
 }

@@ -38,6 +38,11 @@ pub struct RestartRun {
 }
 
 impl RestartRun {
+    /// The new process has started: nothing more is planned.
+    pub fn finished(&self) -> bool {
+        self.done
+    }
+
     /// With a fixed `at-s`: when the restart is due (it is then scheduled).
     pub fn schedule_fixed(&mut self) -> Option<u64> {
         let RestartWhen::At(at) = self.config.when else {

@@ -139,6 +139,13 @@ impl ShutdownRun {
         }
     }
 
+    /// Waits for nothing: no client shutdown or status reply is awaited (a step the world
+    /// scheduled is counted by the world).
+    pub fn idle(&self) -> bool {
+        matches!(self.after_client_shutdown, AfterClientShutdown::Nothing)
+            && self.awaiting_status_reply.is_none()
+    }
+
     /// The process is on `incarnation`: false if the run began on an earlier one (before a
     /// `[[restart]]`), whose steps are void.
     pub fn is_on(&mut self, incarnation: u32) -> bool {

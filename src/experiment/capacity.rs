@@ -124,6 +124,11 @@ impl LostCapacity {
         self.routes.iter().map(|r| r.area_at(end)).collect()
     }
 
+    /// No live instance is missing from any route now: the areas stop growing.
+    pub fn nothing_missing(&self) -> bool {
+        self.routes.iter().all(|r| r.missing == 0)
+    }
+
     fn missing(&self, r: RouteId, q: ProcessId) -> bool {
         let route = &self.routes[r];
         let p = &self.processes[q];

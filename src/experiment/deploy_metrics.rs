@@ -189,6 +189,16 @@ impl DeployObserver {
 }
 
 impl Observer for DeployObserver {
+    /// No dip is open (every route lists a serving instance, the registry one UP) and no stopped
+    /// old instance is still listed anywhere: no dead hit, error or dip can come without a new
+    /// action.
+    fn at_rest(&self) -> bool {
+        self.routes
+            .iter()
+            .all(|view| view.dips.since.is_none() && !view.listed.iter().any(|&p| self.stopped[p]))
+            && self.registry.since.is_none()
+    }
+
     fn observe(&mut self, at: SimTime, observation: Observation) {
         if let Observation::DeployBatch { deploy, .. } = observation
             && deploy == self.deploy
@@ -277,6 +287,10 @@ impl Observer for DeployObservers {
         for observer in &mut self.0 {
             observer.observe(at, observation.clone());
         }
+    }
+
+    fn at_rest(&self) -> bool {
+        self.0.iter().all(DeployObserver::at_rest)
     }
 }
 

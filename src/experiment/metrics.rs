@@ -582,6 +582,12 @@ impl Observer for MetricsObserver {
         self.targets.iter().all(TargetTracker::settled)
     }
 
+    /// Settled, and no live instance missing from a caller's list (the lost capacity would
+    /// grow).
+    fn at_rest(&self) -> bool {
+        self.settled() && self.capacity.nothing_missing()
+    }
+
     #[inline]
     fn observe(&mut self, at: SimTime, observation: Observation) {
         self.capacity.observe(at, &observation);

@@ -340,8 +340,70 @@ mod tests {
             .unwrap();
             assert_eq!(o.end_ms, x.t_stop_ms.unwrap() + last_removal as u64);
         }
-        // Well inside the trial nothing changes: it ends at duration-s.
-        assert!(early.iter().all(|o| o.end_ms == 900_000));
+        // Well inside the trial it ends at the same instant (`simulation.end = "resolved"`),
+        // or at duration-s with the full simulation.
+        for o in &early {
+            let x = &o.shutdowns[0];
+            let last = x.ribbon_removed_ms.max(x.client_removed_ms).unwrap();
+            assert_eq!(o.end_ms, x.t_stop_ms.unwrap() + last as u64);
+        }
+        let sets = [
+            "shutdown[0].at-s=500".into(),
+            "simulation.end=duration".into(),
+        ];
+        let full = run_trials(&bundled("kill-9", &sets));
+        assert!(full.iter().all(|o| o.end_ms == 900_000));
+    }
+
+    /// Every `.toml` under `scenarios/`, as stems for [`bundled`], in a stable order.
+    fn every_bundled_stem() -> Vec<String> {
+        fn walk(dir: &std::path::Path, into: &mut Vec<String>) {
+            let mut entries: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            entries.sort();
+            for path in entries {
+                if path.is_dir() {
+                    walk(&path, into);
+                } else if path.extension().is_some_and(|e| e == "toml") {
+                    let stem = path.strip_prefix("scenarios").unwrap().with_extension("");
+                    into.push(stem.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+        let mut stems = Vec::new();
+        walk(std::path::Path::new("scenarios"), &mut stems);
+        stems
+    }
+
+    /// Issue 12 item 2: ending a trial once it is at rest (`simulation.end = "resolved"`, the
+    /// default) changes no outcome of any bundled scenario, only the end instant, which is never
+    /// later than the full simulation's (`"duration"`, the reference): the same seed gives the
+    /// same events up to the early end, and from there nothing measured can change. Every
+    /// scenario file, 6 trials each, every field of every outcome compared (callers and servers
+    /// included).
+    #[test]
+    fn ending_at_rest_changes_nothing_but_the_end() {
+        let mut ended_early = 0;
+        for stem in every_bundled_stem() {
+            let resolved = bundled(&stem, &["simulation.trials=6".into()]);
+            let full = bundled(
+                &stem,
+                &[
+                    "simulation.trials=6".into(),
+                    "simulation.end=duration".into(),
+                ],
+            );
+            for (a, b) in run_trials(&resolved).into_iter().zip(run_trials(&full)) {
+                assert!(a.end_ms <= b.end_ms, "{stem} trial {}", a.trial);
+                ended_early += usize::from(a.end_ms < b.end_ms);
+                assert_eq!(a.shutdowns, b.shutdowns, "{stem} trial {}", a.trial);
+                assert_eq!(a.deploys, b.deploys, "{stem} trial {}", a.trial);
+            }
+        }
+        // It is not vacuous: most trials of most files end early.
+        assert!(ended_early > 100, "{ended_early} trials ended early");
     }
 
     /// What holds an instance at the cap is named (FACTS.md §2.2): self-preservation in the

@@ -17,7 +17,7 @@ pub(super) use value::{Kind, Problem, Raw, ShutdownRef, Val};
 use super::metric::{Metric, Statistic};
 use super::model::{
     ClientConfig, Comparison, DEFAULT_ZONE, FinalStop, HttpClient, HttpMethod, NetworkConfig,
-    RibbonConfig, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
+    RibbonConfig, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy, TrialEnd,
 };
 
 /// A table of the scenario file.
@@ -609,6 +609,24 @@ pub(super) static DEFS: &[KeyDef] = &[
                 Start::Cold
             } else {
                 Start::Steady
+            }
+        }),
+    ),
+    relaxed(
+        "end",
+        Kind::Choice(&["resolved", "duration"]),
+        "resolved",
+        "`resolved`: a trial ends as soon as nothing it measures can change any more (every \
+         planned action done, every stopped instance gone from every view, no live instance \
+         missing from a caller's list, no deploy dip open), at the latest at duration-s; the \
+         outcomes are those of `duration` apart from trial_end_ms. `duration`: the full \
+         simulation to duration-s (the reference). Either way a trial with a stopped instance \
+         still listed at duration-s runs on until it leaves, up to max-duration-s.",
+        Apply::Simulation(|c, v| {
+            c.end = if v.text() == "duration" {
+                TrialEnd::Duration
+            } else {
+                TrialEnd::Resolved
             }
         }),
     ),

@@ -54,10 +54,26 @@ pub enum Start {
     Cold,
 }
 
+/// `simulation.end`: when a trial ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrialEnd {
+    /// As soon as nothing measured can change any more: every planned action has happened, every
+    /// stopped instance has left every view, no live instance is missing from a caller's list
+    /// and no deploy dip is open; at the latest at `duration-s` (and on from there, as
+    /// [`TrialEnd::Duration`], while a stopped instance is still listed). The outcomes are
+    /// exactly those of [`TrialEnd::Duration`] apart from the end instant (tests compare them).
+    Resolved,
+    /// The full simulation (the reference): at least `duration-s`, then on while a stopped
+    /// instance is still listed, up to `max-duration-s`.
+    Duration,
+}
+
 /// `[simulation]`: the run itself and the modelling assumptions that are not Spring properties.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimulationConfig {
-    /// `duration-s`: the least simulated time per trial (default 900 s).
+    /// `duration-s`: the simulated time per trial (default 900 s): with `end = "duration"` the
+    /// least, with `end = "resolved"` (the default) the most unless a stopped instance is still
+    /// listed then.
     pub duration_ms: u64,
     /// `max-duration-s`: the most; a trial still waiting for the news at `duration-s` runs on
     /// to here (default [`WAIT_FOR_NEWS_MS`] after the last planned action, which the parser
@@ -71,6 +87,8 @@ pub struct SimulationConfig {
     pub release: Release,
     /// `start`: a fleet up for a long time (default) or a cold start.
     pub start: Start,
+    /// `end`: at resolution (default) or the full `duration-s` (the reference).
+    pub end: TrialEnd,
     /// `start-spread-s` (cold start): every app instance and caller process starts at a
     /// uniformly random instant in `[0, start-spread)` (default 60 s).
     pub start_spread_ms: u64,
@@ -883,6 +901,7 @@ impl Default for SimulationConfig {
             duration_ms: 900_000,
             max_duration_ms: WAIT_FOR_NEWS_MS,
             start: Start::Steady,
+            end: TrialEnd::Resolved,
             trials: 100,
             seed: 1,
             release: Release::default(),

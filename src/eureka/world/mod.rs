@@ -21,7 +21,7 @@ mod spring;
 mod steady;
 
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
-use crate::scenario::{ClientConfig, NetworkConfig, Scenario, Start};
+use crate::scenario::{ClientConfig, NetworkConfig, RestartWhen, Scenario, Start, TrialEnd};
 
 use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
 use super::deploy::DeployRun;
@@ -172,6 +172,15 @@ pub struct World<'s, O: Observer> {
     end: SimTime,
     /// `max-duration-s`: and at most this long.
     cap: SimTime,
+    /// `simulation.end = "resolved"`: the trial may end before `end` once at rest
+    /// ([`World::at_rest`]).
+    ends_resolved: bool,
+    /// The last instant fixed in the scenario at which a planned action happens (a stop begins,
+    /// a fault begins or ends, a caller stops, a fixed restart or a deploy starts): no trial ends
+    /// early before it.
+    last_planned: SimTime,
+    /// `Event::Shutdown` steps scheduled and not yet handled (a stop under way).
+    pending_shutdown_steps: u32,
 }
 
 /// What [`World::run`] tells besides the observer.
@@ -247,6 +256,9 @@ impl<'s, O: Observer> World<'s, O> {
                     .max_duration_ms
                     .max(scenario.simulation.duration_ms),
             ),
+            ends_resolved: scenario.simulation.end == TrialEnd::Resolved,
+            last_planned: SimTime(last_planned_ms(scenario)),
+            pending_shutdown_steps: 0,
         };
         world.connect_clients(&streams);
         match scenario.simulation.start {
@@ -255,13 +267,7 @@ impl<'s, O: Observer> World<'s, O> {
         }
         for run in 0..world.shutdowns.len() {
             let at = SimTime(world.shutdowns[run].config.at_ms);
-            world.queue.schedule(
-                at,
-                Event::Shutdown {
-                    run,
-                    step: Step::Begin,
-                },
-            );
+            world.schedule_shutdown_step(at, run, Step::Begin);
         }
         world.schedule_restarts();
         world.schedule_faults();
@@ -302,10 +308,12 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     /// Runs the trial and returns the observer, the number of events handled and the instant
-    /// the trial ended. It runs to `duration-s`; if the observer is not yet settled then (a view
-    /// still lists a stopped instance), it goes on until it is, up to `max-duration-s`, and ends
-    /// at the instant of the event that settled it. Whatever still lists a stopped instance at
-    /// the end is reported with its reason ([`Observation::StillListed`]).
+    /// the trial ended. It runs to `duration-s`, or with `simulation.end = "resolved"` until the
+    /// first event after which the world is at rest ([`World::at_rest`]) if that comes first;
+    /// if the observer is not yet settled at `duration-s` (a view still lists a stopped
+    /// instance), it goes on until it is, up to `max-duration-s`, and ends at the instant of
+    /// the event that settled it. Whatever still lists a stopped instance at the end is
+    /// reported with its reason ([`Observation::StillListed`]).
     pub fn run(mut self) -> (O, Ran) {
         let mut events = 0u64;
         // One loop (one inlined dispatch): to `duration-s`, then, while waiting, to the cap.
@@ -319,7 +327,12 @@ impl<'s, O: Observer> World<'s, O> {
                 continue;
             }
             events += 1;
-            if limit == self.cap && limit != self.end && self.observer.settled() {
+            if limit == self.end {
+                if self.ends_resolved && self.at_rest() {
+                    end = self.now();
+                    break;
+                }
+            } else if limit == self.cap && self.observer.settled() {
                 end = self.now();
                 break;
             }
@@ -327,6 +340,29 @@ impl<'s, O: Observer> World<'s, O> {
         self.settle_routes_until(end);
         self.report_still_listed(end);
         (self.observer, Ran { events, end })
+    }
+
+    /// Nothing measured can change any more unless a planned action comes: every fixed planned
+    /// instant is past, no stop is under way (a step pending, a reply awaited), every restart
+    /// and deploy is done, and the observer is at rest ([`Observer::at_rest`]: the stopped
+    /// instances have left every view, no live instance is missing from a list, no deploy dip
+    /// is open). Periodic timers and requests go on in the full simulation, but from here they
+    /// only repeat what every view already agrees on. Cheap before the last planned instant
+    /// (one comparison), so it is asked after every event.
+    #[inline]
+    fn at_rest(&self) -> bool {
+        self.now() >= self.last_planned
+            && self.pending_shutdown_steps == 0
+            && self.shutdowns.iter().all(ShutdownRun::idle)
+            && self.restarts.iter().all(RestartRun::finished)
+            && self.deploys.iter().all(DeployRun::finished)
+            && self.observer.at_rest()
+    }
+
+    /// Schedules step `step` of shutdown run `run` at `at` (counted until it is handled).
+    pub(super) fn schedule_shutdown_step(&mut self, at: SimTime, run: usize, step: Step) {
+        self.pending_shutdown_steps += 1;
+        self.queue.schedule(at, Event::Shutdown { run, step });
     }
 
     /// Reports, for each stopped shutdown target that a view still lists at `end`, why
@@ -435,7 +471,10 @@ impl<'s, O: Observer> World<'s, O> {
                 generation,
                 timer,
             } => self.on_spring_timer(route, generation, timer),
-            Event::Shutdown { run, step } => self.on_shutdown_step(run, step),
+            Event::Shutdown { run, step } => {
+                self.pending_shutdown_steps -= 1;
+                self.on_shutdown_step(run, step)
+            }
             Event::Restart { run } => self.on_restart(run),
             Event::DeployBatch { deploy } => self.on_deploy_batch(deploy),
             Event::PeerBatch { to, from, batch } => self.on_peer_batch(to, from, &batch),
@@ -538,6 +577,28 @@ impl<'s, O: Observer> World<'s, O> {
     pub fn processes(&self) -> &[Process] {
         &self.processes
     }
+}
+
+/// The last instant the scenario fixes for a planned action: a `[[shutdown]]`'s start, a
+/// `[[fault]]`'s start and end, a zone outage's caller stop, a `[[restart]]` at a fixed time, a
+/// `[[deploy]]`'s start. What follows from them (a stop's later steps, a restart after an exit,
+/// a deploy's next batches) is tracked by the runs themselves ([`World::at_rest`]).
+fn last_planned_ms(scenario: &Scenario) -> u64 {
+    let shutdowns = scenario.shutdowns.iter().map(|s| s.at_ms);
+    let faults = scenario.faults.iter().map(|f| f.at_ms.max(f.ends_ms()));
+    let callers = scenario.caller_stops.iter().map(|c| c.at_ms);
+    let restarts = scenario.restarts.iter().filter_map(|r| match r.when {
+        RestartWhen::At(at) => Some(at),
+        _ => None,
+    });
+    let deploys = scenario.deploys.iter().map(|d| d.at_ms);
+    shutdowns
+        .chain(faults)
+        .chain(callers)
+        .chain(restarts)
+        .chain(deploys)
+        .max()
+        .unwrap_or(0)
 }
 
 /// One network traversal: `latency-ms + U[0, jitter]` from the sender's stream.

@@ -5,7 +5,7 @@ use crate::eureka::ids::ProcessId;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::shutdown::{Context, ShutdownEffect, ShutdownRun, Step};
 
-use super::{Event, World};
+use super::World;
 
 impl<O: Observer> World<'_, O> {
     /// Step `step` of shutdown run `run` ([`ShutdownRun::on_step`]); void on a dead process or
@@ -64,13 +64,13 @@ impl<O: Observer> World<'_, O> {
                 ShutdownEffect::ClientShutdown => self.client_shutdown(p),
                 ShutdownEffect::Send(call) => self.send(p, call),
                 ShutdownEffect::Schedule { delay_ms, step } => {
-                    self.queue
-                        .schedule_in(delay_ms, Event::Shutdown { run, step });
+                    let at = self.now() + delay_ms;
+                    self.schedule_shutdown_step(at, run, step);
                 }
                 ShutdownEffect::ScheduleDrawn { range, step } => {
                     let delay_ms = self.net[p].between(range.0, range.1);
-                    self.queue
-                        .schedule_in(delay_ms, Event::Shutdown { run, step });
+                    let at = self.now() + delay_ms;
+                    self.schedule_shutdown_step(at, run, step);
                 }
                 ShutdownEffect::StopServing { graceful, then } => {
                     let phase = if graceful {
@@ -81,8 +81,8 @@ impl<O: Observer> World<'_, O> {
                     };
                     if let Some((step, (lo, hi))) = then {
                         let stop = self.net[p].between(lo, hi);
-                        self.queue
-                            .schedule_in(phase + stop, Event::Shutdown { run, step });
+                        let at = self.now() + (phase + stop);
+                        self.schedule_shutdown_step(at, run, step);
                     }
                 }
                 ShutdownEffect::StartServing => {
