@@ -65,12 +65,14 @@ pub enum Observation {
     /// `count` requests in flight on `process` failed as its web server stopped (kill -9,
     /// immediate shutdown, or the graceful phase's timeout).
     InflightFailed { process: ProcessId, count: u64 },
-    /// Batched mode: `count` attempts of `route` were refused by `process` since the previous
-    /// count, the last of them at `last`.
+    /// Batched mode: `count` attempts of `route` were refused by `process` in the span counted
+    /// at once from `since` (exclusive; `last` itself for a single one) to `last`, the last of
+    /// them (a plot spreads them over the span).
     DeadHits {
         route: RouteId,
         process: ProcessId,
         count: u64,
+        since: SimTime,
         last: SimTime,
     },
     /// Batched mode: `count` requests failed after retries, their first attempt to `first`.

@@ -3,7 +3,7 @@
 //! its timeline and writes its trace.
 
 use crate::engine::{SimTime, trial_seed};
-use crate::eureka::{Layout, Observation, RequestMode, World};
+use crate::eureka::{Layout, Observation, Observer, ProcessId, RequestMode, World};
 use crate::scenario::Scenario;
 
 use super::{MetricsObserver, ShutdownOutcome};
@@ -42,6 +42,54 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
     }
 }
 
+/// Only the dead hits on the shutdown targets: what a timeline plot needs. At rest whenever the
+/// metrics are, so the trial ends where `run`'s did.
+struct DeadHitLog {
+    targets: Vec<ProcessId>,
+    log: Vec<(SimTime, Observation)>,
+}
+
+impl Observer for DeadHitLog {
+    fn observe(&mut self, at: SimTime, observation: Observation) {
+        let process = match observation {
+            Observation::Attempt {
+                process,
+                dead: true,
+                ..
+            }
+            | Observation::DeadHits { process, .. } => process,
+            _ => return,
+        };
+        if self.targets.contains(&process) {
+            self.log.push((at, observation));
+        }
+    }
+}
+
+/// Runs trial `trial` exactly as `run` does (same seed, same request mode, same end) and keeps
+/// only the dead hits on the shutdown targets (single attempts, or counts over a span in
+/// batched mode): the timeline of `run`'s report. Its memory does not grow with the fleet or
+/// the request rate (the metrics' own state apart), unlike [`trace_trial`]'s.
+pub fn trace_dead_hits(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialTrace {
+    let seed = trial_seed(scenario.simulation.seed, trial);
+    let layout = Layout::new(scenario);
+    let hits = DeadHitLog {
+        targets: layout.targets.clone(),
+        log: Vec::new(),
+    };
+    let observer = (MetricsObserver::new(&layout), hits);
+    let world = World::with_mode(scenario, seed, observer, mode);
+    let ((metrics, hits), ran) = world.run();
+    TrialTrace {
+        trial,
+        seed,
+        layout,
+        log: hits.log,
+        outcomes: metrics.outcomes(ran.end),
+        end: ran.end,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +98,36 @@ mod tests {
 
     fn kill9() -> Scenario {
         bundled("kill-9", &[])
+    }
+
+    /// The timeline's trial is the trial `run` reports, to its end, with the same dead hits as
+    /// the full trace (which goes on to duration-s, where no more come).
+    #[test]
+    fn the_timeline_trial_is_the_run_trial_with_its_dead_hits() {
+        let s = kill9();
+        let hits = trace_dead_hits(&s, 3, RequestMode::Batched);
+        let run = simulate(&s, 3, trial_seed(s.simulation.seed, 3));
+        assert_eq!(hits.outcomes, run.shutdowns);
+        assert_eq!(hits.end.ms(), run.end_ms);
+        let full = trace_trial(&s, 3, RequestMode::Batched);
+        let target = full.layout.targets[0];
+        let dead: Vec<_> = full
+            .log
+            .into_iter()
+            .filter(
+                |(_, o)| matches!(o, Observation::DeadHits { process, .. } if *process == target),
+            )
+            .collect();
+        assert!(!dead.is_empty());
+        assert_eq!(hits.log, dead);
+        let counted: u64 = dead
+            .iter()
+            .map(|(_, o)| match o {
+                Observation::DeadHits { count, .. } => *count,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(counted, run.shutdowns[0].dead_hits);
     }
 
     /// The explained trial is the trial `run` reports: same seed, same outcome; `run` ended it

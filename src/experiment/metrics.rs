@@ -635,6 +635,7 @@ impl Observer for MetricsObserver {
                 process,
                 count,
                 last,
+                ..
             } => {
                 if let Some(t) = self.tracker(process)
                     && t.t_stop.is_some()
@@ -879,6 +880,7 @@ mod tests {
                     route: 1,
                     process: 0,
                     count: 4,
+                    since: SimTime(12_000),
                     last: SimTime(12_500),
                 },
             ),

@@ -19,7 +19,7 @@ pub use compare::{
     Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats,
     unresolved_by_reason,
 };
-pub use explain::{TrialTrace, trace_trial};
+pub use explain::{TrialTrace, trace_dead_hits, trace_trial};
 pub use metrics::{
     CallerOutcome, MetricsObserver, REMOVAL_METRICS, ServerOutcome, ShutdownOutcome, Unresolved,
 };

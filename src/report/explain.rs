@@ -14,7 +14,7 @@ use crate::scenario::{
 };
 
 use super::output::{OutputError, write_text};
-use super::plot::{ImageFormat, TimelinePlot, render_timeline};
+use super::plot::{HitSpan, ImageFormat, TimelinePlot, render_timeline};
 
 /// What `eureka-sim explain` tells and writes.
 #[derive(Debug, Clone)]
@@ -1110,7 +1110,7 @@ impl Explanation<'_> {
         let config = &scenario.shutdowns[s];
         let target = self.layout.targets[s];
         let t_stop = outcome.t_stop_ms.unwrap_or(config.at_ms) as i64;
-        let dead_hits: Vec<i64> = self
+        let dead_hits: Vec<HitSpan> = self
             .log
             .iter()
             .filter_map(|(t, o)| match o {
@@ -1118,10 +1118,18 @@ impl Explanation<'_> {
                     process,
                     dead: true,
                     ..
-                } if *process == target => Some(t.ms() as i64 - t_stop),
-                Observation::DeadHits { process, last, .. } if *process == target => {
-                    Some(last.ms() as i64 - t_stop)
-                }
+                } if *process == target => Some(HitSpan::at(t.ms() as i64 - t_stop)),
+                Observation::DeadHits {
+                    process,
+                    count,
+                    since,
+                    last,
+                    ..
+                } if *process == target => Some(HitSpan {
+                    from: since.ms() as i64 - t_stop,
+                    to: last.ms() as i64 - t_stop,
+                    count: *count,
+                }),
                 _ => None,
             })
             .collect();
@@ -1164,7 +1172,7 @@ impl Explanation<'_> {
         let known = stages
             .iter()
             .filter_map(|(_, v)| *v)
-            .chain(dead_hits.iter().copied());
+            .chain(dead_hits.iter().flat_map(|h| [h.from, h.to]));
         let (lo, hi) = known.fold((0i64, 0i64), |(lo, hi), v| (lo.min(v), hi.max(v)));
         let margin = ((hi - lo) / 20).max(5_000);
         TimelinePlot {

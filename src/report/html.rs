@@ -406,7 +406,7 @@ mod tests {
                     .map(|_| (uniform() * uniform() * 25_000.0) as i64)
                     .collect();
                 hits.sort_unstable();
-                hits
+                hits.into_iter().map(HitSpan::at).collect()
             },
             x_range: (-100_000, 35_000),
         };
@@ -592,7 +592,7 @@ mod tests {
         crowded.title = long_title.clone();
         crowded.stages[0].1 = Some(-150_000);
         crowded.stages[4].1 = None;
-        crowded.dead_hits = (0..50_000).map(|i| -20_000 + i * 2).collect();
+        crowded.dead_hits = (0..50_000).map(|i| HitSpan::at(-20_000 + i * 2)).collect();
         render_timeline(
             &crowded,
             ImageFormat::Svg,

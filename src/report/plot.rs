@@ -38,7 +38,7 @@ use plotters::prelude::*;
 pub use cdf::{CdfPlot, CdfSeries, cdf_steps};
 pub use heatmap::Heatmap;
 pub use line::LinePlot;
-pub use timeline::TimelinePlot;
+pub use timeline::{HitSpan, TimelinePlot};
 
 /// The image format of a rendered plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

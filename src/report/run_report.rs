@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::eureka::RequestMode;
 use crate::eureka::ServerId;
 use crate::experiment::deploy_metrics::summarize_deploy;
-use crate::experiment::{TrialOutcome, run_trials_with, trace_trial};
+use crate::experiment::{TrialOutcome, run_trials_with, trace_dead_hits};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -58,7 +58,7 @@ pub fn run(
     write_with(&callers_path, |w| write_callers_csv(w, scenario, &outcomes))?;
     write_with(&servers_path, |w| write_servers_csv(w, scenario, &outcomes))?;
     write_with(&summary_path, |w| write_summary_csv(w, &rows))?;
-    let figures = write_figures(scenario, &outcomes, out_dir, *png)?;
+    let figures = write_figures(scenario, &outcomes, options.mode, out_dir, *png)?;
     let report = run_report(scenario, source, &outcomes, &rows, figures);
     let html_path = out_dir.join("report.html");
     write_text(&html_path, render_html(&report))?;
@@ -108,6 +108,7 @@ fn deploy_report(
 fn write_figures(
     scenario: &Scenario,
     outcomes: &[TrialOutcome],
+    mode: RequestMode,
     out_dir: &Path,
     png: bool,
 ) -> Result<Vec<Vec<Figure>>, OutputError> {
@@ -132,8 +133,9 @@ fn write_figures(
             svg: cdf_svg_string(&cdf)?,
         });
         if let Some(trial) = median_trial(outcomes, s) {
-            // The same trial, per request, so each dead hit has its own time.
-            let trace = trace_trial(scenario, trial, RequestMode::PerRequest);
+            // The same trial as `run`'s (same mode, same end), keeping only its dead hits:
+            // neither the fleet nor the request rate adds to the cost (issue 12 item 3).
+            let trace = trace_dead_hits(scenario, trial, mode);
             let plot = Explanation(&trace).timeline(scenario, s);
             let path = out_dir.join(format!("timeline{suffix}.svg"));
             render_timeline(&plot, ImageFormat::Svg, &path)?;

@@ -156,6 +156,7 @@ impl<O: Observer> World<'_, O> {
                 route: r,
                 process,
                 count: 1,
+                since: SimTime(now_ms),
                 last: SimTime(now_ms),
             },
             AttemptEffect::Attempt { dead: false, .. } => return,

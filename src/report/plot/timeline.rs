@@ -23,11 +23,46 @@ pub struct TimelinePlot {
     /// `("left the gateway's Eureka cache", ..)`, `("left the Ribbon list", ..)`.
     /// Each becomes a lane whose bar runs from the left edge to the instant.
     pub stages: Vec<(String, Option<i64>)>,
-    /// Dead hits (request attempts refused), ms relative to t_stop.
-    pub dead_hits: Vec<i64>,
+    /// Dead hits (request attempts refused), ms relative to t_stop: single ones at their
+    /// instant, those counted at once (batched mode) as spans they are spread over. The plot
+    /// bins them, so its size does not grow with the request rate.
+    pub dead_hits: Vec<HitSpan>,
     /// Visible x range in ms relative to t_stop, margin included. An empty or inverted range is
     /// replaced by one that covers 0, the stages and the dead hits.
     pub x_range: (i64, i64),
+}
+
+/// `count` dead hits in `[from, to]` (ms relative to t_stop): one at an instant (`from == to`),
+/// or a batched count, spread evenly over its span when binned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HitSpan {
+    pub from: i64,
+    pub to: i64,
+    pub count: u64,
+}
+
+impl HitSpan {
+    /// One dead hit at `t`.
+    pub fn at(t: i64) -> HitSpan {
+        HitSpan {
+            from: t,
+            to: t,
+            count: 1,
+        }
+    }
+
+    /// How many of the hits fall at or before `x`, rounded: spreading by these cumulative
+    /// figures keeps every hit (the parts sum to `count`) and is deterministic.
+    fn up_to(&self, x: f64) -> u64 {
+        if x < self.from as f64 {
+            0
+        } else if x >= self.to as f64 {
+            self.count
+        } else {
+            let share = (x - self.from as f64) / (self.to - self.from) as f64;
+            ((self.count as f64 * share).round() as u64).min(self.count)
+        }
+    }
 }
 
 /// The height of one lane.
@@ -80,7 +115,7 @@ impl TimelinePlot {
         }
         let instants = self.stages.iter().filter_map(|(_, t)| *t);
         let all: Vec<i64> = instants
-            .chain(self.dead_hits.iter().copied())
+            .chain(self.dead_hits.iter().flat_map(|h| [h.from, h.to]))
             .chain([0])
             .collect();
         let min = all.iter().copied().min().unwrap_or(0);
@@ -92,8 +127,13 @@ impl TimelinePlot {
     /// The lane labels, top to bottom: the stages, then the dead hits.
     fn lane_labels(&self) -> Vec<String> {
         let mut labels: Vec<String> = self.stages.iter().map(|(l, _)| l.clone()).collect();
-        labels.push(format!("{DEAD_HITS_LANE} ({})", self.dead_hits.len()));
+        labels.push(format!("{DEAD_HITS_LANE} ({})", self.hit_count()));
         labels
+    }
+
+    /// Every dead hit, counted ones included.
+    fn hit_count(&self) -> u64 {
+        self.dead_hits.iter().map(|h| h.count).sum()
     }
 
     fn label_area_px(&self) -> u32 {
@@ -122,14 +162,33 @@ impl TimelinePlot {
             after: 0,
         };
         let span = (range.1 - range.0) as f64;
-        for &hit in &self.dead_hits {
-            if hit < range.0 {
-                bins.before += 1;
-            } else if hit > range.1 {
-                bins.after += 1;
-            } else {
-                let i = ((hit - range.0) as f64 / span * n as f64) as usize;
-                bins.counts[i.min(n - 1)] += 1;
+        let width = span / n as f64;
+        for hit in &self.dead_hits {
+            // Bin i covers [lo + i w, lo + (i + 1) w); the last one includes the range's end.
+            let before = hit.up_to(range.0 as f64 - 0.5);
+            let after = hit.count - hit.up_to(range.1 as f64);
+            bins.before += before as usize;
+            bins.after += after as usize;
+            // One bin of slack on each side: the float index may round across a boundary.
+            let index = |t: i64| ((t - range.0) as f64 / width).max(0.0) as usize;
+            let first = index(hit.from).saturating_sub(1).min(n - 1);
+            let last = (index(hit.to) + 1).min(n - 1);
+            let mut counted = before;
+            for (i, bin) in bins
+                .counts
+                .iter_mut()
+                .enumerate()
+                .take(last + 1)
+                .skip(first)
+            {
+                let end = if i == n - 1 {
+                    range.1 as f64
+                } else {
+                    range.0 as f64 + (i + 1) as f64 * width - 0.5
+                };
+                let upto = hit.up_to(end);
+                *bin += (upto - counted) as u32;
+                counted = upto;
             }
         }
         bins
@@ -361,7 +420,7 @@ mod tests {
                 ("left the gateway's Eureka cache".to_string(), Some(-35_000)),
                 ("left the Ribbon list".to_string(), None),
             ],
-            dead_hits: (0..300).map(|i| i * 100).collect(),
+            dead_hits: (0..300).map(|i| HitSpan::at(i * 100)).collect(),
             x_range: (-100_000, 40_000),
         }
     }
@@ -392,10 +451,38 @@ mod tests {
         );
     }
 
+    /// A batched count is spread evenly over its span: 600 hits over 60 s in 1-s-wide bins
+    /// give each bin of the span its share (within one of the even share), none outside, and
+    /// every hit is kept.
+    #[test]
+    fn a_counted_span_is_spread_over_its_bins() {
+        let mut plot = example();
+        plot.dead_hits = vec![HitSpan {
+            from: -60_000,
+            to: 0,
+            count: 600,
+        }];
+        let bins = plot.bins();
+        let total: u64 = bins.counts.iter().map(|&c| u64::from(c)).sum();
+        assert_eq!(total, 600);
+        assert_eq!((bins.before, bins.after), (0, 0));
+        let per_ms = 600.0 / 60_000.0;
+        for (i, &c) in bins.counts.iter().enumerate() {
+            let lo = -100_000.0 + i as f64 * bins.width_ms();
+            let hi = lo + bins.width_ms();
+            let overlap = (hi.min(0.0) - lo.max(-60_000.0)).max(0.0);
+            let even = overlap * per_ms;
+            assert!(
+                (f64::from(c) - even).abs() <= 1.0,
+                "bin {i}: {c} vs {even:.2}"
+            );
+        }
+    }
+
     #[test]
     fn thousands_of_dead_hits_stay_small() {
         let mut plot = example();
-        plot.dead_hits = (0..50_000).map(|i| -100_000 + i * 3).collect();
+        plot.dead_hits = (0..50_000).map(|i| HitSpan::at(-100_000 + i * 3)).collect();
         let svg = timeline_svg_string(&plot).unwrap();
         assert!(svg.len() < 300_000, "{} bytes", svg.len());
         let bins = plot.bins();

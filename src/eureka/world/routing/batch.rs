@@ -266,7 +266,7 @@ impl<O: Observer> World<'_, O> {
         if let Some((times, accepted)) = served {
             route.note_served_span(until, requests, times, accepted);
         }
-        self.observe_span(r, &dead, &batch.delays, &batch.failed);
+        self.observe_span(r, from, &dead, &batch.delays, &batch.failed);
     }
 
     /// Observes what a counted span did: refused attempts per instance (count and the instant
@@ -274,6 +274,7 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn observe_span(
         &mut self,
         r: RouteId,
+        from_us: f64,
         dead: &[(ProcessId, u64, u64)],
         delays: &[(ProcessId, u64)],
         failed: &[(ProcessId, u64)],
@@ -283,6 +284,7 @@ impl<O: Observer> World<'_, O> {
                 route: r,
                 process,
                 count,
+                since: SimTime(((from_us / 1000.0) as u64).min(last_ms)),
                 last: SimTime(last_ms),
             });
         }
@@ -355,6 +357,6 @@ impl<O: Observer> World<'_, O> {
             .zip(times)
             .map(|(&(process, count, _), at_us)| (process, count, (at_us / 1000.0) as u64))
             .collect();
-        self.observe_span(r, &dead, &walked.delays, &walked.failed);
+        self.observe_span(r, from, &dead, &walked.delays, &walked.failed);
     }
 }
