@@ -20,7 +20,7 @@ use crate::scenario::{ClientConfig, Release};
 use super::delta::{LOCAL_VERSION, apply_delta, delta_changes};
 use super::ids::{ProcessId, ServerId};
 use super::observe::{HashPair, Observation};
-use super::protocol::{Call, DeltaContent, DeltaPayload, FetchWhy, Payload, ReconcileHash};
+use super::protocol::{Call, DeltaPayload, FetchWhy, Payload, ReconcileHash};
 use super::protocol::{RegisterWhy, Registrant, Reply};
 use super::rate_limiter::RateLimiter;
 use super::status::InstanceStatus;
@@ -1326,7 +1326,7 @@ impl DiscoveryClient {
             // "Not updating application delta as another thread is updating it already".
             return self.run_ended(Task::CacheRefresh, seq, out);
         }
-        let changes = self.update_delta(&payload.content);
+        let changes = self.update_delta(payload);
         self.shuffle_up_lists(applications, out);
         let observer = self.id;
         out.observe(Observation::Fetched {
@@ -1365,9 +1365,12 @@ impl DiscoveryClient {
         self.run_goes_on(Task::CacheRefresh, seq);
     }
 
-    /// Applies a delta to the local registry, copying it first only if it is shared and the
-    /// delta changes something. Returns the instances whose UP-ness changed.
-    fn update_delta(&mut self, delta: &DeltaContent) -> Vec<(ProcessId, bool)> {
+    /// Applies a delta to the local registry if it changes something. The new registry is
+    /// shared with every client that applied the same payload to the same registry
+    /// ([`AppliedDeltas`]), so a fleet holds a few registries rather than one per client.
+    /// Returns the instances whose UP-ness changed.
+    fn update_delta(&mut self, payload: &DeltaPayload) -> Vec<(ProcessId, bool)> {
+        let delta = &payload.content;
         let local = self.cache.get_or_insert_with(|| {
             Rc::new(Payload {
                 version: LOCAL_VERSION,
@@ -1379,16 +1382,30 @@ impl DiscoveryClient {
         if !delta_changes(&local.statuses, delta) {
             return Vec::new();
         }
-        let local = Rc::make_mut(local);
-        local.version = LOCAL_VERSION;
-        local.hash.set(None);
         let mut changes = Vec::new();
-        apply_delta(&mut local.statuses, delta, |q, old, new| {
-            let up = Some(InstanceStatus::Up);
-            if (old == up) != (new == up) {
-                changes.push((q, new == up));
+        let updated = payload.applied.get_or_build(local, |base| {
+            let mut statuses = base.statuses.clone();
+            apply_delta(&mut statuses, delta, |_, _, _| {});
+            Payload {
+                version: LOCAL_VERSION,
+                generated_at: base.generated_at,
+                statuses,
+                hash: Default::default(),
             }
         });
+        let up = Some(InstanceStatus::Up);
+        for &(q, _) in &delta.instances {
+            let (old, new) = (
+                local.statuses.get(q).copied(),
+                updated.statuses.get(q).copied(),
+            );
+            if let (Some(old), Some(new)) = (old, new)
+                && (old == up) != (new == up)
+            {
+                changes.push((q, new == up));
+            }
+        }
+        *local = updated;
         changes
     }
 }
@@ -1602,6 +1619,59 @@ mod tests {
             statuses: Vec::new(),
             hash: Default::default(),
         })
+    }
+
+    /// Issue 12 item 1: clients that apply one delta payload to the same local registry end up
+    /// sharing one registry (one allocation, not a copy each), with exactly the statuses
+    /// `apply_delta` gives; a client whose registry differs gets its own, also exact; a delta
+    /// that changes nothing leaves the registry as it was.
+    #[test]
+    fn clients_applying_the_same_delta_share_the_result() {
+        use crate::eureka::protocol::{ActionType, DeltaContent, Holder};
+        use InstanceStatus::{Down, Up};
+        let full = Rc::new(Payload {
+            version: 7,
+            generated_at: SimTime(30_000),
+            statuses: vec![Some(Up), Some(Up), Some(Up)],
+            hash: Default::default(),
+        });
+        let other = Rc::new(Payload {
+            statuses: vec![Some(Up), Some(Down), Some(Up)],
+            ..(*full).clone()
+        });
+        let holder = |status, action| Holder { status, action };
+        let delta = DeltaPayload {
+            version: 3,
+            generated_at: SimTime(60_000),
+            content: DeltaContent {
+                instances: vec![
+                    (0, holder(Down, ActionType::Modified)),
+                    (1, holder(Up, ActionType::Modified)),
+                    (2, holder(Up, ActionType::Deleted)),
+                ],
+                apps_hash: Default::default(),
+            },
+            applied: Default::default(),
+        };
+        let mut clients: Vec<DiscoveryClient> = (0..3)
+            .map(|_| client(ClientConfig::default(), Train::Hoxton))
+            .collect();
+        clients[0].cache = Some(Rc::clone(&full));
+        clients[1].cache = Some(Rc::clone(&full));
+        clients[2].cache = Some(Rc::clone(&other));
+        let changes: Vec<_> = clients.iter_mut().map(|c| c.update_delta(&delta)).collect();
+        let held: Vec<Rc<Payload>> = clients.iter().map(|c| c.cache.clone().unwrap()).collect();
+        assert!(Rc::ptr_eq(&held[0], &held[1]));
+        assert!(!Rc::ptr_eq(&held[0], &held[2]));
+        assert_eq!(held[0].statuses, [Some(Down), Some(Up), None]);
+        assert_eq!(held[2].statuses, [Some(Down), Some(Up), None]);
+        assert_eq!(changes[0], [(0, false), (2, false)]);
+        assert_eq!(changes[2], [(0, false), (1, true), (2, false)]);
+        // The base registries are untouched (a server's full payload is shared too).
+        assert_eq!(full.statuses, [Some(Up); 3]);
+        // Applied again, the delta changes nothing and keeps the shared registry.
+        assert!(clients[0].update_delta(&delta).is_empty());
+        assert!(Rc::ptr_eq(clients[0].cache.as_ref().unwrap(), &held[0]));
     }
 
     /// The sequence number of the one call among `effects`.

@@ -199,6 +199,7 @@ impl Generated for DeltaPayload {
             version,
             generated_at,
             content,
+            applied: Default::default(),
         }
     }
 

@@ -175,6 +175,56 @@ pub struct DeltaPayload {
     pub version: u64,
     pub generated_at: SimTime,
     pub content: DeltaContent,
+    /// The local registries this delta has turned into, shared by every client that applied it
+    /// to the same one ([`AppliedDeltas`]).
+    pub applied: AppliedDeltas,
+}
+
+/// Structural sharing of the clients' local registries (issue 12 item 1): the registries that
+/// applying one delta payload to a given local registry gave, keyed by that registry's
+/// allocation. Every client that fetched the same payloads holds the same registry, so instead
+/// of a copy per client (memory growing with the square of the fleet) they share one `Rc`;
+/// a client whose registry differs (it missed a delta, it fetched another peer) gets its own.
+/// A cache only: it never changes what a client holds, only where it is stored, and it is left
+/// out of equality.
+#[derive(Default)]
+pub struct AppliedDeltas(std::cell::RefCell<Vec<(Rc<Payload>, Rc<Payload>)>>);
+
+impl AppliedDeltas {
+    /// The registry `base` with the delta applied: the shared one if another client built it
+    /// from the same `base`, else `build(base)`, kept for the next.
+    pub fn get_or_build(
+        &self,
+        base: &Rc<Payload>,
+        build: impl FnOnce(&Payload) -> Payload,
+    ) -> Rc<Payload> {
+        let mut built = self.0.borrow_mut();
+        if let Some((_, result)) = built.iter().find(|(b, _)| Rc::ptr_eq(b, base)) {
+            return Rc::clone(result);
+        }
+        let result = Rc::new(build(base));
+        built.push((Rc::clone(base), Rc::clone(&result)));
+        result
+    }
+}
+
+impl Clone for AppliedDeltas {
+    /// A copy of a payload shares nothing built from the original.
+    fn clone(&self) -> Self {
+        AppliedDeltas::default()
+    }
+}
+
+impl PartialEq for AppliedDeltas {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for AppliedDeltas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AppliedDeltas({})", self.0.borrow().len())
+    }
 }
 
 /// Statuses in the order of their names, as the `TreeMap` in `Applications
