@@ -12,7 +12,17 @@
 //! only the lowest non-empty bucket, moving its other entries to lower buckets (each entry moves
 //! at most 64 times, in practice a few). It pops exactly the order of the binary heap it
 //! replaced (the same packed keys, compared as integers), so no output moves.
-//! MEASURED_RATIOS
+//!
+//! Measured with callgrind (instructions of the whole `run` command, `RAYON_NUM_THREADS=1`, same
+//! outputs byte for byte), binary heap -> radix heap:
+//! - `scenarios/kill-9.toml --trials 200 --seed 1` (20 instances and a gateway):
+//!   855.0 M -> 752.4 M instructions, 0.880x;
+//! - `bench/fleet-1k.toml` (1 000 instances in 40 apps, 20 gateways calling 10 apps each, one
+//!   hour: some 3 000 periodic timers pending at once), 1 trial: 18.80 G -> 16.64 G, 0.885x.
+//!
+//! It wins on both, so the binary heap is gone. What is left of the queue's cost is mostly
+//! moving the events themselves (into the slab and out to the dispatch); by callgrind's line
+//! counts an entry moves between buckets about once in kill-9.toml and 4 times in the fleet.
 
 use super::SimTime;
 
