@@ -13,7 +13,10 @@ mod recommend;
 mod stats;
 pub mod sweep;
 
-pub use bench::{BenchReport, Measurement, bench};
+pub use bench::{
+    BenchReport, Measurement, OracleRace, OracleRun, OracleStatus, bench, fleet_instances,
+    instance_hours, race_oracle,
+};
 pub use claims::{ClaimResult, evaluate};
 pub use compare::{
     Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats,
