@@ -43,7 +43,7 @@ oracle_events=$(grep -o '[0-9]* events;' "$out/log" | head -1 || true)
 
 printf 'world: %s (eureka-sim: bench/oracle-kill9.toml), %s trials, %s\n' \
     "$oracle_dir/cases/kill9_default.json" "$trials" "${pin[*]:-no taskset}"
-printf '  eureka-sim run (1 thread, full duration, outputs written): %8.3f s\n' "$ours"
+printf '  eureka-sim run (1 thread, ends at rest, outputs written):  %8.3f s\n' "$ours"
 printf '  SimPy oracle (--jobs 1, window mode):                      %8.3f s  (%s)\n' \
     "$theirs" "${oracle_events%;}"
 printf '  ratio: eureka-sim is %.1fx faster\n' "$(echo "$theirs / $ours" | bc -l)"

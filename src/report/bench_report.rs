@@ -113,7 +113,7 @@ fn oracle_text(out: &mut String, status: &OracleStatus) {
             );
             let _ = writeln!(
                 out,
-                "  eureka-sim (1 thread, full duration):         {:>9.3} s, {} events",
+                "  eureka-sim (1 thread, ends at rest):          {:>9.3} s, {} events",
                 race.ours.seconds, race.ours.events
             );
             let _ = writeln!(
