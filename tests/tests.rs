@@ -7,6 +7,7 @@
 //! - `conformance`: the rig's scenario and committed real trials agree with the model;
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
+//! - `shard`: `--shard I/N` run as separate processes and `merge`d, byte-identical to one run;
 //! - `harness`: what they share.
 //!
 //! Run one module with `cargo test --test tests golden::` (a filter on the test path).
@@ -20,4 +21,5 @@ mod compare;
 mod conformance;
 mod golden;
 mod incidents;
+mod shard;
 mod sweep;

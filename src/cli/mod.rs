@@ -7,9 +7,11 @@ mod compare;
 mod conform;
 mod explain;
 mod keys;
+mod merge;
 mod progress;
 mod recommend;
 mod run;
+mod shard;
 mod sweep;
 
 use std::io;
@@ -52,6 +54,9 @@ enum Command {
     /// Run one scenario over a grid of key values with common random numbers; write sweep.csv,
     /// line plots (one key) or heatmaps (two keys) and report.html.
     Sweep(sweep::SweepArgs),
+    /// Put the shards of a run, compare or sweep (--shard I/N) back together: check that they
+    /// are every shard of one command line once, and write the files one unsharded run writes.
+    Merge(merge::MergeArgs),
     /// List every scenario key with its default.
     Keys {
         /// Print a Markdown table (as in README.md).
@@ -66,6 +71,8 @@ pub(crate) struct RunArgs {
     pub(crate) scenario: PathBuf,
     #[command(flatten)]
     pub(crate) common: Common,
+    #[command(flatten)]
+    pub(crate) shard: shard::ShardArgs,
     /// Simulate every request as its own step (the reference mode) instead of counting the
     /// requests between routing changes at once. Same distributions, slower at high rates.
     #[arg(long)]
@@ -143,6 +150,18 @@ fn base_overrides(trials: Option<u32>, seed: Option<u64>, set: &[String]) -> Vec
     overrides
 }
 
+/// Validates the scenario read into `source` with `overrides`, and prints its warnings.
+pub(crate) fn load_source(
+    source: &crate::scenario::ScenarioSource,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    let scenario = source.parse(overrides)?;
+    for warning in &scenario.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(scenario)
+}
+
 /// Loads and validates the scenario file with `overrides`, and prints its warnings.
 pub(crate) fn load(
     path: &std::path::Path,
@@ -196,7 +215,10 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
     match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            if err.downcast_ref::<ScenarioError>().is_some() || conform::is_bad_input(&err) {
+            if err.downcast_ref::<ScenarioError>().is_some()
+                || conform::is_bad_input(&err)
+                || shard::is_bad_input(&err)
+            {
                 eprintln!("error: {err}");
                 2
             } else if is_broken_pipe(&err) {
@@ -226,6 +248,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Recommend(args) => recommend::recommend(args),
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Merge(args) => merge::merge(args),
         Command::Conform(args) => conform::conform(args),
         Command::Keys { markdown } => keys::print_keys(markdown),
     }

@@ -1,21 +1,51 @@
-//! `eureka-sim run`: parses the arguments and calls [`report::run_report::run`].
+//! `eureka-sim run`: parses the arguments and calls [`report::run_report::run`]; with `--shard`,
+//! runs the shard's trials and writes them for `eureka-sim merge` instead.
 //!
 //! [`report::run_report::run`]: crate::report::run_report::run
 
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::experiment::run_trial_range;
 use crate::report::run_report::{RunOptions, run};
+use crate::report::shard::{ShardCommand, ShardGroup};
+use crate::scenario::ScenarioSource;
 
 use super::RunArgs;
 use super::progress::Progress;
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
-    let scenario = super::load(&args.scenario, &args.common.overrides.list())?;
+    let shard = args.shard.resolve()?;
+    let source = ScenarioSource::read(&args.scenario)?;
+    let scenario = super::load_source(&source, &args.common.overrides.list())?;
     let default_dir = Path::new("output").join(&scenario.name);
+    let mode = super::request_mode(args.per_request);
+    if let Some(shard) = shard {
+        let total = scenario.simulation.trials;
+        let trials = shard.range(total);
+        let progress = Progress::new(trials.len() as u64, "trials");
+        let outcomes = run_trial_range(&scenario, trials, mode, &|| progress.tick());
+        progress.finish();
+        let command = ShardCommand::Run {
+            per_request: args.per_request,
+        };
+        let manifest = super::shard::manifest(
+            command,
+            &source,
+            &args.common.overrides,
+            &scenario,
+            shard,
+            total,
+        );
+        let groups = vec![ShardGroup {
+            label: scenario.name.clone(),
+            outcomes,
+        }];
+        return super::shard::finish(args.common.out.as_deref(), default_dir, manifest, groups);
+    }
     let options = RunOptions {
         output: args.common.output(&args.scenario, default_dir),
-        mode: super::request_mode(args.per_request),
+        mode,
     };
     let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");
     let text = run(&scenario, &options, &|| progress.tick());

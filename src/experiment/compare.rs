@@ -253,15 +253,23 @@ pub fn run_compare(
         .into_iter()
         .map(|p| {
             let outcomes = run_trials_with(&p.scenario, mode, on_trial_done);
-            VariantResult {
-                variant: p.variant,
-                overrides: p.overrides,
-                stats: shutdown_stats(&p.scenario, &outcomes),
-                scenario: p.scenario,
-            }
+            VariantResult::of(p, &outcomes)
         })
         .collect();
     Comparison { variants }
+}
+
+impl VariantResult {
+    /// The result of variant `p` from its outcomes (every trial, in trial order): from
+    /// [`run_compare`], or from `merge` putting the shards' trials back together.
+    pub fn of(p: PlannedVariant, outcomes: &[TrialOutcome]) -> VariantResult {
+        VariantResult {
+            variant: p.variant,
+            overrides: p.overrides,
+            stats: shutdown_stats(&p.scenario, outcomes),
+            scenario: p.scenario,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use crate::eureka::{Layout, Observation, Observer, ProcessId};
 use crate::scenario::Scenario;
 
 /// The outcome of one deploy in one trial.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct DeployOutcome {
     pub dead_hits: u64,
     pub errors: u64,

@@ -103,6 +103,39 @@ pub enum Unresolved {
     ListedAtEnd,
 }
 
+/// As its [`Unresolved::name`], the word `trials.csv` writes (a shard file is read by `merge`
+/// of the same version, which checks that).
+impl serde::Serialize for Unresolved {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Unresolved {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Unresolved::ALL
+            .into_iter()
+            .find(|r| r.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown unresolved reason {name:?}")))
+    }
+}
+
+/// `Option<ServerId>` as an optional index: `ServerId` (in `eureka/`) serializes but does not
+/// deserialize, and a shard file needs both.
+mod server_index {
+    use crate::eureka::ServerId;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(id: &Option<ServerId>, s: S) -> Result<S::Ok, S::Error> {
+        id.map(|id| id.0).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ServerId>, D::Error> {
+        Ok(Option::<u32>::deserialize(d)?.map(ServerId))
+    }
+}
+
 impl Unresolved {
     /// Every reason, in the order reports list them.
     pub const ALL: [Unresolved; 15] = [
@@ -163,7 +196,7 @@ pub const REMOVAL_METRICS: [Metric; 5] = [
 ];
 
 /// The measured outcome of one shutdown in one trial. Times are ms relative to `t_stop`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ShutdownOutcome {
     /// When the instance stopped serving (absolute ms); `None` if it never did in the trial.
     pub t_stop_ms: Option<u64>,
@@ -196,12 +229,13 @@ pub struct ShutdownOutcome {
 
 /// What one caller saw of a stopped instance (a row of `callers.csv`). Times are ms relative to
 /// the stop, as in [`ShutdownOutcome`]; a removal is `None` while the caller still listed it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CallerOutcome {
     /// The caller's process.
     pub process: ProcessId,
     /// The server whose answer (a full or delta fetch) last dropped the instance from the
     /// caller's Eureka cache; `None` if the cache still listed it, or never did.
+    #[serde(with = "server_index")]
     pub server: Option<ServerId>,
     /// How long the caller's balancers kept the instance after it stopped (0 if they never
     /// listed it). A caller that died (a zone outage) kept it until its death at most: its
@@ -223,7 +257,7 @@ pub struct CallerOutcome {
 /// What one Eureka server did with a stopped instance (a row of `servers.csv`). Going down is
 /// not a removal: a server that went down while listing the instance has empty cells unless
 /// a later incarnation listed it again and dropped it ([`Presence::server_down`]).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ServerOutcome {
     /// When its registry stopped listing the instance UP.
     pub server_removed_ms: Option<i64>,

@@ -10,6 +10,7 @@ mod explain;
 pub mod intervals;
 mod metrics;
 mod recommend;
+pub mod shard;
 mod stats;
 pub mod sweep;
 
@@ -36,8 +37,9 @@ use crate::engine::trial_seed;
 use crate::eureka::{Layout, RequestMode, World};
 use crate::scenario::Scenario;
 
-/// The outcome of one trial.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The outcome of one trial. Serde carries it between a shard and `merge`
+/// (`report::shard`); nothing else reads it back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TrialOutcome {
     pub trial: u32,
     /// The trial's own seed (derived from the scenario seed and the trial index).
@@ -105,8 +107,20 @@ pub fn run_trials_with(
     mode: RequestMode,
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Vec<TrialOutcome> {
+    run_trial_range(scenario, 0..scenario.simulation.trials, mode, on_trial_done)
+}
+
+/// The trials `trials` of the scenario (a shard's slice, [`shard::Shard::range`]), in trial
+/// order. Trial `k` has seed `trial_seed(seed, k)` whatever the range, so the ranges of a
+/// partition of `0..trials`, concatenated, are [`run_trials_with`]'s outcomes.
+pub fn run_trial_range(
+    scenario: &Scenario,
+    trials: std::ops::Range<u32>,
+    mode: RequestMode,
+    on_trial_done: &(dyn Fn() + Sync),
+) -> Vec<TrialOutcome> {
     let seed = scenario.simulation.seed;
-    (0..scenario.simulation.trials)
+    trials
         .into_par_iter()
         .map(|trial| {
             let outcome = simulate_with(scenario, trial, trial_seed(seed, trial), mode);

@@ -23,7 +23,7 @@ use super::{Stats, run_trials_with};
 use crate::scenario::Metric;
 
 /// One `--vary KEY=V1,V2,...`: a scenario key and the values it takes, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Vary {
     /// The dotted path as given (`server.eureka.server.response-cache-update-interval-ms`).
     pub key: String,
@@ -281,6 +281,16 @@ pub struct PointResult {
 }
 
 impl PointResult {
+    /// The result of point `p` from its outcomes (every trial, in trial order): from
+    /// [`run_sweep`], or from `merge` with the points of every shard.
+    pub fn of(p: PlannedPoint, outcomes: &[super::TrialOutcome]) -> PointResult {
+        PointResult {
+            point: p.point,
+            stats: shutdown_stats(&p.scenario, outcomes),
+            scenario: p.scenario,
+        }
+    }
+
     /// The statistics of `metric` for shutdown `shutdown`.
     pub fn get(&self, shutdown: usize, metric: Metric) -> Option<&Stats> {
         super::compare::find_stats(&self.stats, shutdown, metric)
@@ -307,11 +317,7 @@ pub fn run_sweep(
         .into_iter()
         .map(|p| {
             let outcomes = run_trials_with(&p.scenario, mode, on_trial_done);
-            PointResult {
-                point: p.point,
-                stats: shutdown_stats(&p.scenario, &outcomes),
-                scenario: p.scenario,
-            }
+            PointResult::of(p, &outcomes)
         })
         .collect();
     Sweep {

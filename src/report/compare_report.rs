@@ -28,11 +28,18 @@ pub fn compare(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
     let comparison = run_compare(plan, RequestMode::default(), on_trial_done);
+    write_compare(&comparison, options)
+}
+
+/// Writes `compare`'s files for `comparison` and returns the terminal text; [`compare`] and
+/// `merge` share it, so their files are the same bytes.
+pub fn write_compare(
+    comparison: &Comparison,
+    options: &OutputOptions,
+) -> Result<String, OutputError> {
     let (source, set, out_dir) = (&options.source, &options.set, &options.out_dir);
-    let mut written = begin_with_csv(options, "compare.csv", |w| {
-        write_compare_csv(w, &comparison)
-    })?;
-    let cdf = compare_cdf(&comparison, source, set);
+    let mut written = begin_with_csv(options, "compare.csv", |w| write_compare_csv(w, comparison))?;
+    let cdf = compare_cdf(comparison, source, set);
     let draw = |source| OutputError::Draw {
         context: "failed to draw the CDF of exposure".to_string(),
         source,
@@ -46,12 +53,12 @@ pub fn compare(
     let html_path = out_dir.join("report.html");
     write_text(
         &html_path,
-        render_html(&compare_html(&comparison, source, set, svg)),
+        render_html(&compare_html(comparison, source, set, svg)),
     )?;
     written.push(html_path);
     Ok(format!(
         "{}\nwrote {}\n",
-        render_compare(&comparison, source),
+        render_compare(comparison, source),
         list(&written)
     ))
 }

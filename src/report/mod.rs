@@ -15,11 +15,13 @@ pub mod output;
 pub mod plot;
 pub mod recommend_report;
 pub mod run_report;
+pub mod shard;
 mod sweep_report;
 mod terminal;
 
 pub use compare_report::{
-    compare, compare_cdf, compare_header, compare_html, render_compare, write_compare_csv,
+    compare, compare_cdf, compare_header, compare_html, render_compare, write_compare,
+    write_compare_csv,
 };
 pub use conform_report::{
     CONFORM_HEADER, conform_cdf, conform_html, render_conform, write_conform_csv,
@@ -32,7 +34,7 @@ pub use json::{render_summary_json, scenario_hash};
 pub use keys::render_keys;
 pub use sweep_report::{
     NamedPlot, SweepPlot, SweepPlots, render_sweep, sweep, sweep_header, sweep_html, sweep_plots,
-    write_sweep_csv,
+    write_sweep, write_sweep_csv,
 };
 pub use terminal::{render_deploy, render_summary};
 

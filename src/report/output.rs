@@ -94,6 +94,31 @@ where
     Ok(vec![path])
 }
 
+/// Writes `contents` to `path` as a whole or not at all: into a hidden temporary file beside it
+/// (same folder, so the same file system), flushed to disk, then renamed over `path`. A shard
+/// killed by its batch system mid-write (a pre-empted pod, a Slurm time limit) leaves no file
+/// that `merge` could take for a finished shard.
+pub fn write_atomic(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), OutputError> {
+    use std::io::Write as _;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let write = || -> io::Result<()> {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(contents.as_ref())?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    };
+    write().map_err(|source| {
+        let _ = fs::remove_file(&temp);
+        OutputError::Write {
+            path: path.to_path_buf(),
+            source: Box::new(source),
+        }
+    })
+}
+
 /// Writes `contents` to `path`.
 pub fn write_text(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), OutputError> {
     fs::write(path, contents).map_err(|source| OutputError::Write {

@@ -42,7 +42,20 @@ pub fn run(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
     let outcomes = run_trials_with(scenario, options.mode, on_trial_done);
-    let rows = summarize(scenario, &outcomes);
+    write_run(scenario, options, &outcomes)
+}
+
+/// Writes `run`'s files for `outcomes` (every trial of `scenario`, in trial order) and returns
+/// the terminal text. [`run`] calls it after its trials, `merge` after putting the shards'
+/// outcomes back together: one writer, so the files are the same bytes either way.
+/// `options.mode` must be the mode the outcomes ran in: the timeline runs the median trial again
+/// in it.
+pub fn write_run(
+    scenario: &Scenario,
+    options: &RunOptions,
+    outcomes: &[TrialOutcome],
+) -> Result<String, OutputError> {
+    let rows = summarize(scenario, outcomes);
     let OutputOptions {
         source,
         out_dir,
@@ -52,20 +65,20 @@ pub fn run(
     create_dir(out_dir)?;
     let trials_path = out_dir.join("trials.csv");
     let summary_path = out_dir.join("summary.csv");
-    write_with(&trials_path, |w| write_trials_csv(w, scenario, &outcomes))?;
+    write_with(&trials_path, |w| write_trials_csv(w, scenario, outcomes))?;
     let callers_path = out_dir.join("callers.csv");
     let servers_path = out_dir.join("servers.csv");
-    write_with(&callers_path, |w| write_callers_csv(w, scenario, &outcomes))?;
-    write_with(&servers_path, |w| write_servers_csv(w, scenario, &outcomes))?;
+    write_with(&callers_path, |w| write_callers_csv(w, scenario, outcomes))?;
+    write_with(&servers_path, |w| write_servers_csv(w, scenario, outcomes))?;
     write_with(&summary_path, |w| write_summary_csv(w, &rows))?;
-    let figures = write_figures(scenario, &outcomes, options.mode, out_dir, *png)?;
-    let report = run_report(scenario, source, &outcomes, &rows, figures);
+    let figures = write_figures(scenario, outcomes, options.mode, out_dir, *png)?;
+    let report = run_report(scenario, source, outcomes, &rows, figures);
     let html_path = out_dir.join("report.html");
     write_text(&html_path, render_html(&report))?;
     let json_path = out_dir.join("summary.json");
     write_text(&json_path, render_summary_json(scenario, &rows))?;
-    let deploys = deploy_report(scenario, &outcomes, out_dir)?;
-    let mut text = render_summary(scenario, source, &outcomes, &rows);
+    let deploys = deploy_report(scenario, outcomes, out_dir)?;
+    let mut text = render_summary(scenario, source, outcomes, &rows);
     if !deploys.is_empty() {
         text.push_str(&format!("\n{deploys}"));
     }

@@ -34,9 +34,19 @@ pub fn sweep(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
     let sweep = run_sweep(varies, plan, RequestMode::default(), on_trial_done);
+    write_sweep(&sweep, notes, options)
+}
+
+/// Writes `sweep`'s files for `sweep` (with `notes`, the warnings about the grid) and returns the
+/// terminal text; [`sweep`] and `merge` share it, so their files are the same bytes.
+pub fn write_sweep(
+    sweep: &Sweep,
+    notes: &[String],
+    options: &OutputOptions,
+) -> Result<String, OutputError> {
     let (source, set, out_dir) = (&options.source, &options.set, &options.out_dir);
-    let mut written = begin_with_csv(options, "sweep.csv", |w| write_sweep_csv(w, &sweep))?;
-    let plots = sweep_plots(&sweep, source, set);
+    let mut written = begin_with_csv(options, "sweep.csv", |w| write_sweep_csv(w, sweep))?;
+    let plots = sweep_plots(sweep, source, set);
     let mut figures = Vec::new();
     for named in &plots.plots {
         let draw = |source| OutputError::Draw {
@@ -54,10 +64,10 @@ pub fn sweep(
         });
     }
     let html_path = out_dir.join("report.html");
-    let report = sweep_html(&sweep, source, set, figures, notes);
+    let report = sweep_html(sweep, source, set, figures, notes);
     write_text(&html_path, render_html(&report))?;
     written.push(html_path);
-    let mut text = render_sweep(&sweep, source);
+    let mut text = render_sweep(sweep, source);
     if let Some(note) = &plots.note {
         text.push_str(&format!("\n{note}\n"));
     }

@@ -15,5 +15,5 @@ pub use error::ScenarioError;
 pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};
 pub use model::*;
-pub use parse::{load, parse_str};
+pub use parse::{ScenarioSource, load, parse_str};
 pub use release::{EurekaClientTransport, EurekaVersion, Release, Train};

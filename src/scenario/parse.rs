@@ -55,15 +55,43 @@ use resolve::{Resolved, Scope, Setting, resolve};
 /// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
 /// order). The scenario is named after the file stem.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let name = path.file_stem().map_or_else(
-        || "scenario".to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    );
-    parse_str(&text, &path.display().to_string(), &name, overrides)
+    ScenarioSource::read(path)?.parse(overrides)
+}
+
+/// A scenario file's text, read once, with the names [`load`] gives it. A command that loads
+/// the file many times (one per compare variant or sweep point) parses the same text each
+/// time, and a shard carries it to `merge`, which needs no access to the file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ScenarioSource {
+    /// The path as the user named it (messages, reports).
+    pub source: String,
+    /// The scenario's name: the file stem.
+    pub name: String,
+    pub text: String,
+}
+
+impl ScenarioSource {
+    /// Reads the file at `path`.
+    pub fn read(path: &Path) -> Result<ScenarioSource, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let name = path.file_stem().map_or_else(
+            || "scenario".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        Ok(ScenarioSource {
+            source: path.display().to_string(),
+            name,
+            text,
+        })
+    }
+
+    /// Validates the text with `overrides` applied, as [`load`] does.
+    pub fn parse(&self, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+        parse_str(&self.text, &self.source, &self.name, overrides)
+    }
 }
 
 /// Validates scenario `text`; `source` names the file in messages and `name` is the scenario's
