@@ -143,6 +143,40 @@ fn more_shards_than_trials_leave_some_empty_and_still_merge() {
     shards_merge_to_one_run("run", &kill9(), &["--trials", "3"], 5);
 }
 
+#[test]
+fn sweep_shards_of_grid_points_merged_are_byte_identical_to_one_sweep() {
+    // 3 x 2 = 6 grid points over 4 shards: 1, 2, 1 and 2 points ([floor(6 I / 4), ...)).
+    let stdout = shards_merge_to_one_run(
+        "sweep",
+        &kill9(),
+        &[
+            "--vary",
+            "server.eureka.server.response-cache-update-interval-ms=5000,15000,30000",
+            "--vary",
+            "clients.ribbon.ServerListRefreshInterval=5000,30000",
+            "--trials",
+            "4",
+        ],
+        4,
+    );
+    assert!(
+        stdout.contains("merged 4 shard(s) of sweep over 6 grid points"),
+        "{stdout}"
+    );
+    // One key (line plots, not heatmaps), and more shards than points.
+    shards_merge_to_one_run(
+        "sweep",
+        &kill9(),
+        &[
+            "--vary",
+            "clients.ribbon.ServerListRefreshInterval=5000,30000",
+            "--trials",
+            "3",
+        ],
+        3,
+    );
+}
+
 /// The binary with `env` set (and every batch variable of the test's own environment removed).
 fn with_env(cwd: &Path, args: &[OsString], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(BIN);

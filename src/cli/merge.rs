@@ -10,15 +10,19 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use crate::experiment::sweep::PlannedPoint;
+use crate::experiment::{PointResult, Sweep, TrialOutcome, Vary};
 use crate::report::output::OutputOptions;
 use crate::report::run_report::{RunOptions, write_run};
 use crate::report::scenario_hash;
 use crate::report::shard::{
     MergeError, ShardCommand, ShardFile, ShardManifest, check_shards, concat_group, read_shards,
 };
+use crate::report::write_sweep;
 use crate::scenario::Scenario;
 
 use super::base_overrides;
+use super::sweep::SweepPlan;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {
@@ -61,7 +65,8 @@ pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
             };
             merge_run(&base, &shards, &options)?
         }
-        ShardCommand::Compare { .. } | ShardCommand::Sweep { .. } => {
+        ShardCommand::Sweep { vary } => merge_sweep(&manifest, vary, &overrides, &shards, &output)?,
+        ShardCommand::Compare { .. } => {
             anyhow::bail!("merge of {} shards comes next", manifest.command.name())
         }
     };
@@ -105,4 +110,76 @@ fn groups_are(path: &std::path::Path, file: &ShardFile, labels: &[&str]) -> Resu
         });
     }
     Ok(())
+}
+
+/// `sweep`: the sweep planned again from the manifest; each shard holds its slice of the grid
+/// points, whole, in grid order.
+fn merge_sweep(
+    manifest: &ShardManifest,
+    vary: &[Vary],
+    overrides: &[String],
+    shards: &[(PathBuf, ShardFile)],
+    output: &OutputOptions,
+) -> anyhow::Result<String> {
+    let SweepPlan { plan, notes, .. } =
+        super::sweep::plan(&manifest.scenario, overrides, vary, false)?;
+    let first = &shards[0].0;
+    if plan.len() != manifest.total as usize {
+        return Err(anyhow::Error::from(damaged(
+            first,
+            format!(
+                "it was cut from {} grid points, the sweep plans {}",
+                manifest.total,
+                plan.len()
+            ),
+        )));
+    }
+    let mut planned = plan.into_iter();
+    let mut points = Vec::new();
+    for (path, file) in shards {
+        let mine: Vec<PlannedPoint> = planned.by_ref().take(file.manifest.slice.len()).collect();
+        let labels: Vec<String> = mine.iter().map(|p| p.point.describe(vary)).collect();
+        groups_are(
+            path,
+            file,
+            &labels.iter().map(String::as_str).collect::<Vec<_>>(),
+        )?;
+        for (p, group) in mine.into_iter().zip(&file.groups) {
+            all_trials(path, &group.label, &p.scenario, &group.outcomes)?;
+            points.push(PointResult::of(p, &group.outcomes));
+        }
+    }
+    let sweep = Sweep {
+        varies: vary.to_vec(),
+        points,
+    };
+    Ok(write_sweep(&sweep, &notes, output)?)
+}
+
+/// Checks that `outcomes` are every trial of `scenario`, in order.
+fn all_trials(
+    path: &std::path::Path,
+    label: &str,
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+) -> Result<(), MergeError> {
+    let trials = scenario.simulation.trials;
+    if !outcomes.iter().map(|o| o.trial).eq(0..trials) {
+        return Err(damaged(
+            path,
+            format!(
+                "{label}: its trials are not 0 to {} in order ({} outcome(s))",
+                trials.saturating_sub(1),
+                outcomes.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn damaged(path: &std::path::Path, what: String) -> MergeError {
+    MergeError::Damaged {
+        path: path.to_path_buf(),
+        what,
+    }
 }

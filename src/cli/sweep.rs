@@ -12,10 +12,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 
-use crate::experiment::Vary;
-use crate::experiment::sweep::{check_distinct_keys, identical_points, plan_sweep};
+use crate::eureka::RequestMode;
+use crate::experiment::sweep::{PlannedPoint, check_distinct_keys, identical_points, plan_sweep};
+use crate::experiment::{Vary, run_trials_with};
+use crate::report::shard::{ShardCommand, ShardGroup};
 use crate::report::sweep as sweep_grid;
-use crate::scenario::load;
+use crate::scenario::{Scenario, ScenarioSource};
 
 use super::compare::total_trials;
 use super::progress::Progress;
@@ -32,6 +34,8 @@ pub(crate) struct RawSweepArgs {
     vary: Vec<Vary>,
     #[command(flatten)]
     pub(crate) common: super::Common,
+    #[command(flatten)]
+    pub(crate) shard: super::shard::ShardArgs,
 }
 
 /// [`RawSweepArgs`] whose `--vary` keys are distinct.
@@ -70,35 +74,89 @@ impl Args for SweepArgs {
     }
 }
 
-pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
-    let overrides = args.common.overrides.list();
-    let base = super::load(&args.scenario, &overrides)?;
-    let plan = plan_sweep(&args.vary, |extra| {
-        load(&args.scenario, &[overrides.as_slice(), extra].concat())
-    })
-    .map_err(|e| {
-        let (context, source) = e.into_parts();
-        scenario_error_in(&context, source)
-    })?;
+/// A validated sweep: the base scenario, every grid point, and the notes about the grid.
+pub(super) struct SweepPlan {
+    pub(super) base: Scenario,
+    pub(super) plan: Vec<PlannedPoint>,
+    pub(super) notes: Vec<String>,
+}
+
+/// Validates the base scenario and every grid point of `vary` from `source` (the file read
+/// once); with `warn`, prints the warnings of each and the notes. `merge` plans the same way
+/// from a shard's manifest, so its points are the sweep's.
+pub(super) fn plan(
+    source: &ScenarioSource,
+    overrides: &[String],
+    vary: &[Vary],
+    warn: bool,
+) -> anyhow::Result<SweepPlan> {
+    let base = if warn {
+        super::load_source(source, overrides)?
+    } else {
+        source.parse(overrides)?
+    };
+    let plan =
+        plan_sweep(vary, |extra| source.parse(&[overrides, extra].concat())).map_err(|e| {
+            let (context, source) = e.into_parts();
+            scenario_error_in(&context, source)
+        })?;
     let mut seen = Vec::new();
-    for p in &plan {
-        let label = format!("at {}", p.point.describe(&args.vary));
-        warn_new(&base, &p.scenario, &label, &mut seen);
+    if warn {
+        for p in &plan {
+            let label = format!("at {}", p.point.describe(vary));
+            warn_new(&base, &p.scenario, &label, &mut seen);
+        }
     }
     let mut notes = Vec::new();
     for (i, j) in identical_points(&plan) {
         notes.push(format!(
             "grid points {} and {} give the same scenario, hence the same figures (a varied key \
              without effect, two spellings of one value, or one key varied under two names)",
-            plan[i].point.describe(&args.vary),
-            plan[j].point.describe(&args.vary)
+            plan[i].point.describe(vary),
+            plan[j].point.describe(vary)
         ));
     }
-    for note in &notes {
-        eprintln!("warning: {note}");
+    if warn {
+        for note in &notes {
+            eprintln!("warning: {note}");
+        }
     }
+    Ok(SweepPlan { base, plan, notes })
+}
 
+pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
+    let shard = args.shard.resolve()?;
+    let overrides = args.common.overrides.list();
+    let source = ScenarioSource::read(&args.scenario)?;
+    let SweepPlan { base, plan, notes } = plan(&source, &overrides, &args.vary, true)?;
     let default_dir = Path::new("output").join(&base.name).join("sweep");
+    if let Some(shard) = shard {
+        // Grid points, not trials: a point's statistics need all its trials, and points are
+        // independent, so a shard runs whole points and merge only puts them side by side.
+        let total = plan.len() as u32;
+        let points = &plan[shard.range(total).start as usize..shard.range(total).end as usize];
+        let progress = Progress::new(total_trials(points.iter().map(|p| &p.scenario)), "trials");
+        let groups = points
+            .iter()
+            .map(|p| ShardGroup {
+                label: p.point.describe(&args.vary),
+                outcomes: run_trials_with(&p.scenario, RequestMode::default(), &|| progress.tick()),
+            })
+            .collect();
+        progress.finish();
+        let command = ShardCommand::Sweep {
+            vary: args.vary.clone(),
+        };
+        let manifest = super::shard::manifest(
+            command,
+            &source,
+            &args.common.overrides,
+            &base,
+            shard,
+            total,
+        );
+        return super::shard::finish(args.common.out.as_deref(), default_dir, manifest, groups);
+    }
     let options = args.common.output(&args.scenario, default_dir);
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
     let text = sweep_grid(&args.vary, plan, &notes, &options, &|| progress.tick());
