@@ -144,6 +144,32 @@ fn more_shards_than_trials_leave_some_empty_and_still_merge() {
 }
 
 #[test]
+fn compare_shards_of_trials_merged_are_byte_identical_to_one_compare() {
+    // 7 trials over 3 shards (2, 2 and 3 trials), every variant in each shard.
+    let stdout = shards_merge_to_one_run(
+        "compare",
+        &kill9(),
+        &[
+            "--strategy",
+            "kill-9,pause,service-registry",
+            "--wait-s",
+            "30,60",
+            "--trials",
+            "7",
+            "--set",
+            "simulation.release=Hoxton.SR4",
+        ],
+        3,
+    );
+    assert!(
+        stdout.contains("merged 3 shard(s) of compare over 7 trials"),
+        "{stdout}"
+    );
+    // The four default strategies.
+    shards_merge_to_one_run("compare", &kill9(), &["--trials", "4"], 2);
+}
+
+#[test]
 fn sweep_shards_of_grid_points_merged_are_byte_identical_to_one_sweep() {
     // 3 x 2 = 6 grid points over 4 shards: 1, 2, 1 and 2 points ([floor(6 I / 4), ...)).
     let stdout = shards_merge_to_one_run(

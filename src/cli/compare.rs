@@ -5,9 +5,12 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::experiment::compare::{common_wait_s, expand_variants, plan_compare};
+use crate::eureka::RequestMode;
+use crate::experiment::compare::{PlannedVariant, common_wait_s, expand_variants, plan_compare};
+use crate::experiment::run_trial_range;
 use crate::report::compare as compare_variants;
-use crate::scenario::{Scenario, Strategy, load};
+use crate::report::shard::{ShardCommand, ShardGroup};
+use crate::scenario::{Scenario, ScenarioSource, Strategy};
 
 use super::progress::Progress;
 use super::{scenario_error_in, warn_new};
@@ -26,42 +29,94 @@ pub(crate) struct CompareArgs {
     wait_s: Vec<u64>,
     #[command(flatten)]
     pub(crate) common: super::Common,
+    #[command(flatten)]
+    pub(crate) shard: super::shard::ShardArgs,
 }
 
-fn parse_strategy(text: &str) -> Result<Strategy, String> {
+pub(super) fn parse_strategy(text: &str) -> Result<Strategy, String> {
     Strategy::parse(text.trim()).ok_or_else(|| {
         let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
         format!("unknown strategy; allowed: {}", names.join(", "))
     })
 }
 
-pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
-    let overrides = args.common.overrides.list();
-    let base = super::load(&args.scenario, &overrides)?;
-    let strategies = if args.strategy.is_empty() {
+/// Validates the base scenario and every variant of `strategies` (all four when empty) and
+/// `wait_s` from `source` (the file read once); with `warn`, prints their warnings. `merge`
+/// plans the same way from a shard's manifest, so its variants are the comparison's.
+pub(super) fn plan(
+    source: &ScenarioSource,
+    overrides: &[String],
+    strategies: &[Strategy],
+    wait_s: &[u64],
+    warn: bool,
+) -> anyhow::Result<(Scenario, Vec<PlannedVariant>)> {
+    let base = if warn {
+        super::load_source(source, overrides)?
+    } else {
+        source.parse(overrides)?
+    };
+    let strategies = if strategies.is_empty() {
         Strategy::ALL.to_vec()
     } else {
-        args.strategy.clone()
+        strategies.to_vec()
     };
-    if !args.wait_s.is_empty() && !strategies.iter().any(|s| s.waits()) {
+    if warn && !wait_s.is_empty() && !strategies.iter().any(|s| s.waits()) {
         eprintln!("warning: --wait-s has no effect: no pause or service-registry in --strategy");
     }
-    let variants = expand_variants(&strategies, &args.wait_s, common_wait_s(&base));
+    let variants = expand_variants(&strategies, wait_s, common_wait_s(&base));
     let plan = plan_compare(&variants, base.shutdown_tables(), |extra| {
-        load(&args.scenario, &[overrides.as_slice(), extra].concat())
+        source.parse(&[overrides, extra].concat())
     })
     .map_err(|e| scenario_error_in(&format!("variant {}", e.variant), *e.source))?;
-    let mut seen = Vec::new();
-    for p in &plan {
-        warn_new(
-            &base,
-            &p.scenario,
-            &format!("variant {}", p.variant.name()),
-            &mut seen,
-        );
+    if warn {
+        let mut seen = Vec::new();
+        for p in &plan {
+            let label = format!("variant {}", p.variant.name());
+            warn_new(&base, &p.scenario, &label, &mut seen);
+        }
     }
+    Ok((base, plan))
+}
 
+pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
+    let shard = args.shard.resolve()?;
+    let overrides = args.common.overrides.list();
+    let source = ScenarioSource::read(&args.scenario)?;
+    let (base, plan) = plan(&source, &overrides, &args.strategy, &args.wait_s, true)?;
     let default_dir = Path::new("output").join(&base.name).join("compare");
+    if let Some(shard) = shard {
+        // Trials, not variants: every variant runs the shard's trials, so trial k of each
+        // variant draws the same numbers (common random numbers) whichever shard it is in.
+        let total = base.simulation.trials;
+        let trials = shard.range(total);
+        let progress = Progress::new((trials.len() * plan.len()) as u64, "trials");
+        let groups = plan
+            .iter()
+            .map(|p| ShardGroup {
+                label: p.variant.name(),
+                outcomes: run_trial_range(
+                    &p.scenario,
+                    trials.clone(),
+                    RequestMode::default(),
+                    &|| progress.tick(),
+                ),
+            })
+            .collect();
+        progress.finish();
+        let command = ShardCommand::Compare {
+            strategies: args.strategy.iter().map(|s| s.name().to_string()).collect(),
+            wait_s: args.wait_s.clone(),
+        };
+        let manifest = super::shard::manifest(
+            command,
+            &source,
+            &args.common.overrides,
+            &base,
+            shard,
+            total,
+        );
+        return super::shard::finish(args.common.out.as_deref(), default_dir, manifest, groups);
+    }
     let options = args.common.output(&args.scenario, default_dir);
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
     let text = compare_variants(plan, &options, &|| progress.tick());

@@ -10,18 +10,20 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use crate::experiment::compare::VariantResult;
 use crate::experiment::sweep::PlannedPoint;
-use crate::experiment::{PointResult, Sweep, TrialOutcome, Vary};
+use crate::experiment::{Comparison, PointResult, Sweep, TrialOutcome, Vary};
 use crate::report::output::OutputOptions;
 use crate::report::run_report::{RunOptions, write_run};
 use crate::report::scenario_hash;
 use crate::report::shard::{
     MergeError, ShardCommand, ShardFile, ShardManifest, check_shards, concat_group, read_shards,
 };
-use crate::report::write_sweep;
+use crate::report::{write_compare, write_sweep};
 use crate::scenario::Scenario;
 
 use super::base_overrides;
+use super::compare::parse_strategy;
 use super::sweep::SweepPlan;
 
 #[derive(Debug, clap::Args)]
@@ -66,8 +68,8 @@ pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
             merge_run(&base, &shards, &options)?
         }
         ShardCommand::Sweep { vary } => merge_sweep(&manifest, vary, &overrides, &shards, &output)?,
-        ShardCommand::Compare { .. } => {
-            anyhow::bail!("merge of {} shards comes next", manifest.command.name())
+        ShardCommand::Compare { strategies, wait_s } => {
+            merge_compare(strategies, wait_s, &overrides, &shards, &output)?
         }
     };
     let text = format!("{text}{}", merged_note(&manifest, &shards));
@@ -110,6 +112,46 @@ fn groups_are(path: &std::path::Path, file: &ShardFile, labels: &[&str]) -> Resu
         });
     }
     Ok(())
+}
+
+/// `compare`: the variants planned again from the manifest; each shard holds every variant's
+/// slice of the trials, so variant v's trials are group v of every shard, end to end.
+fn merge_compare(
+    strategies: &[String],
+    wait_s: &[u64],
+    overrides: &[String],
+    shards: &[(PathBuf, ShardFile)],
+    output: &OutputOptions,
+) -> anyhow::Result<String> {
+    let first = &shards[0].0;
+    let strategies = strategies
+        .iter()
+        .map(|name| {
+            parse_strategy(name).map_err(|e| damaged(first, format!("strategy {name:?}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (_, plan) = super::compare::plan(
+        &shards[0].1.manifest.scenario,
+        overrides,
+        &strategies,
+        wait_s,
+        false,
+    )?;
+    let labels: Vec<String> = plan.iter().map(|p| p.variant.name()).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    for (path, file) in shards {
+        groups_are(path, file, &labels)?;
+    }
+    let variants = plan
+        .into_iter()
+        .enumerate()
+        .map(|(v, p)| {
+            let outcomes = concat_group(shards, v);
+            all_trials(first, labels[v], &p.scenario, &outcomes)?;
+            Ok(VariantResult::of(p, &outcomes))
+        })
+        .collect::<Result<Vec<_>, MergeError>>()?;
+    Ok(write_compare(&Comparison { variants }, output)?)
 }
 
 /// `sweep`: the sweep planned again from the manifest; each shard holds its slice of the grid
