@@ -72,20 +72,23 @@ pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
             merge_compare(strategies, wait_s, &overrides, &shards, &output)?
         }
     };
-    let text = format!("{text}{}", merged_note(&manifest, &shards));
+    let text = format!(
+        "{text}{}",
+        merged_note(&manifest, shards.len(), &args.shards)
+    );
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }
 
-/// The last line: which shards made the outputs.
-fn merged_note(manifest: &ShardManifest, shards: &[(PathBuf, ShardFile)]) -> String {
+/// The last line: which shards made the outputs (the folders as given: a cluster's shards
+/// are many files in one folder).
+fn merged_note(manifest: &ShardManifest, count: usize, given: &[PathBuf]) -> String {
     format!(
-        "merged {} shard(s) of {} over {} {} from {}\n",
-        shards.len(),
+        "merged {count} shard(s) of {} over {} {} from {}\n",
         manifest.command.name(),
         manifest.total,
         manifest.command.slices(),
-        crate::report::output::list(&shards.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>())
+        crate::report::output::list(given)
     )
 }
 

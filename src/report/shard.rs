@@ -414,3 +414,79 @@ pub fn concat_group(shards: &[(PathBuf, ShardFile)], g: usize) -> Vec<TrialOutco
         .flat_map(|group| group.outcomes.iter().cloned())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::{Unresolved, run_trials};
+    use crate::scenario::fixture::bundled;
+
+    fn file_of(outcomes: Vec<TrialOutcome>) -> ShardFile {
+        let source = ScenarioSource {
+            source: "scenarios/kill-9.toml".to_string(),
+            name: "kill-9".to_string(),
+            text: String::new(),
+        };
+        let command = ShardCommand::Run { per_request: false };
+        let shard = Shard::new(0, 1, "test").unwrap();
+        let manifest = ShardManifest::new(
+            command,
+            source,
+            (None, None, Vec::new()),
+            "0".to_string(),
+            shard,
+            outcomes.len() as u32,
+        );
+        ShardFile {
+            manifest,
+            groups: vec![ShardGroup {
+                label: "kill-9".to_string(),
+                outcomes,
+            }],
+        }
+    }
+
+    /// What `merge` reads back is what the shard ran, field for field: a rolling deploy (deploy
+    /// outcomes), three peers (callers' servers), and every reason a metric can be empty.
+    #[test]
+    fn outcomes_read_back_from_a_shard_file_equal_the_trials_run() {
+        let mut outcomes = run_trials(&bundled("rolling-deploy", &["simulation.trials=2".into()]));
+        outcomes.extend(run_trials(&bundled(
+            "cluster/three-peers-two-zones",
+            &["simulation.trials=2".into()],
+        )));
+        assert!(outcomes.iter().any(|o| !o.deploys.is_empty()));
+        assert!(
+            outcomes
+                .iter()
+                .flat_map(|o| &o.shutdowns)
+                .flat_map(|s| &s.callers)
+                .any(|c| c.server.is_some_and(|s| s.0 > 0))
+        );
+        let mut reasons = outcomes[0].clone();
+        for (i, reason) in Unresolved::ALL.into_iter().enumerate() {
+            reasons.shutdowns[0].removal_unresolved[i % 5] = Some(reason);
+            outcomes.push(reasons.clone());
+        }
+        let file = file_of(outcomes);
+        let bytes = serde_json::to_vec(&file).unwrap();
+        let back = parse_shard(Path::new("shard-0-of-1.json"), &bytes).unwrap();
+        assert_eq!(back, file);
+    }
+
+    #[test]
+    fn a_shard_file_of_another_version_is_named_as_such() {
+        let mut file = file_of(Vec::new());
+        file.manifest.version = "0.0.1".to_string();
+        let bytes = serde_json::to_vec(&file).unwrap();
+        let err = parse_shard(Path::new("s/shard-0-of-1.json"), &bytes).unwrap_err();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "s/shard-0-of-1.json: written as \"{SHARD_FORMAT}\" by eureka-sim 0.0.1, this is \
+                 eureka-sim {}",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{err}"
+        );
+    }
+}
