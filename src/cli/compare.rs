@@ -115,7 +115,7 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
             shard,
             total,
         );
-        return super::shard::finish(args.common.out.as_deref(), default_dir, manifest, groups);
+        return super::shard::finish(&args.common, default_dir, manifest, groups);
     }
     let options = args.common.output(&args.scenario, default_dir);
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");

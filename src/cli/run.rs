@@ -41,7 +41,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
             label: scenario.name.clone(),
             outcomes,
         }];
-        return super::shard::finish(args.common.out.as_deref(), default_dir, manifest, groups);
+        return super::shard::finish(&args.common, default_dir, manifest, groups);
     }
     let options = RunOptions {
         output: args.common.output(&args.scenario, default_dir),

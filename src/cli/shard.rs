@@ -69,15 +69,22 @@ pub(super) fn manifest(
     )
 }
 
-/// Writes the shard file into `out` (or `default_dir/shards`) and prints what it holds and how
+/// Writes the shard file into `--out` (or `default_dir/shards`) and prints what it holds and how
 /// to merge it.
 pub(super) fn finish(
-    out: Option<&Path>,
+    common: &super::Common,
     default_dir: PathBuf,
     manifest: ShardManifest,
     groups: Vec<ShardGroup>,
 ) -> anyhow::Result<()> {
-    let dir = out.map_or_else(|| default_dir.join("shards"), Path::to_path_buf);
+    if common.png {
+        // A shard draws nothing; the plots are merge's.
+        eprintln!("warning: --png has no effect with --shard; give it to eureka-sim merge");
+    }
+    let dir = common
+        .out
+        .as_deref()
+        .map_or_else(|| default_dir.join("shards"), Path::to_path_buf);
     let m = &manifest;
     let slice = if m.slice.is_empty() {
         "none".to_string()
