@@ -438,6 +438,40 @@ fn merge_refuses_shards_that_are_not_every_shard_of_one_run_once() {
     let stderr = bad(merge(cwd, &[&cut, &a1, &a2], &out));
     assert!(stderr.contains("not trials 0 to 1 in order"), "{stderr}");
 
+    // A shard of another scenario file.
+    let other_file = cwd.join("kill-15");
+    let list = [
+        args(&["run"]),
+        vec![repo().join("scenarios/kill-15.toml").into()],
+        args(&["--trials", "6", "--shard", "2/3", "--out"]),
+        vec![other_file.clone().into()],
+    ]
+    .concat();
+    ok(eureka_sim(cwd, 1, &list));
+    let stderr = bad(merge(cwd, &[&a0, &a1, &other_file], &out));
+    assert!(
+        stderr.contains("kill-15/shard-2-of-3.json: its scenario file differs from that of"),
+        "{stderr}"
+    );
+    // Shards whose scenario no longer validates to the hash they ran (another build).
+    let rehashed = cwd.join("rehashed");
+    fs::create_dir(&rehashed).unwrap();
+    for (dir, name) in [
+        (&a0, "shard-0-of-3.json"),
+        (&a1, "shard-1-of-3.json"),
+        (&a2, "shard-2-of-3.json"),
+    ] {
+        let mut file: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join(name)).unwrap()).unwrap();
+        file["manifest"]["scenario_hash"] = "0123456789abcdef".into();
+        fs::write(rehashed.join(name), file.to_string()).unwrap();
+    }
+    let stderr = bad(merge(cwd, &[&rehashed], &out));
+    assert!(
+        stderr.contains("validates to a different hash") && stderr.contains("(0123456789abcdef)"),
+        "{stderr}"
+    );
+
     assert!(!out.exists(), "a refused merge wrote {}", out.display());
     ok(merge(cwd, &[&a2, &a0, &a1], &out));
 }
