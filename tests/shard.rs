@@ -58,7 +58,7 @@ fn shards_merge_to_one_run(command: &str, scenario: &Path, rest: &[&str], count:
     let tmp = temp();
     let base: Vec<OsString> = [vec![command.into(), scenario.into()], args(rest)].concat();
     let single = tmp.path().join("single");
-    ok(eureka_sim(
+    let single_stdout = ok(eureka_sim(
         tmp.path(),
         0,
         &[base.clone(), args(&["--out"]), vec![single.clone().into()]].concat(),
@@ -92,6 +92,16 @@ fn shards_merge_to_one_run(command: &str, scenario: &Path, rest: &[&str], count:
     merge.extend([OsString::from("--out"), merged.clone().into()]);
     let stdout = ok(eureka_sim(tmp.path(), 0, &merge));
     assert_same_files(&single, &merged);
+    // The terminal text is the single run's (its folder named as merge's), then one line.
+    let (single, merged) = (single.to_str().unwrap(), merged.to_str().unwrap());
+    let expected = single_stdout.replace(single, merged);
+    let rest = stdout.strip_prefix(&expected).unwrap_or_else(|| {
+        panic!("merge's stdout is not the run's:\n{stdout}\n--- single run:\n{expected}")
+    });
+    assert!(
+        rest.starts_with("merged ") && rest.lines().count() == 1,
+        "{rest}"
+    );
     stdout
 }
 
