@@ -394,6 +394,27 @@ mod tests {
         stems
     }
 
+    /// The timing fixtures under `bench/` stay valid scenario files (they have no golden
+    /// outputs, so nothing else would notice a key that no longer parses).
+    #[test]
+    fn every_bench_file_parses() {
+        let mut files: Vec<_> = std::fs::read_dir("bench")
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 3, "{files:?}");
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = path.to_string_lossy().to_string();
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            let s = crate::scenario::parse_str(&text, &name, &stem, &[])
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(!s.shutdowns.is_empty(), "{name}");
+        }
+    }
+
     /// Issue 12 item 2: ending a trial once it is at rest (`simulation.end = "resolved"`, the
     /// default) changes no outcome of any bundled scenario, only the end instant, which is never
     /// later than the full simulation's (`"duration"`, the reference): the same seed gives the
