@@ -25,18 +25,30 @@ pub struct TrialTrace {
 /// `run`'s (`ending_at_rest_changes_nothing_but_the_end`) but whose story goes on after the
 /// measures came to rest.
 pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialTrace {
-    let seed = trial_seed(scenario.simulation.seed, trial);
-    let layout = Layout::new(scenario);
     // A bare log is never at rest: the story runs the full simulation (a restart's new
     // registration, a /resume come after the measures rest), with the same outcomes.
-    let observer = (MetricsObserver::new(&layout), Vec::new());
+    traced(scenario, trial, mode, |_| Vec::new(), |log| log)
+}
+
+/// Runs trial `trial` as `run` does with `log` beside the metrics, and keeps what `into_log`
+/// takes of it.
+fn traced<L: Observer>(
+    scenario: &Scenario,
+    trial: u32,
+    mode: RequestMode,
+    log: impl FnOnce(&Layout) -> L,
+    into_log: impl FnOnce(L) -> Vec<(SimTime, Observation)>,
+) -> TrialTrace {
+    let seed = trial_seed(scenario.simulation.seed, trial);
+    let layout = Layout::new(scenario);
+    let observer = (MetricsObserver::new(&layout), log(&layout));
     let world = World::with_mode(scenario, seed, observer, mode);
     let ((metrics, log), ran) = world.run();
     TrialTrace {
         trial,
         seed,
         layout,
-        log,
+        log: into_log(log),
         outcomes: metrics.outcomes(ran.end),
         end: ran.end,
     }
@@ -71,23 +83,11 @@ impl Observer for DeadHitLog {
 /// batched mode): the timeline of `run`'s report. Its memory does not grow with the fleet or
 /// the request rate (the metrics' own state apart), unlike [`trace_trial`]'s.
 pub fn trace_dead_hits(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialTrace {
-    let seed = trial_seed(scenario.simulation.seed, trial);
-    let layout = Layout::new(scenario);
-    let hits = DeadHitLog {
+    let hits = |layout: &Layout| DeadHitLog {
         targets: layout.targets.clone(),
         log: Vec::new(),
     };
-    let observer = (MetricsObserver::new(&layout), hits);
-    let world = World::with_mode(scenario, seed, observer, mode);
-    let ((metrics, hits), ran) = world.run();
-    TrialTrace {
-        trial,
-        seed,
-        layout,
-        log: hits.log,
-        outcomes: metrics.outcomes(ran.end),
-        end: ran.end,
-    }
+    traced(scenario, trial, mode, hits, |hits| hits.log)
 }
 
 #[cfg(test)]
