@@ -7,6 +7,7 @@
 //! - `conformance`: the rig's scenario and committed real trials agree with the model;
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
+//! - `spring`: scenarios whose settings come from Spring files (`spring-config`);
 //! - `shard`: `--shard I/N` run as separate processes and `merge`d, byte-identical to one run;
 //! - `harness`: what they share.
 //!
@@ -22,4 +23,5 @@ mod conformance;
 mod golden;
 mod incidents;
 mod shard;
+mod spring;
 mod sweep;

@@ -426,6 +426,7 @@ mod tests {
             source: "scenarios/kill-9.toml".to_string(),
             name: "kill-9".to_string(),
             text: String::new(),
+            spring: Default::default(),
         };
         let command = ShardCommand::Run { per_request: false };
         let shard = Shard::new(0, 1, "test").unwrap();

@@ -36,9 +36,21 @@ pub enum Place {
     Set(String),
     /// The file as a whole (e.g. a table the file does not have).
     File,
+    /// A line and column (1-based) in a Spring file a table's `spring-config` names (the path
+    /// as found from the working folder).
+    Spring {
+        file: String,
+        line: usize,
+        column: usize,
+    },
 }
 
 impl Place {
+    /// In a `spring-config` file.
+    pub fn is_spring(&self) -> bool {
+        matches!(self, Place::Spring { .. })
+    }
+
     /// The line and column of byte `offset` in `text`; never panics, even on an offset past the
     /// end or inside a multi-byte character.
     pub fn of_offset(text: &str, offset: usize) -> Place {
@@ -73,6 +85,9 @@ impl fmt::Display for Location {
             Place::LineCol { line, column } => write!(f, "{}:{line}:{column}", self.file),
             Place::Set(arg) => write!(f, "{} (--set {arg})", self.file),
             Place::File => f.write_str(&self.file),
+            Place::Spring { file, line, column } => {
+                write!(f, "{file}:{line}:{column} (spring-config of {})", self.file)
+            }
         }
     }
 }
@@ -84,6 +99,9 @@ impl fmt::Display for Place {
             Place::LineCol { line, column } => write!(f, "line {line}, column {column}"),
             Place::Set(arg) => write!(f, "--set {arg}"),
             Place::File => f.write_str("the file"),
+            Place::Spring { file, line, column } => {
+                write!(f, "{file} line {line}, column {column}")
+            }
         }
     }
 }
@@ -113,6 +131,11 @@ pub enum ScenarioError {
 
     #[error("{at}: invalid TOML: {message}")]
     Syntax { at: Box<Location>, message: String },
+
+    /// A `spring-config` file that cannot be used as a whole: unreadable, too large, of an
+    /// unknown format, not valid YAML or properties, a placeholder that does not resolve.
+    #[error("{at}: spring-config: {problem}")]
+    SpringConfig { at: Box<Location>, problem: String },
 
     #[error("{at}: unknown table `{table}`; allowed tables: {allowed}{suggestion}")]
     UnknownTable {

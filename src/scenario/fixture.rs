@@ -69,9 +69,11 @@ impl ScenarioText {
 /// The bundled `scenarios/<stem>.toml` with `overrides`, parsed as `run` parses it.
 pub(crate) fn bundled(stem: &str, overrides: &[String]) -> Scenario {
     let file = format!("{stem}.toml");
-    let text = std::fs::read_to_string(format!("scenarios/{file}"))
+    let path = std::path::Path::new("scenarios").join(&file);
+    let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read scenarios/{file}: {e}"));
-    parse_str(&text, &file, stem, overrides).unwrap_or_else(|e| panic!("{e}"))
+    super::parse::parse_beside(&text, &file, stem, overrides, &path)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Parses a test scenario (as `t.toml`) with `overrides`.

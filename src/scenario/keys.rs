@@ -613,6 +613,16 @@ pub(super) static DEFS: &[KeyDef] = &[
         }),
     ),
     relaxed(
+        "spring-profiles",
+        Kind::List,
+        "(each file's spring.profiles.active)",
+        "The active Spring profiles (as spring.profiles.active) for every spring-config file: \
+         a document whose spring.config.activate.on-profile (or spring.profiles) expression \
+         holds for them applies, later documents overriding earlier ones.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Simulation(|_, _| {}),
+    ),
+    relaxed(
         "end",
         Kind::Choice(&["resolved", "duration"]),
         "resolved",
@@ -1288,6 +1298,20 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Client(|c, v| c.load_balancer.avoid_previous_instance = v.flag()),
     ),
     relaxed(
+        "spring-config",
+        Kind::List,
+        "(none)",
+        "The team's own Spring Boot file(s) for this process: application.yml (several \
+         documents; profiles from simulation.spring-profiles, else the file's \
+         spring.profiles.active) or .properties, relative to the scenario file; a list is read in \
+         order, a later file overriding an earlier one. Every key the model uses applies as if \
+         written in this table (relaxed binding; ${name:default} placeholders from the file), \
+         keys written in the table override it, and the others are listed once as ignored. An \
+         [[app]] or [[caller]] without a name takes spring.application.name.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Client(|_, _| {}),
+    ),
+    relaxed(
         "server.shutdown",
         Kind::Choice(&["immediate", "graceful"]),
         "the train's",
@@ -1452,15 +1476,22 @@ pub(super) static DEFS: &[KeyDef] = &[
          RetryableFeignBlockingLoadBalancerClient) and Zuul with zuul.retryable.",
         Apply::Caller(|c, v| c.spring_retry = v.flag()),
     ),
-    relaxed(
-        "hystrix-timeout-ms",
-        MILLIS,
-        "(Zuul's formula)",
-        "Model: hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds, which \
-         AbstractRibbonCommand uses instead of its formula when set; also wraps a non-Zuul \
-         caller's requests in a Hystrix timeout.",
-        Apply::Caller(|c, v| c.hystrix_timeout_ms = Some(v.int())),
-    ),
+    // Also Hystrix's own name for every command, so a gateway's application.yml sets it
+    // (AbstractRibbonCommand#getHystrixTimeout reads the `default` command's value when the
+    // route's own is not set).
+    KeyDef {
+        aliases: &["hystrix.command.default.execution.isolation.thread.timeout-in-milliseconds"],
+        ..relaxed(
+            "hystrix-timeout-ms",
+            MILLIS,
+            "(Zuul's formula)",
+            "Model: hystrix.command.<route>.execution.isolation.thread.timeoutInMilliseconds, \
+             which AbstractRibbonCommand uses instead of its formula when set; also wraps a \
+             non-Zuul caller's requests in a Hystrix timeout. Also read as \
+             hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds.",
+            Apply::Caller(|c, v| c.hystrix_timeout_ms = Some(v.int())),
+        )
+    },
     // [[shutdown]]
     relaxed(
         "instance",
@@ -1991,7 +2022,9 @@ mod tests {
     #[test]
     fn every_key_changes_the_typed_scenario() {
         let single = |kind: Kind| matches!(kind, Kind::Int { min, max, .. } if min == max);
-        for def in DEFS.iter().filter(|d| !single(d.kind)) {
+        // Read before binding (`parse::spring` imports the files; its tests pin the effect).
+        let imported = |key: &str| ["spring-config", "spring-profiles"].contains(&key);
+        for def in DEFS.iter().filter(|d| !single(d.kind) && !imported(d.key)) {
             let val = def.kind.convert(&sample(def.kind), None).unwrap();
             let flipped = def
                 .kind

@@ -9,6 +9,7 @@ mod metric;
 mod model;
 mod parse;
 mod release;
+mod spring;
 
 pub use call_policy::CallPolicy;
 pub use error::ScenarioError;

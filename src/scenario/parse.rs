@@ -29,12 +29,16 @@ mod lifecycle;
 mod peer_tests;
 mod raw;
 mod resolve;
+mod spring;
+#[cfg(test)]
+mod spring_tests;
 #[cfg(test)]
 mod tests;
 mod zone;
 #[cfg(test)]
 mod zone_tests;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::error::{Location, Place, ScenarioError};
@@ -51,6 +55,7 @@ use super::model::{
 };
 use super::release::{EurekaClientTransport, Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
+use spring::SpringFiles;
 
 /// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
 /// order). The scenario is named after the file stem.
@@ -68,10 +73,15 @@ pub struct ScenarioSource {
     /// The scenario's name: the file stem.
     pub name: String,
     pub text: String,
+    /// The `spring-config` files the text names, by the path as written, read with it (so a
+    /// shard's `merge` needs neither); one that cannot be read is left out, and parsing says
+    /// why.
+    #[serde(default)]
+    pub spring: BTreeMap<String, String>,
 }
 
 impl ScenarioSource {
-    /// Reads the file at `path`.
+    /// Reads the file at `path`, and the Spring files it names.
     pub fn read(path: &Path) -> Result<ScenarioSource, ScenarioError> {
         let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
             path: path.display().to_string(),
@@ -81,17 +91,34 @@ impl ScenarioSource {
             || "scenario".to_string(),
             |s| s.to_string_lossy().into_owned(),
         );
+        let source = path.display().to_string();
+        let spring = spring_texts(&text, &source);
         Ok(ScenarioSource {
-            source: path.display().to_string(),
+            source,
             name,
             text,
+            spring,
         })
     }
 
     /// Validates the text with `overrides` applied, as [`load`] does.
     pub fn parse(&self, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-        parse_str(&self.text, &self.source, &self.name, overrides)
+        let files = SpringFiles::beside(&self.source, &self.spring);
+        parse_with(&self.text, &self.source, &self.name, overrides, &files)
     }
+}
+
+/// The readable Spring files `text` names (nothing when it does not parse: `parse` says why).
+fn spring_texts(text: &str, source: &str) -> BTreeMap<String, String> {
+    let none = BTreeMap::new();
+    let files = SpringFiles::beside(source, &none);
+    let Ok((raw, _)) = raw::read(text, source) else {
+        return none;
+    };
+    spring::named(&raw)
+        .into_iter()
+        .filter_map(|written| Some((written.clone(), files.text(&written).ok()?)))
+        .collect()
 }
 
 /// Validates scenario `text`; `source` names the file in messages and `name` is the scenario's
@@ -102,12 +129,41 @@ pub fn parse_str(
     name: &str,
     overrides: &[String],
 ) -> Result<Scenario, ScenarioError> {
+    let none = BTreeMap::new();
+    let files = SpringFiles::beside(source, &none);
+    parse_with(text, source, name, overrides, &files)
+}
+
+/// [`parse_str`] with `spring-config` files found beside `path` instead of `source` (tests
+/// that name a bundled file by a shorter name).
+#[cfg(test)]
+pub(crate) fn parse_beside(
+    text: &str,
+    source: &str,
+    name: &str,
+    overrides: &[String],
+    path: &Path,
+) -> Result<Scenario, ScenarioError> {
+    let none = BTreeMap::new();
+    let files = SpringFiles::beside(&path.to_string_lossy(), &none);
+    parse_with(text, source, name, overrides, &files)
+}
+
+/// [`parse_str`] with `spring-config` files found through `files`.
+fn parse_with(
+    text: &str,
+    source: &str,
+    name: &str,
+    overrides: &[String],
+    files: &SpringFiles<'_>,
+) -> Result<Scenario, ScenarioError> {
     let (mut raw, mut errors) = raw::read(text, source)?;
     for arg in overrides {
         if let Err(e) = raw.apply_override(arg, source) {
             errors.push(e);
         }
     }
+    spring::import(&mut raw, files, source, &mut errors);
     let app_names: Vec<&str> = raw.apps.iter().filter_map(|t| t.ident()).collect();
     let tables: Vec<Resolved> = raw
         .tables()
@@ -116,9 +172,13 @@ pub fn parse_str(
     if let Some(e) = ScenarioError::from_list(errors) {
         return Err(e);
     }
+    let warnings = tables
+        .iter()
+        .flat_map(|t| spring::ignored_warnings(&t.label, &t.ignored))
+        .collect();
     Builder {
         file: source,
-        warnings: Vec::new(),
+        warnings,
     }
     .build(name, &tables)
 }

@@ -34,6 +34,12 @@ impl Entry {
     pub(in crate::scenario) fn is_override(&self) -> bool {
         matches!(self.key_at, Place::Set(_))
     }
+
+    /// Read from a `spring-config` file: it binds if it can and is otherwise ignored, and the
+    /// scenario's own keys override it.
+    pub(in crate::scenario) fn is_spring(&self) -> bool {
+        matches!(self.key_at, Place::Spring { .. })
+    }
 }
 
 /// One table of the file (or one element of an array of tables).

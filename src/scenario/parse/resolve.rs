@@ -8,8 +8,9 @@
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
 use crate::scenario::keys::{
-    Binding, DEFS, KeyDef, Problem, Section, Val, canonical, canonical_segment, closest,
+    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_segment, closest,
 };
+use crate::scenario::spring::{duration_ms, spring_boolean};
 
 use super::raw::{Entry, RawTable};
 
@@ -45,6 +46,8 @@ pub(in crate::scenario) struct Resolved {
     pub at: Place,
     /// In [`DEFS`] order, one per key and scope.
     pub settings: Vec<Setting>,
+    /// Keys of `spring-config` files the model does not use: (file, key as written).
+    pub ignored: Vec<(String, String)>,
 }
 
 impl Resolved {
@@ -85,18 +88,31 @@ pub(in crate::scenario) fn resolve(
 ) -> Resolved {
     let at = |place: &Place| Location::boxed(file, place.clone());
     let mut settings: Vec<Setting> = Vec::new();
+    let mut ignored = Vec::new();
     for entry in &table.entries {
         let (index, scope) = match bind(table.section, entry, apps, file) {
             Ok(bound) => bound,
             Err(e) => {
-                errors.push(e);
+                match spring_verdict(table.section, entry, e) {
+                    Some(e) => errors.push(e),
+                    None => {
+                        if let Place::Spring { file, .. } = &entry.key_at {
+                            ignored.push((file.clone(), entry.path.join(".")));
+                        }
+                    }
+                }
                 continue;
             }
         };
         let Some(def) = DEFS.get(index) else {
             continue;
         };
-        let val = match def.kind.convert(&entry.value, entry.literal.as_deref()) {
+        let value = if entry.is_spring() {
+            spring_value(def, &entry.value)
+        } else {
+            entry.value.clone()
+        };
+        let val = match def.kind.convert(&value, entry.literal.as_deref()) {
             Ok(val) => val,
             Err(Problem::WrongType { expected, found }) => {
                 errors.push(ScenarioError::WrongType {
@@ -132,8 +148,12 @@ pub(in crate::scenario) fn resolve(
             .position(|s| s.index == setting.index && s.scope == setting.scope);
         match same {
             None => settings.push(setting),
-            // `--set` entries come after the file's and replace them (and earlier `--set`s).
-            Some(i) if entry.is_override() => settings[i] = setting,
+            // `--set` entries come after the file's and replace them (and earlier `--set`s);
+            // `spring-config` entries come first and anything after replaces them (a later
+            // file's, the table's own).
+            Some(i) if entry.is_override() || settings[i].key_at.is_spring() => {
+                settings[i] = setting;
+            }
             Some(i) => errors.push(ScenarioError::DuplicateKey {
                 at: at(&setting.key_at),
                 key: setting.display,
@@ -148,8 +168,96 @@ pub(in crate::scenario) fn resolve(
         label: table.label.clone(),
         at: table.at.clone(),
         settings,
+        ignored,
     }
 }
+
+/// What becomes of a `spring-config` entry that binds to no key here: `None` (ignored, listed
+/// once) for a key the model does not use, a key of another table, or Ribbon settings of a
+/// client the scenario does not call; the error for a near-miss of a key this table takes
+/// (a misspelling, Ribbon's exact case), which would otherwise be silently lost. Entries of the
+/// scenario file keep every error.
+fn spring_verdict(section: Section, entry: &Entry, error: ScenarioError) -> Option<ScenarioError> {
+    if !entry.is_spring() {
+        return Some(error);
+    }
+    match error {
+        ScenarioError::WrongCase { .. } => Some(error),
+        ScenarioError::UnknownKey { at, key, .. } => {
+            near_miss(section, &entry.path).map(|best| ScenarioError::UnknownKey {
+                at,
+                key,
+                suggestion: Suggestion(Some(format!("{}{best}", entry.prefix))),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The key this table takes that `path` misspells: the same segments but the last, whose
+/// relaxed form is at most two edits (one for short names) from the key's. Looser
+/// resemblance is not a near-miss: a Spring file holds many keys the model does not know.
+fn near_miss(section: Section, path: &[String]) -> Option<String> {
+    let [head @ .., last] = path else {
+        return None;
+    };
+    let head = canonical(&head.join("."));
+    let last = canonical_segment(last);
+    let close = |candidate_last: &str| {
+        let limit = if candidate_last.len() < 12 { 1 } else { 2 };
+        let d = strsim::damerau_levenshtein(&last, candidate_last);
+        (d > 0 || last != candidate_last) && d <= limit
+    };
+    let names = |d: &'static KeyDef| std::iter::once(d.key).chain(d.aliases.iter().copied());
+    let global = DEFS
+        .iter()
+        .filter(|d| section.accepts(d.section()))
+        .flat_map(names)
+        .find(|n| {
+            let c = canonical(n);
+            let (c_head, c_last) = c.rsplit_once('.').unwrap_or(("", &c));
+            c_head == head && close(c_last)
+        })
+        .map(str::to_string);
+    // `<client>.ribbon.<Key>`: the Ribbon leaves under the same client.
+    let per_app = || {
+        let (client, ribbon) = head.rsplit_once('.')?;
+        (ribbon == "ribbon" && section.accepts(Section::Clients)).then_some(())?;
+        DEFS.iter()
+            .filter_map(KeyDef::ribbon_leaf)
+            .find(|leaf| close(&canonical_segment(leaf)))
+            .map(|leaf| format!("{client}.ribbon.{leaf}"))
+    };
+    global.or_else(per_app)
+}
+
+/// A `spring-config` value as Spring's converters read it for `def`: booleans by
+/// `StringToBooleanConverter` (`on`, `yes`, `1` ...), `java.time.Duration` properties by
+/// `DurationStyle` (`30s`, `PT30S`, a bare number in ms) into the model's milliseconds.
+fn spring_value(def: &KeyDef, value: &Raw) -> Raw {
+    let Raw::Str(text) = value else {
+        return value.clone();
+    };
+    match def.kind {
+        Kind::Bool => spring_boolean(text).map_or_else(|| value.clone(), Raw::Bool),
+        _ if SPRING_DURATIONS.contains(&def.key) => duration_ms(text)
+            .and_then(|ms| i64::try_from(ms).ok())
+            .map_or_else(|| value.clone(), Raw::Int),
+        _ => value.clone(),
+    }
+}
+
+/// The modelled keys Spring binds as `java.time.Duration` (in ms without a unit):
+/// `LoadBalancerCacheProperties#ttl`, `LoadBalancerProperties.HealthCheck#initialDelay`,
+/// `#interval`, `#refetchInstancesInterval` (spring-cloud-commons) and
+/// `LifecycleProperties#timeoutPerShutdownPhase` (Spring Boot).
+const SPRING_DURATIONS: [&str; 5] = [
+    "spring.cloud.loadbalancer.cache.ttl",
+    "spring.cloud.loadbalancer.health-check.initial-delay",
+    "spring.cloud.loadbalancer.health-check.interval",
+    "spring.cloud.loadbalancer.health-check.refetch-instances-interval",
+    "spring.lifecycle.timeout-per-shutdown-phase",
+];
 
 /// The definition (index into [`DEFS`]) and scope `entry` names in `section`.
 fn bind(

@@ -100,10 +100,13 @@ fn documented_defaults_are_the_default_impls() {
                 continue;
             };
             // Defaults worked out from other keys.
+            // Or none at all (`spring-config`, `spring-profiles`: read before binding).
             if [
                 "the train's",
                 "the stack's",
                 "a day after the last planned action",
+                "(none)",
+                "(each file's spring.profiles.active)",
             ]
             .contains(&doc.default)
             {

@@ -1,0 +1,265 @@
+//! `spring-config`: a table's Spring files apply as if their modelled keys were written in it.
+//! The reference of each test is the same settings written inline in TOML, or the rule of the
+//! module docs (Spring's own binding and precedence).
+
+use std::fs;
+use std::path::Path;
+
+use super::*;
+
+/// The Spring guides' standalone server (spring-cloud-netflix docs, "Standalone Mode"), as is.
+const GUIDE_SERVER: &str = "server:\n  port: 8761\n\neureka:\n  instance:\n    hostname: localhost\n  client:\n    registerWithEureka: false\n    fetchRegistry: false\n    serviceUrl:\n      defaultZone: http://${eureka.instance.hostname}:${server.port}/eureka/\n";
+
+const TAIL: &str = "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"kill-15\"\n";
+
+/// A scenario at `dir/s.toml` with `files` beside it.
+fn scenario_in(dir: &Path, toml: &str, files: &[(&str, &str)]) -> Result<Scenario, String> {
+    for (name, text) in files {
+        let path = dir.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let source = dir.join("s.toml");
+    fs::write(&source, toml).unwrap();
+    load(&source, &[]).map_err(|e| e.to_string())
+}
+
+fn with(toml: &str, files: &[(&str, &str)]) -> Result<Scenario, String> {
+    let dir = tempfile::tempdir().unwrap();
+    scenario_in(dir.path(), toml, files)
+}
+
+/// Name and warnings aside (the ignored keys are listed), equal scenarios.
+fn same(mut a: Scenario, mut b: Scenario) {
+    a.warnings.clear();
+    b.warnings.clear();
+    a.name.clear();
+    b.name.clear();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn the_spring_guides_standalone_server_file_works_as_is() {
+    let s = with(
+        &format!("[server]\nspring-config = \"server.yml\"\n[[app]]\nname = \"svc\"\ninstances = 2\n{TAIL}"),
+        &[("server.yml", GUIDE_SERVER)],
+    )
+    .unwrap();
+    let inline = with(
+        &format!("[server]\neureka.client.register-with-eureka = false\neureka.client.fetch-registry = false\neureka.client.service-url.defaultZone = \"http://localhost:8761/eureka/\"\n[[app]]\nname = \"svc\"\ninstances = 2\n{TAIL}"),
+        &[],
+    )
+    .unwrap();
+    assert!(!s.server.client.register_with_eureka && !s.server.client.fetch_registry);
+    let ignored = "server.yml (spring-config of server): 2 key(s) the model does not use, \
+                   ignored: eureka.instance.hostname, server.port";
+    assert!(
+        s.warnings.iter().any(|w| w.ends_with(ignored)),
+        "{:?}",
+        s.warnings
+    );
+    same(s, inline);
+}
+
+/// YAML (nested, camelCase, a profile) and .properties (flat, kebab-case, placeholders with
+/// defaults, unrelated keys) give the scenario their keys written inline would.
+#[test]
+fn spring_settings_apply_as_if_written_in_the_table() {
+    let app = "spring.application.name=svc\nspring.datasource.url=jdbc:h2:mem:x\neureka.client.registry-fetch-interval-seconds=${FETCH:5}\neureka.instance.lease-renewal-interval-in-seconds: 10\neureka.client.fetch-registry=off\n";
+    let gateway = "eureka:\n  client:\n    registryFetchIntervalSeconds: 30\nribbon:\n  ServerListRefreshInterval: 30000\nspring:\n  profiles:\n    active: fast\n  cloud.loadbalancer.cache.ttl: 35s\nhystrix.command.default.execution.isolation.thread.timeoutInMilliseconds: 4000\n---\nspring.config.activate.on-profile: fast\neureka.client.registry_fetch_interval_seconds: 5\nribbon.ServerListRefreshInterval: 5000\n";
+    let files = format!(
+        "[[app]]\nspring-config = \"svc/application.properties\"\ninstances = 3\n[[caller]]\nname = \"gw\"\nspring-config = \"gw.yml\"\ncalls = \"svc\"\n{TAIL}"
+    );
+    let inline = format!(
+        "[[app]]\nname = \"svc\"\ninstances = 3\neureka.client.registry-fetch-interval-seconds = 5\neureka.instance.lease-renewal-interval-in-seconds = 10\neureka.client.fetch-registry = false\n[[caller]]\nname = \"gw\"\ncalls = \"svc\"\neureka.client.registry-fetch-interval-seconds = 5\nribbon.ServerListRefreshInterval = 5000\nspring.cloud.loadbalancer.cache.ttl = 35000\nhystrix-timeout-ms = 4000\n{TAIL}"
+    );
+    let a = with(
+        &files,
+        &[("svc/application.properties", app), ("gw.yml", gateway)],
+    )
+    .unwrap();
+    let b = with(&inline, &[]).unwrap();
+    assert_eq!(a.apps[0].client.registry_fetch_interval_s, 5);
+    same(a, b);
+}
+
+/// The table's own keys override its files, a later file overrides an earlier one, and
+/// `--set` overrides them all.
+#[test]
+fn the_scenario_overrides_its_spring_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = format!(
+        "[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = [\"a.yml\", \"b.properties\"]\neureka.instance.lease-renewal-interval-in-seconds = 7\n{TAIL}"
+    );
+    let files = [
+        (
+            "a.yml",
+            "eureka.client.registry-fetch-interval-seconds: 11\neureka.instance.lease-renewal-interval-in-seconds: 12\neureka.instance.lease-expiration-duration-in-seconds: 40\n",
+        ),
+        (
+            "b.properties",
+            "eureka.client.registryFetchIntervalSeconds=13\n",
+        ),
+    ];
+    let s = scenario_in(dir.path(), &toml, &files).unwrap();
+    let c = &s.apps[0].client;
+    assert_eq!(
+        (
+            c.registry_fetch_interval_s,
+            c.lease_renewal_interval_s,
+            c.lease_expiration_duration_s
+        ),
+        (13, 7, 40)
+    );
+    let set = ["app[0].eureka.client.registry-fetch-interval-seconds=3".to_string()];
+    let s = load(&dir.path().join("s.toml"), &set).unwrap();
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 3);
+}
+
+/// Keys the model does not use are listed once per file, grouped by their first two segments;
+/// a `<app>.ribbon.*` for an app the scenario lacks and a key of another table are among them.
+#[test]
+fn unused_keys_are_listed_once_grouped() {
+    let file = "spring.datasource.url=x\nspring.datasource.username=y\nmanagement.port=1\nother.ribbon.ReadTimeout=5\neureka.server.enable-self-preservation=false\n";
+    let s = with(
+        &format!(
+            "[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.properties\"\n{TAIL}"
+        ),
+        &[("svc.properties", file)],
+    )
+    .unwrap();
+    let listed: Vec<&String> = s
+        .warnings
+        .iter()
+        .filter(|w| w.contains("spring-config"))
+        .collect();
+    assert_eq!(listed.len(), 1, "{:?}", s.warnings);
+    assert!(
+        listed[0].ends_with(
+            "svc.properties (spring-config of app[0]): 5 key(s) the model does not use, ignored: \
+             eureka.server.enable-self-preservation, management.port, other.ribbon.ReadTimeout, \
+             spring.datasource.* (2)"
+        ),
+        "{}",
+        listed[0]
+    );
+}
+
+/// A misspelt modelled key, or a Ribbon key in the wrong case (Archaius reads exact names, so
+/// the real stack would ignore it), is an error at its line in the Spring file.
+#[test]
+fn a_near_miss_is_an_error_at_its_line() {
+    let toml = format!(
+        "[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.properties\"\n[[caller]]\nname = \"gw\"\ncalls = \"svc\"\nspring-config = \"gw.yml\"\n{TAIL}"
+    );
+    let err = with(
+        &toml,
+        &[
+            (
+                "svc.properties",
+                "a=1\n  eureka.client.registry-fetch-interval-second=5\n",
+            ),
+            ("gw.yml", "ribbon:\n  ServerListRefreshInterval: 5000\n"),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("svc.properties:2:3 (spring-config of "),
+        "{err}"
+    );
+    assert!(
+        err.contains("did you mean `app[0].eureka.client.registry-fetch-interval-seconds`?"),
+        "{err}"
+    );
+    let err = with(
+        &toml,
+        &[
+            ("svc.properties", "a=1\n"),
+            ("gw.yml", "ribbon:\n  serverListRefreshInterval: 5000\n"),
+        ],
+    )
+    .unwrap_err();
+    assert!(err.contains("gw.yml:2:3"), "{err}");
+    assert!(
+        err.contains("caller[0].ribbon.ServerListRefreshInterval"),
+        "{err}"
+    );
+}
+
+/// A value the key does not take is an error at the Spring file's line, with what is allowed.
+#[test]
+fn a_bad_value_is_an_error_at_its_line() {
+    let err = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}"),
+        &[("svc.yml", "eureka:\n  client:\n    fetch-registry: maybe\n")],
+    )
+    .unwrap_err();
+    assert!(err.contains("svc.yml:3:5"), "{err}");
+    assert!(err.contains("fetch-registry"), "{err}");
+}
+
+/// A file that cannot be used as a whole names itself and what is wrong.
+#[test]
+fn files_that_cannot_be_used_say_why() {
+    let toml = |file: &str| {
+        format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"{file}\"\n{TAIL}")
+    };
+    let err = with(&toml("missing.yml"), &[]).unwrap_err();
+    assert!(err.contains("missing.yml`: cannot read it"), "{err}");
+    assert!(err.contains("s.toml:4:17"), "{err}");
+    let err = with(&toml("svc.conf"), &[("svc.conf", "a=1\n")]).unwrap_err();
+    assert!(
+        err.contains("neither YAML (.yml, .yaml) nor properties"),
+        "{err}"
+    );
+    let err = with(&toml("svc.yml"), &[("svc.yml", "a: [1,\n")]).unwrap_err();
+    assert!(err.contains("invalid YAML"), "{err}");
+    let err = with(&toml("svc.yml"), &[("svc.yml", "a:\n  b: ${HOME}\n")]).unwrap_err();
+    assert!(err.contains("svc.yml:2:3"), "{err}");
+    assert!(
+        err.contains("could not resolve placeholder `${HOME}`"),
+        "{err}"
+    );
+}
+
+/// `simulation.spring-profiles` chooses the documents instead of the file's own
+/// `spring.profiles.active`.
+#[test]
+fn simulation_spring_profiles_choose_the_documents() {
+    let file = "spring.profiles.active: prod\neureka.client.registry-fetch-interval-seconds: 30\n---\nspring.config.activate.on-profile: prod\neureka.client.registry-fetch-interval-seconds: 5\n---\nspring.config.activate.on-profile: dev\neureka.client.registry-fetch-interval-seconds: 1\n";
+    let toml = |profiles: &str| {
+        format!(
+            "[simulation]\n{profiles}[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}"
+        )
+    };
+    let fetch = |profiles: &str| {
+        with(&toml(profiles), &[("svc.yml", file)]).unwrap().apps[0]
+            .client
+            .registry_fetch_interval_s
+    };
+    assert_eq!(fetch(""), 5);
+    assert_eq!(fetch("spring-profiles = \"dev\"\n"), 1);
+    // Spring's name for "no profile active".
+    assert_eq!(fetch("spring-profiles = \"default\"\n"), 30);
+}
+
+/// A scenario read from disk carries its Spring files (a shard's manifest takes them to
+/// `merge`, which may run where they are not).
+#[test]
+fn a_source_carries_its_spring_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml =
+        format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}");
+    let first = scenario_in(
+        dir.path(),
+        &toml,
+        &[(
+            "svc.yml",
+            "eureka.client.registry-fetch-interval-seconds: 9\n",
+        )],
+    )
+    .unwrap();
+    let source = ScenarioSource::read(&dir.path().join("s.toml")).unwrap();
+    fs::remove_file(dir.path().join("svc.yml")).unwrap();
+    assert_eq!(source.parse(&[]).unwrap(), first);
+}

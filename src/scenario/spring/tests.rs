@@ -1,0 +1,203 @@
+//! Spring files read as Spring Boot reads them: each expectation is the property Spring's
+//! `Environment` holds for the same file (the rules in the module docs, with their classes).
+
+use super::*;
+
+fn props(text: &str, format: Format, profiles: Option<&[String]>) -> Vec<(String, String)> {
+    read(text, format, profiles)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .into_iter()
+        .map(|p| (p.name, p.value))
+        .collect()
+}
+
+fn yaml(text: &str) -> Vec<(String, String)> {
+    props(text, Format::Yaml, None)
+}
+
+fn properties(text: &str) -> Vec<(String, String)> {
+    props(text, Format::Properties, None)
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// `java.util.Properties#load`: `=`, `:` and blanks separate; comments; a continued line
+/// loses the next line's leading blanks; escapes.
+#[test]
+fn properties_follow_java_util_properties() {
+    let text =
+        "# a comment\n! another\n  a.b = 1\nc:2\nd 3\ne=x\\\n    y\nf=tab\\there\\u0041\ng\\:h=i\n";
+    assert_eq!(
+        properties(text),
+        pairs(&[
+            ("a.b", "1"),
+            ("c", "2"),
+            ("d", "3"),
+            ("e", "xy"),
+            ("f", "tab\there\u{41}"),
+            ("g:h", "i"),
+        ])
+    );
+}
+
+/// Boot 2.4+ multi-document .properties: `#---` starts a document; a profile document applies
+/// only with its profile.
+#[test]
+fn properties_documents_split_at_hash_dashes() {
+    let text = "a=1\n#---\nspring.config.activate.on-profile=prod\na=2\nb=3\n";
+    assert_eq!(properties(text), pairs(&[("a", "1")]));
+    let prod = ["prod".to_string()];
+    assert_eq!(
+        props(text, Format::Properties, Some(&prod)),
+        pairs(&[("a", "2"), ("b", "3")])
+    );
+}
+
+/// `YamlProcessor#buildFlattenedMap`: nested keys joined by dots, dotted keys as written,
+/// sequences indexed, `[bracketed]` keys appended, null as "".
+#[test]
+fn yaml_flattens_as_spring_does() {
+    let text = "a:\n  b:\n    c: 1\n  d.e: two\nlist:\n  - x\n  - y\nmap:\n  \"[k.1]\": v\nnothing:\nquoted: \"~\"\n";
+    assert_eq!(
+        yaml(text),
+        pairs(&[
+            ("a.b.c", "1"),
+            ("a.d.e", "two"),
+            ("list[0]", "x"),
+            ("list[1]", "y"),
+            ("map[k.1]", "v"),
+            ("nothing", ""),
+            ("quoted", "~"),
+        ])
+    );
+}
+
+/// Anchors, aliases and `<<` merge keys (SnakeYAML's YAML 1.1 merge): the keys written beside
+/// the merge win.
+#[test]
+fn yaml_aliases_and_merge_keys_expand() {
+    let text = "base: &b\n  x: 1\n  y: 2\nchild:\n  <<: *b\n  y: 3\ncopy: *b\n";
+    assert_eq!(
+        yaml(text),
+        pairs(&[
+            ("base.x", "1"),
+            ("base.y", "2"),
+            ("child.x", "1"),
+            ("child.y", "3"),
+            ("copy.x", "1"),
+            ("copy.y", "2"),
+        ])
+    );
+}
+
+/// An alias bomb is refused instead of expanded.
+#[test]
+fn yaml_alias_bombs_are_refused() {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        text.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    let err = read(&text, Format::Yaml, None).unwrap_err();
+    assert!(err.message.contains("more than"), "{err:?}");
+}
+
+#[test]
+fn yaml_errors_say_where() {
+    let err = read("a:\n  b: 1\n c: [\n", Format::Yaml, None).unwrap_err();
+    assert!(err.message.starts_with("invalid YAML"), "{err:?}");
+    assert!(err.line >= 2, "{err:?}");
+}
+
+/// Documents apply in order with their profile conditions; without `simulation.spring-profiles`
+/// the file's own `spring.profiles.active` (and `include`) choose; the legacy `spring.profiles`
+/// condition works as well.
+#[test]
+fn profiles_choose_documents() {
+    let text = "spring.profiles.active: prod\na: 1\n---\nspring:\n  config:\n    activate:\n      on-profile: prod\na: 2\n---\nspring.profiles: dev\na: 3\n";
+    assert_eq!(yaml(text), pairs(&[("a", "2")]));
+    let dev = ["dev".to_string()];
+    assert_eq!(props(text, Format::Yaml, Some(&dev)), pairs(&[("a", "3")]));
+    let none: [String; 0] = [];
+    assert_eq!(props(text, Format::Yaml, Some(&none)), pairs(&[("a", "1")]));
+}
+
+/// `Profiles#of` expressions, with a comma list meaning any.
+#[test]
+fn profile_expressions_follow_spring() {
+    let active = ["a".to_string(), "c".to_string()];
+    let m = |e: &str| profiles::matches(e, &active);
+    assert_eq!(m("a"), Ok(true));
+    assert_eq!(m("!a"), Ok(false));
+    assert_eq!(m("a & b"), Ok(false));
+    assert_eq!(m("a | b"), Ok(true));
+    assert_eq!(m("(a | b) & c"), Ok(true));
+    assert_eq!(m("b, c"), Ok(true));
+    assert_eq!(m("!(a & c)"), Ok(false));
+    assert!(m("a & b | c").is_err());
+    assert!(m("(a").is_err());
+}
+
+/// Placeholders resolve against the file's properties by relaxed name, nested defaults too; the
+/// later document's value of a property wins whatever its spelling.
+#[test]
+fn placeholders_resolve_within_the_file() {
+    let text = "eureka:\n  instance:\n    hostName: h\nserver.port: 8761\nurl: http://${eureka.instance.host-name}:${server.port}/${ctx:${missing:eureka}}/\nbase: ${url}x\n";
+    let got = yaml(text);
+    assert_eq!(got[2], ("url".into(), "http://h:8761/eureka/".into()));
+    assert_eq!(got[3], ("base".into(), "http://h:8761/eureka/x".into()));
+    let text = "a.b-c: 1\n---\na.bC: 2\nd: ${a.b_c}\n";
+    assert_eq!(yaml(text), pairs(&[("a.bC", "2"), ("d", "2")]));
+}
+
+#[test]
+fn placeholders_that_cannot_resolve_are_errors() {
+    let err = read("a: ${NOPE}\n", Format::Yaml, None).unwrap_err();
+    assert!(
+        err.message
+            .contains("could not resolve placeholder `${NOPE}`"),
+        "{err:?}"
+    );
+    assert_eq!((err.line, err.column), (1, 1));
+    let err = read("a: ${b}\nb: ${a}\n", Format::Yaml, None).unwrap_err();
+    assert!(err.message.contains("circular"), "{err:?}");
+    let err = read("a: ${b\n", Format::Yaml, None).unwrap_err();
+    assert!(err.message.contains("without its"), "{err:?}");
+}
+
+/// `DurationStyle#detectAndParse` with milliseconds as the default unit.
+#[test]
+fn durations_read_as_spring_reads_them() {
+    assert_eq!(duration_ms("500"), Some(500));
+    assert_eq!(duration_ms("500ms"), Some(500));
+    assert_eq!(duration_ms("35s"), Some(35_000));
+    assert_eq!(duration_ms("2m"), Some(120_000));
+    assert_eq!(duration_ms("1h"), Some(3_600_000));
+    assert_eq!(duration_ms("1d"), Some(86_400_000));
+    assert_eq!(duration_ms("PT30S"), Some(30_000));
+    assert_eq!(duration_ms("PT1M30.5S"), Some(90_500));
+    assert_eq!(duration_ms("P1DT1H"), Some(90_000_000));
+    assert_eq!(duration_ms("1500us"), Some(1));
+    assert_eq!(duration_ms("thirty"), None);
+    assert_eq!(duration_ms("PT"), None);
+    assert_eq!(duration_ms("99999999999999999999d"), None);
+}
+
+/// `StringToBooleanConverter`.
+#[test]
+fn booleans_read_as_spring_reads_them() {
+    for t in ["true", "ON", "yes", "1", " True "] {
+        assert_eq!(spring_boolean(t), Some(true), "{t}");
+    }
+    for t in ["false", "off", "No", "0"] {
+        assert_eq!(spring_boolean(t), Some(false), "{t}");
+    }
+    assert_eq!(spring_boolean("maybe"), None);
+}
