@@ -78,3 +78,61 @@ fn spring_files_and_inline_settings_give_the_same_trials() {
     );
     assert!(from_files == inline, "trials.csv differ");
 }
+
+/// `eureka-sim init` from the bundled Spring files and a preset writes a starter that `run`
+/// accepts, with the files' and the preset's settings; it never replaces a file unasked, and a
+/// bad argument exits 2 with nothing written.
+#[test]
+fn init_writes_a_starter_from_spring_files_and_a_preset() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let spring = repo().join("scenarios/spring");
+    let path = dir.path().join("q.toml");
+    let init = |extra: &[&str]| {
+        Command::new(crate::harness::BIN)
+            .arg("init")
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = init(&[
+        "--preset",
+        "jhipster",
+        "--server-config",
+        spring
+            .join("eureka-server/application.yml")
+            .to_str()
+            .unwrap(),
+        "--app-config",
+        spring.join("svc/application.properties").to_str().unwrap(),
+        "--caller-config",
+        spring.join("gateway/application.yml").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let s = load(&path, &[]).unwrap();
+    // The service file's 5 s fetch over the preset's 10 s; the preset's 10 s lease expiry.
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 5);
+    assert_eq!(s.apps[0].client.lease_expiration_duration_s, 10);
+    assert_eq!(s.server.response_cache_update_interval_ms, 5000);
+    let before = std::fs::read(&path).unwrap();
+    assert_eq!(init(&[]).status.code(), Some(2));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "replaced without --force"
+    );
+    let other = dir.path().join("r.toml");
+    let out = Command::new(crate::harness::BIN)
+        .args(["init", other.to_str().unwrap(), "--preset", "jhipter"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("allowed: netflix-defaults"));
+    assert!(!other.exists());
+    let listed = Command::new(crate::harness::BIN)
+        .arg("presets")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("eureka-1450-observed"));
+}

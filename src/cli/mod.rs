@@ -6,6 +6,7 @@ mod check;
 mod compare;
 mod conform;
 mod explain;
+mod init;
 mod keys;
 mod merge;
 mod progress;
@@ -57,6 +58,10 @@ enum Command {
     /// Put the shards of a run, compare or sweep (--shard I/N) back together: check that they
     /// are every shard of one command line once, and write the files one unsharded run writes.
     Merge(merge::MergeArgs),
+    /// Write a commented starter scenario, optionally from Spring files and a preset.
+    Init(init::InitArgs),
+    /// List the presets (real-world configurations, with their sources).
+    Presets,
     /// List every scenario key with its default.
     Keys {
         /// Print a Markdown table (as in README.md).
@@ -218,6 +223,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
             if err.downcast_ref::<ScenarioError>().is_some()
                 || conform::is_bad_input(&err)
                 || shard::is_bad_input(&err)
+                || init::is_bad_input(&err)
             {
                 eprintln!("error: {err}");
                 2
@@ -251,5 +257,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Merge(args) => merge::merge(args),
         Command::Conform(args) => conform::conform(args),
         Command::Keys { markdown } => keys::print_keys(markdown),
+        Command::Init(args) => init::init(args),
+        Command::Presets => init::print_presets(),
     }
 }

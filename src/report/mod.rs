@@ -16,6 +16,7 @@ pub mod plot;
 pub mod recommend_report;
 pub mod run_report;
 pub mod shard;
+pub mod starter;
 mod sweep_report;
 mod terminal;
 

@@ -43,12 +43,19 @@ pub enum Place {
         line: usize,
         column: usize,
     },
+    /// A setting of the preset `simulation.preset` names.
+    Preset(String),
 }
 
 impl Place {
     /// In a `spring-config` file.
     pub fn is_spring(&self) -> bool {
         matches!(self, Place::Spring { .. })
+    }
+
+    /// Under the scenario's own keys: a `spring-config` file's or the preset's.
+    pub fn is_imported(&self) -> bool {
+        matches!(self, Place::Spring { .. } | Place::Preset(_))
     }
 
     /// The line and column of byte `offset` in `text`; never panics, even on an offset past the
@@ -88,6 +95,7 @@ impl fmt::Display for Location {
             Place::Spring { file, line, column } => {
                 write!(f, "{file}:{line}:{column} (spring-config of {})", self.file)
             }
+            Place::Preset(name) => write!(f, "{} (preset {name})", self.file),
         }
     }
 }
@@ -102,6 +110,7 @@ impl fmt::Display for Place {
             Place::Spring { file, line, column } => {
                 write!(f, "{file} line {line}, column {column}")
             }
+            Place::Preset(name) => write!(f, "preset {name}"),
         }
     }
 }

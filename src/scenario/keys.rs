@@ -613,6 +613,16 @@ pub(super) static DEFS: &[KeyDef] = &[
         }),
     ),
     relaxed(
+        "preset",
+        Kind::Choice(&crate::scenario::presets::PRESET_NAMES),
+        "(none)",
+        "A real-world configuration to start from (`eureka-sim presets` lists them with their \
+         sources): its settings go under the scenario's, so spring-config files, the tables' own \
+         keys and --set override them.",
+        // Read before binding (parse::preset); nothing left to apply.
+        Apply::Simulation(|_, _| {}),
+    ),
+    relaxed(
         "spring-profiles",
         Kind::List,
         "(each file's spring.profiles.active)",
@@ -2023,7 +2033,7 @@ mod tests {
     fn every_key_changes_the_typed_scenario() {
         let single = |kind: Kind| matches!(kind, Kind::Int { min, max, .. } if min == max);
         // Read before binding (`parse::spring` imports the files; its tests pin the effect).
-        let imported = |key: &str| ["spring-config", "spring-profiles"].contains(&key);
+        let imported = |key: &str| ["spring-config", "spring-profiles", "preset"].contains(&key);
         for def in DEFS.iter().filter(|d| !single(d.kind) && !imported(d.key)) {
             let val = def.kind.convert(&sample(def.kind), None).unwrap();
             let flipped = def

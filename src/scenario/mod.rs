@@ -8,6 +8,7 @@ mod keys;
 mod metric;
 mod model;
 mod parse;
+pub mod presets;
 mod release;
 mod spring;
 

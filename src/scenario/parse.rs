@@ -27,6 +27,7 @@ mod faults;
 mod lifecycle;
 #[cfg(test)]
 mod peer_tests;
+mod preset;
 mod raw;
 mod resolve;
 mod spring;
@@ -164,6 +165,7 @@ fn parse_with(
         }
     }
     spring::import(&mut raw, files, source, &mut errors);
+    preset::apply(&mut raw);
     let app_names: Vec<&str> = raw.apps.iter().filter_map(|t| t.ident()).collect();
     let tables: Vec<Resolved> = raw
         .tables()

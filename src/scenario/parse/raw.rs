@@ -363,6 +363,15 @@ impl Reader<'_> {
     }
 }
 
+/// The value of a `--set` (or preset) literal: TOML if it parses, else a bare word such as
+/// kill-15 or 1.9.16.
+pub(in crate::scenario) fn literal(value: &str) -> Raw {
+    match value.parse::<Value>() {
+        Ok(v) => raw(&v),
+        Err(_) => Raw::Str(value.to_string()),
+    }
+}
+
 fn raw(value: &Value) -> Raw {
     match value {
         Value::String(s) => Raw::Str(s.value().clone()),
@@ -443,11 +452,7 @@ impl RawScenario {
             return Err(bad(format!("`{key}` names no key")));
         }
         let prefix = key[..key.len() - path.len()].to_string();
-        let raw = match value.parse::<Value>() {
-            Ok(v) => raw(&v),
-            // Not TOML: a bare word such as kill-15 or 1.9.16.
-            Err(_) => Raw::Str(value.to_string()),
-        };
+        let raw = literal(value);
         let place = Place::Set(arg.to_string());
         table.entries.push(Entry {
             path: path.split('.').map(str::to_string).collect(),

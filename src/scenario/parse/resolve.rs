@@ -149,9 +149,9 @@ pub(in crate::scenario) fn resolve(
         match same {
             None => settings.push(setting),
             // `--set` entries come after the file's and replace them (and earlier `--set`s);
-            // `spring-config` entries come first and anything after replaces them (a later
-            // file's, the table's own).
-            Some(i) if entry.is_override() || settings[i].key_at.is_spring() => {
+            // the preset's and `spring-config` entries come first and anything after replaces
+            // them (a file's the preset's, a later file's, the table's own).
+            Some(i) if entry.is_override() || settings[i].key_at.is_imported() => {
                 settings[i] = setting;
             }
             Some(i) => errors.push(ScenarioError::DuplicateKey {

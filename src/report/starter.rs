@@ -1,0 +1,176 @@
+//! `eureka-sim presets` and `eureka-sim init`: the preset list, and a commented starter
+//! scenario (optionally from the team's Spring files and a preset) that parses as written.
+
+use std::fmt::Write as _;
+
+use crate::scenario::presets::{PRESETS, Preset};
+
+/// Every preset: name, what it is, where it comes from, its settings.
+pub fn render_presets() -> String {
+    let mut out = String::new();
+    for p in PRESETS {
+        let _ = writeln!(out, "{}\n  {}\n  source: {}", p.name, p.summary, p.source);
+        if p.settings.is_empty() {
+            out.push_str("  (every default)\n");
+        }
+        for (table, key, value) in p.settings {
+            let _ = writeln!(out, "  {}.{key} = {value}", table.name());
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "Use one with `simulation.preset = \"NAME\"` (the scenario's keys override it).\n",
+    );
+    out
+}
+
+/// What `init` puts in the starter.
+#[derive(Debug, Clone, Default)]
+pub struct Starter {
+    pub preset: Option<&'static Preset>,
+    /// Spring files, as paths relative to the scenario file.
+    pub server_config: Option<String>,
+    pub app_config: Option<String>,
+    pub caller_config: Option<String>,
+}
+
+/// A TOML string literal (basic string, escaped).
+fn quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The starter scenario's text.
+pub fn render_starter(s: &Starter) -> String {
+    let mut out = String::from(
+        "# A starter scenario written by `eureka-sim init`. Every key is documented by\n\
+         # `eureka-sim keys`; run it with `eureka-sim run <this file>`.\n\
+         # Question: after one instance of `svc` stops, for how long do the gateway's requests\n\
+         # still reach it?\n\n\
+         [simulation]\n\
+         duration-s = 900    # simulated time per trial\n\
+         trials = 200        # independent trials (p99 needs 299)\n\
+         seed = 1\n\
+         release = \"Hoxton\" # Spring Cloud release train: decides which Eureka rules apply\n",
+    );
+    if let Some(p) = s.preset {
+        let _ = writeln!(
+            out,
+            "preset = {}   # {}\n# ({})",
+            quoted(p.name),
+            p.summary,
+            p.source
+        );
+    }
+    out.push_str("\n[server]\n");
+    match &s.server_config {
+        Some(f) => {
+            let _ = writeln!(
+                out,
+                "spring-config = {}   # the Eureka server's own application.yml / .properties",
+                quoted(f)
+            );
+        }
+        None => out.push_str(
+            "# spring-config = \"eureka-server/application.yml\"   # or its settings here:\n\
+             eureka.server.response-cache-update-interval-ms = 30000\n\
+             eureka.server.eviction-interval-timer-in-ms = 60000\n",
+        ),
+    }
+    out.push_str(
+        "eureka.client.register-with-eureka = false   # a standalone server\n\
+         eureka.client.fetch-registry = false\n\n\
+         [[app]]\n",
+    );
+    match &s.app_config {
+        Some(f) => {
+            let _ = writeln!(
+                out,
+                "spring-config = {}   # its spring.application.name names it",
+                quoted(f)
+            );
+        }
+        None => out.push_str(
+            "name = \"svc\"\n\
+             # spring-config = \"svc/application.properties\"\n\
+             eureka.client.registry-fetch-interval-seconds = 30\n\
+             eureka.instance.lease-renewal-interval-in-seconds = 30\n",
+        ),
+    }
+    out.push_str("instances = 20\n\n[[caller]]\n");
+    match &s.caller_config {
+        Some(f) => {
+            let _ = writeln!(out, "spring-config = {}   # the gateway's", quoted(f));
+        }
+        None => out.push_str(
+            "name = \"gateway\"\n\
+             # spring-config = \"gateway/application.yml\"\n\
+             ribbon.ServerListRefreshInterval = 30000\n",
+        ),
+    }
+    let app_name = if s.app_config.is_some() {
+        "the app's spring.application.name"
+    } else {
+        "svc"
+    };
+    let _ = writeln!(
+        out,
+        "calls = \"svc\"      # the [[app]] name ({app_name})\nrate-per-s = 20\n\n\
+         [[shutdown]]\n\
+         instance = \"svc-0\" # <app name>-<index>\n\
+         at-s = 300\n\
+         strategy = \"kill-15\" # kill-9, kill-15, pause, service-registry (with wait-s, then)"
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_str;
+    use crate::scenario::presets::preset;
+
+    /// The starter parses as written, with and without a preset, and its preset applies.
+    #[test]
+    fn the_starter_parses() {
+        let plain = parse_str(&render_starter(&Starter::default()), "s.toml", "s", &[]).unwrap();
+        assert_eq!(plain.apps[0].name, "svc");
+        assert_eq!(plain.shutdowns[0].instance, "svc-0");
+        let fast = Starter {
+            preset: preset("sprboots-fast"),
+            ..Starter::default()
+        };
+        let s = parse_str(&render_starter(&fast), "s.toml", "s", &[]).unwrap();
+        // The starter's own 30 s fetch overrides the preset's 5 s; its leases apply.
+        assert_eq!(s.apps[0].client.registry_fetch_interval_s, 30);
+        assert_eq!(s.apps[0].client.lease_expiration_duration_s, 10);
+    }
+
+    #[test]
+    fn presets_are_listed_with_their_sources() {
+        let text = render_presets();
+        for p in PRESETS {
+            assert!(
+                text.contains(p.name) && text.contains(p.source),
+                "{}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn file_names_are_quoted_as_toml() {
+        assert_eq!(quoted(r#"a "b"\c"#), r#""a \"b\"\\c""#);
+    }
+}
