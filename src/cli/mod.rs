@@ -79,6 +79,30 @@ pub(crate) struct RunArgs {
     pub(crate) per_request: bool,
 }
 
+/// `--format`: what a command prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// Text for people.
+    Text,
+    /// One JSON document (the schema is in README.md, "Machine-readable output").
+    Json,
+}
+
+/// The `--format` flag, flattened into each command that has a JSON form.
+#[derive(Debug, clap::Args)]
+pub(crate) struct FormatArg {
+    /// What to print on stdout: text for people, or one JSON document for machines (the files
+    /// written are the same either way).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+}
+
+impl FormatArg {
+    pub(crate) fn is_text(&self) -> bool {
+        self.format == Format::Text
+    }
+}
+
 /// `--trials`, `--seed` and `--set`: how every command that runs trials changes the scenario.
 /// Declared once and flattened into each command (`#[command(flatten)]`).
 #[derive(Debug, clap::Args)]
