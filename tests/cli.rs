@@ -15,6 +15,7 @@ mod envelopes;
 mod errors;
 mod keys;
 mod overrides;
+mod shell;
 mod statistics;
 mod test;
 

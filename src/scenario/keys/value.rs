@@ -225,6 +225,54 @@ impl Kind {
         }
     }
 
+    /// `default` written as a TOML value of this kind (`900`, `true`, `"Hoxton"`), or `None`
+    /// when the documented default is not one value but words (`(required)`, `the train's`,
+    /// `a day after the last planned action`). A default with a note (`1000 (5000 on Dalston)`)
+    /// gives its first value.
+    pub(in crate::scenario) fn toml_literal(&self, default: &str) -> Option<String> {
+        let token = default.split(" (").next().unwrap_or(default).trim();
+        let word = !token.is_empty()
+            && !token.contains(char::is_whitespace)
+            && !token.starts_with(['(', '<']);
+        let string = || Some(toml_edit::Value::from(token).to_string());
+        match *self {
+            Kind::Int { min, max, .. } => token
+                .parse::<u64>()
+                .ok()
+                .filter(|v| (min..=max).contains(v))
+                .map(|v| v.to_string()),
+            Kind::Float { .. } | Kind::Number => {
+                token.parse::<f64>().ok().filter(|v| v.is_finite())?;
+                Some(token.to_string())
+            }
+            Kind::Bool => ["true", "false"]
+                .contains(&token)
+                .then(|| token.to_string()),
+            Kind::Choice(choices) => choices.contains(&token).then(string)?,
+            Kind::Strategy => Strategy::ALL
+                .iter()
+                .any(|s| s.name() == token)
+                .then(string)?,
+            Kind::ShutdownRef => match token.parse::<u64>() {
+                Ok(index) => Some(index.to_string()),
+                Err(_) => word.then(string)?,
+            },
+            Kind::Name
+            | Kind::Train
+            | Kind::Version
+            | Kind::FinalStop
+            | Kind::Method
+            | Kind::Supplier
+            | Kind::Apps
+            | Kind::List
+            | Kind::Instance
+            | Kind::Text
+            | Kind::Metric
+            | Kind::Statistic
+            | Kind::Comparison => word.then(string)?,
+        }
+    }
+
     /// What the key accepts, for messages and the key catalogue.
     pub(in crate::scenario) fn allowed(&self) -> String {
         match *self {
