@@ -9,6 +9,7 @@
 //! The modules live in tests/cli/.
 
 mod bundled;
+mod commands;
 mod csv_files;
 mod determinism;
 mod envelopes;
