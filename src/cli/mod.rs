@@ -177,6 +177,9 @@ pub(crate) struct RunArgs {
     /// requests between routing changes at once. Same distributions, slower at high rates.
     #[arg(long)]
     pub(crate) per_request: bool,
+    /// `--format json` prints summary.json (the same bytes as the file) instead of the text.
+    #[command(flatten)]
+    pub(crate) format: FormatArg,
 }
 
 /// `--format`: what a command prints on stdout.

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::engine::fnv1a64;
 use crate::experiment::ClaimResult;
 use crate::experiment::claims::Interval;
+use crate::experiment::compare::Comparison;
 use crate::scenario::Scenario;
 
 use super::SummaryRow;
@@ -68,7 +69,90 @@ pub fn scenario_hash(scenario: &Scenario) -> String {
 
 /// Renders `summary.json` (pretty-printed, keys in a fixed order, no timestamps).
 pub fn render_summary_json(scenario: &Scenario, rows: &[SummaryRow]) -> String {
-    let shutdowns = scenario
+    let json = SummaryJson {
+        tool: "eureka-sim",
+        version: env!("CARGO_PKG_VERSION"),
+        scenario: &scenario.name,
+        scenario_hash: scenario_hash(scenario),
+        seed: scenario.simulation.seed,
+        trials: scenario.simulation.trials,
+        release: scenario.simulation.release.to_string(),
+        shutdowns: shutdowns_json(scenario, rows),
+    };
+    pretty(&json)
+}
+
+/// Pretty-printed JSON with a final newline.
+fn pretty(json: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(json).unwrap_or_else(|_| "{}".to_string());
+    text.push('\n');
+    text
+}
+
+/// What `compare --format json` prints: the base scenario, then per variant (`kill-9`,
+/// `pause-90s`, ...) its shutdowns with the statistics of `summary.json`.
+#[derive(Debug, Serialize)]
+struct CompareJson<'a> {
+    tool: &'static str,
+    version: &'static str,
+    scenario: &'a str,
+    seed: u64,
+    trials: u32,
+    release: String,
+    variants: Vec<VariantJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct VariantJson {
+    name: String,
+    strategy: &'static str,
+    /// The wait of pause and service-registry, seconds (`null`: each shutdown's own).
+    wait_s: Option<u64>,
+    scenario_hash: String,
+    shutdowns: Vec<ShutdownJson>,
+}
+
+/// Renders what `compare --format json` prints.
+pub fn render_compare_json(base: &Scenario, comparison: &Comparison) -> String {
+    let variants = comparison
+        .variants
+        .iter()
+        .map(|v| {
+            let rows: Vec<SummaryRow> = v
+                .stats
+                .iter()
+                .map(|row| SummaryRow {
+                    shutdown: row.shutdown,
+                    instance: row.instance.clone(),
+                    strategy: v.scenario.shutdowns[row.shutdown].strategy.name(),
+                    metric: row.metric,
+                    stats: row.stats.clone(),
+                    unresolved_by: row.unresolved_by.clone(),
+                })
+                .collect();
+            VariantJson {
+                name: v.variant.name(),
+                strategy: v.variant.strategy.name(),
+                wait_s: v.variant.wait_s,
+                scenario_hash: scenario_hash(&v.scenario),
+                shutdowns: shutdowns_json(&v.scenario, &rows),
+            }
+        })
+        .collect();
+    pretty(&CompareJson {
+        tool: "eureka-sim",
+        version: env!("CARGO_PKG_VERSION"),
+        scenario: &base.name,
+        seed: base.simulation.seed,
+        trials: base.simulation.trials,
+        release: base.simulation.release.to_string(),
+        variants,
+    })
+}
+
+/// Each shutdown of `scenario` with the statistics of its metrics in `rows`.
+fn shutdowns_json(scenario: &Scenario, rows: &[SummaryRow]) -> Vec<ShutdownJson> {
+    scenario
         .shutdowns
         .iter()
         .enumerate()
@@ -107,20 +191,7 @@ pub fn render_summary_json(scenario: &Scenario, rows: &[SummaryRow]) -> String {
                 })
                 .collect(),
         })
-        .collect();
-    let json = SummaryJson {
-        tool: "eureka-sim",
-        version: env!("CARGO_PKG_VERSION"),
-        scenario: &scenario.name,
-        scenario_hash: scenario_hash(scenario),
-        seed: scenario.simulation.seed,
-        trials: scenario.simulation.trials,
-        release: scenario.simulation.release.to_string(),
-        shutdowns,
-    };
-    let mut text = serde_json::to_string_pretty(&json).unwrap_or_else(|_| "{}".to_string());
-    text.push('\n');
-    text
+        .collect()
 }
 
 /// What `check --format json` prints.
@@ -227,7 +298,5 @@ pub fn render_check_json(files: &[CheckedFile]) -> String {
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&json).unwrap_or_else(|_| "{}".to_string());
-    text.push('\n');
-    text
+    pretty(&json)
 }

@@ -1,5 +1,6 @@
-//! The rough edges of `recommend`, `bench` and `explain` (issue 13): bad input exits 2 as for
-//! every other command, and what `recommend` prints can be pasted into `--set`.
+//! The front door's rough edges (issue 13): bad input exits 2 for every command, what
+//! `recommend` prints can be pasted into `--set`, `compare`'s default wait, and `--format json`
+//! carrying the numbers of the CSV files.
 
 use super::test::Test;
 
@@ -116,5 +117,124 @@ fn recommend_proposes_no_setting_without_effect() {
             .contains("caller[*].ribbon.ServerListRefreshInterval="),
         "{}",
         off.stdout
+    );
+}
+
+/// `run --format json` prints summary.json, byte for byte, instead of the text: the numbers of
+/// summary.csv, and nothing else on stdout.
+#[test]
+fn run_format_json_is_summary_json_with_the_numbers_of_summary_csv() {
+    let out = Test::scenario("kill-9.toml")
+        .trials(30)
+        .args(["--format", "json"])
+        .run();
+    assert_eq!(out.stdout.as_bytes(), out.read("out/summary.json"));
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(doc["trials"], 30);
+    let metrics = doc["shutdowns"][0]["metrics"].as_array().unwrap();
+    let rows = out.summary();
+    assert_eq!(metrics.len(), rows.len());
+    for (json, csv) in metrics.iter().zip(&rows) {
+        assert_eq!(json["metric"], csv.metric.as_str());
+        assert_eq!(json["trials"], csv.trials);
+        for (key, value) in [
+            ("min", csv.min),
+            ("p50", csv.p50),
+            ("p90", csv.p90),
+            ("max", csv.max),
+        ] {
+            assert_eq!(json[key].as_i64(), value, "{} {key}", csv.metric);
+        }
+        let (a, b) = (json["mean"].as_f64(), csv.mean);
+        assert!(
+            a.zip(b).is_some_and(|(a, b)| (a - b).abs() < 0.05) || a == b,
+            "{} mean {a:?} {b:?}",
+            csv.metric
+        );
+    }
+}
+
+/// `compare --format json`: one entry per variant with the numbers of compare.csv.
+#[test]
+fn compare_format_json_has_the_numbers_of_compare_csv() {
+    let out = Test::new()
+        .copy_bundled("kill-15.toml")
+        .args([
+            "compare",
+            "kill-15.toml",
+            "--trials",
+            "8",
+            "--wait-s",
+            "30,60",
+        ])
+        .args(["--out", "out", "--format", "json"])
+        .run();
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let variants = doc["variants"].as_array().unwrap();
+    let names: Vec<&str> = variants
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "kill-9",
+            "kill-15",
+            "pause-30s",
+            "pause-60s",
+            "service-registry-30s",
+            "service-registry-60s"
+        ]
+    );
+    let (_, rows) = crate::harness::read_csv(&out.path("out/compare.csv"));
+    let mut checked = 0;
+    for row in &rows {
+        let variant = variants
+            .iter()
+            .find(|v| v["name"] == row["variant"].as_str())
+            .unwrap();
+        let metric = variant["shutdowns"][0]["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == row["metric"].as_str())
+            .unwrap();
+        for key in ["min", "p50", "max"] {
+            let cell = row[key].parse::<i64>().ok();
+            assert_eq!(
+                metric[key].as_i64(),
+                cell,
+                "{} {} {key}",
+                row["variant"],
+                row["metric"]
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6 * 3 * 5, "only {checked}");
+}
+
+/// `compare` on a kill scenario without `--wait-s` does not compare 0 s drains (as bad as a
+/// kill -15): pause and service-registry wait the closed-form worst case, at defaults the read-only
+/// cache 30 s + fetch 30 s + Ribbon 30 s + four one-way latencies of at most 1 + 4 ms = 90.02 s,
+/// rounded up to 91 s; and it says so.
+#[test]
+fn compare_without_waits_drains_for_the_worst_case_and_says_why() {
+    let out = Test::new()
+        .copy_bundled("kill-9.toml")
+        .args(["compare", "kill-9.toml", "--trials", "3", "--out", "out"])
+        .args(["--format", "json"])
+        .stderr_contains("note: no --wait-s: pause and service-registry wait 91 s")
+        .run();
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let names: Vec<&str> = doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["kill-9", "kill-15", "pause-91s", "service-registry-91s"]
     );
 }
