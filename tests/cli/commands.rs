@@ -238,3 +238,21 @@ fn compare_without_waits_drains_for_the_worst_case_and_says_why() {
         ["kill-9", "kill-15", "pause-91s", "service-registry-91s"]
     );
 }
+
+/// `č` is a letter, but not one a name may hold: names become ids in file names, CSV, SVG and
+/// HTML, and are ASCII. The message says so rather than calling `č` "not a letter".
+#[test]
+fn a_non_ascii_name_is_refused_saying_ascii() {
+    let text = super::test::edit(
+        &super::test::bundled_text("kill-9.toml"),
+        "name = \"svc\"",
+        "name = \"svč\"",
+    );
+    let out = Test::new()
+        .write("bad.toml", text)
+        .args(["run", "bad.toml", "--out", "out"])
+        .status(2)
+        .stderr_contains("'č' is not allowed (ASCII letters and digits, `_`, `.` and `-` only)")
+        .run();
+    assert!(!out.path("out").exists());
+}

@@ -291,7 +291,7 @@ impl Kind {
             } => format!("a number greater than {min} and at most {max}"),
             Kind::Float { min, max, .. } => format!("a number in {min}..={max}"),
             Kind::Bool => "true or false".to_string(),
-            Kind::Name => "a name of letters, digits, `_`, `.` and `-`".to_string(),
+            Kind::Name => "a name of ASCII letters and digits, `_`, `.` and `-`".to_string(),
             Kind::Train => format!(
                 "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, Oakwood, latest), \
                  alone (its last service release) or with a service release such as \
@@ -555,6 +555,9 @@ fn float(raw: &Raw, min: f64, above_min: bool, max: f64, kind: &Kind) -> Result<
     Ok(Val::Float(f))
 }
 
+/// A name of ASCII letters and digits, `_`, `.` and `-`. ASCII on purpose: names become
+/// instance ids in file names, CSV cells, shard manifests, SVG and HTML (one alphabet that needs
+/// no escaping or normalisation anywhere), and Eureka's own ids are host-like names.
 fn name(text: String) -> Result<String, Problem> {
     let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
     if text.is_empty() {
@@ -565,7 +568,8 @@ fn name(text: String) -> Result<String, Problem> {
         )))
     } else if let Some(bad) = text.chars().find(|&c| !valid(c)) {
         Err(Problem::Invalid(format!(
-            "`{text}` is not a valid name: {bad:?} is not allowed"
+            "`{text}` is not a valid name: {bad:?} is not allowed (ASCII letters and digits, \
+             `_`, `.` and `-` only)"
         )))
     } else {
         Ok(text)
