@@ -9,12 +9,14 @@
 //! The modules live in tests/cli/.
 
 mod bundled;
+mod commands;
 mod csv_files;
 mod determinism;
 mod envelopes;
 mod errors;
 mod keys;
 mod overrides;
+mod shell;
 mod statistics;
 mod test;
 

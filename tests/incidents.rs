@@ -41,7 +41,16 @@ fn every_incident_claim_passes() {
     }
 
     let dir = temp();
-    let out = eureka_sim(dir.path(), 0, &["check".as_ref(), incidents().as_os_str()]);
+    let out = eureka_sim(
+        dir.path(),
+        0,
+        &[
+            "check".as_ref(),
+            incidents().as_os_str(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -54,34 +63,35 @@ fn every_incident_claim_passes() {
         "check wrote files"
     );
 
-    let lines: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL "))
-        .collect();
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("check's JSON");
+    let checked = doc["files"].as_array().expect("files");
     let total: usize = files.iter().map(|(_, n)| n).sum();
-    assert_eq!(lines.len(), total, "{stdout}");
     for (name, claims) in &files {
-        for index in 0..*claims {
-            let tag = format!("{name} claim[{index}]");
-            let line = lines
-                .iter()
-                .find(|l| l.contains(&tag))
-                .unwrap_or_else(|| panic!("no line for {tag} in:\n{stdout}"));
-            assert!(line.starts_with("PASS "), "{line}");
+        let file = checked
+            .iter()
+            .find(|f| {
+                f["scenario"]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with(&format!("/{name}")))
+            })
+            .unwrap_or_else(|| panic!("{name} not checked:\n{stdout}"));
+        let results = file["claims"].as_array().expect("claims");
+        assert_eq!(results.len(), *claims, "{name}");
+        for claim in results {
+            assert_eq!(claim["passed"], true, "{name}: {claim}");
             // The source names the issue it reproduces.
-            let source = line
-                .split_once("; source: ")
-                .map(|(_, s)| s)
-                .unwrap_or_else(|| panic!("no source in `{line}`"));
+            let source = claim["source"].as_str().unwrap_or_default();
             const REPOS: [&str; 4] = [
                 "Netflix/eureka#",
                 "spring-cloud-netflix#",
                 "spring-cloud-gateway#",
                 "spring-cloud-commons#",
             ];
-            assert!(REPOS.iter().any(|r| source.contains(r)), "{line}");
+            assert!(REPOS.iter().any(|r| source.contains(r)), "{name}: {source}");
         }
     }
-    let expected = format!("{total} passed, 0 failed");
-    assert_eq!(stdout.lines().last(), Some(expected.as_str()), "{stdout}");
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(total as u64), Some(0))
+    );
 }

@@ -6,9 +6,12 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::report::check_report::check as check_file;
+use crate::report::check_report::{CheckedFile, check as check_file};
+use crate::report::json::render_check_json;
+use crate::report::junit::render_junit;
+use crate::report::output::{OutputError, create_dir, write_atomic};
 use crate::scenario::{Scenario, ScenarioError, load};
 
 use super::progress::Progress;
@@ -20,6 +23,13 @@ pub(crate) struct CheckArgs {
     paths: Vec<PathBuf>,
     #[command(flatten)]
     overrides: super::Overrides,
+    /// Also write the verdicts as JUnit XML to FILE (one testcase per claim, a failure for each
+    /// claim that does not hold), for CI systems that read test reports. Written whole or not at
+    /// all; its folder is created if missing.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    #[command(flatten)]
+    format: super::FormatArg,
 }
 
 /// Claims failed: exit status 1 (the lines above say which).
@@ -56,17 +66,27 @@ pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
     }
 
     let mut stdout = io::stdout().lock();
-    let (mut passed, mut failed) = (0, 0);
+    let mut checked = Vec::new();
     for (source, scenario) in &scenarios {
         let what = format!("trials of {source}");
         let progress = Progress::new(u64::from(scenario.simulation.trials), &what);
-        let checked = check_file(source, scenario, &|| progress.tick());
+        let file = check_file(source, scenario, &|| progress.tick());
         progress.finish();
-        stdout.write_all(checked.text.as_bytes())?;
-        passed += checked.passed;
-        failed += checked.failed;
+        if args.format.is_text() {
+            stdout.write_all(file.text.as_bytes())?;
+        }
+        checked.push(file);
     }
-    writeln!(stdout, "{passed} passed, {failed} failed")?;
+    let passed: usize = checked.iter().map(|f| f.passed).sum();
+    let failed: usize = checked.iter().map(|f| f.failed).sum();
+    if args.format.is_text() {
+        writeln!(stdout, "{passed} passed, {failed} failed")?;
+    } else {
+        stdout.write_all(render_check_json(&checked).as_bytes())?;
+    }
+    if let Some(path) = &args.junit {
+        write_junit(path, &checked)?;
+    }
     if failed > 0 {
         return Err(ClaimsFailed {
             failed,
@@ -75,6 +95,14 @@ pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// Writes the JUnit report to `path` (creating its folder) as a whole or not at all.
+fn write_junit(path: &Path, checked: &[CheckedFile]) -> Result<(), OutputError> {
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_dir(folder)?;
+    }
+    write_atomic(path, render_junit(checked))
 }
 
 /// The files named by `paths`: files as given, folders as their `*.toml` files, sorted.

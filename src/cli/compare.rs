@@ -6,9 +6,11 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::eureka::RequestMode;
+use crate::experiment::closed_form;
 use crate::experiment::compare::{PlannedVariant, common_wait_s, expand_variants, plan_compare};
 use crate::experiment::run_trial_range;
 use crate::report::compare as compare_variants;
+use crate::report::json::render_compare_json;
 use crate::report::shard::{ShardCommand, ShardGroup};
 use crate::scenario::{Scenario, ScenarioSource, Strategy};
 
@@ -31,6 +33,8 @@ pub(crate) struct CompareArgs {
     pub(crate) common: super::Common,
     #[command(flatten)]
     pub(crate) shard: super::shard::ShardArgs,
+    #[command(flatten)]
+    format: super::FormatArg,
 }
 
 pub(super) fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -63,7 +67,7 @@ pub(super) fn plan(
     if warn && !wait_s.is_empty() && !strategies.iter().any(|s| s.waits()) {
         eprintln!("warning: --wait-s has no effect: no pause or service-registry in --strategy");
     }
-    let variants = expand_variants(&strategies, wait_s, common_wait_s(&base));
+    let variants = expand_variants(&strategies, wait_s, default_wait_s(&base, wait_s, warn));
     let plan = plan_compare(&variants, base.shutdown_tables(), |extra| {
         source.parse(&[overrides, extra].concat())
     })
@@ -76,6 +80,34 @@ pub(super) fn plan(
         }
     }
     Ok((base, plan))
+}
+
+/// The wait of pause and service-registry without `--wait-s`: the scenario's own when its
+/// shutdowns wait; when they are kills (whose `wait-s` means nothing) not 0 s, which would make
+/// every drain look as bad as a kill -15, but the closed-form worst case of the news reaching
+/// every caller (`experiment::closed_form`, the "90 s" of the runbooks at defaults): the wait
+/// after which no phase of the timers leaves a caller routing to the instance. Told on stderr
+/// (with `warn`), so the choice is never silent.
+fn default_wait_s(base: &Scenario, wait_s: &[u64], warn: bool) -> Option<u64> {
+    let own = common_wait_s(base);
+    if !wait_s.is_empty() || base.shutdowns.iter().any(|s| s.strategy.waits()) {
+        return own;
+    }
+    let form = closed_form(base);
+    let chosen = form.total_ms().div_ceil(1000);
+    if warn {
+        let terms: Vec<String> = form
+            .terms
+            .iter()
+            .map(|(name, ms)| format!("{name} {:.1} s", *ms as f64 / 1000.0))
+            .collect();
+        eprintln!(
+            "note: no --wait-s: pause and service-registry wait {chosen} s, the worst case of the \
+             news reaching every caller ({}); --wait-s to compare others",
+            terms.join(" + ")
+        );
+    }
+    Some(chosen)
 }
 
 pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
@@ -119,9 +151,15 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
     }
     let options = args.common.output(&args.scenario, default_dir);
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
-    let text = compare_variants(plan, &options, &|| progress.tick());
+    let compared = compare_variants(plan, &options, &|| progress.tick());
     progress.finish();
-    io::stdout().lock().write_all(text?.as_bytes())?;
+    let (comparison, text) = compared?;
+    let text = if args.format.is_text() {
+        text
+    } else {
+        render_compare_json(&base, &comparison)
+    };
+    io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }
 

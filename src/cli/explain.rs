@@ -25,8 +25,24 @@ pub(crate) struct ExplainArgs {
     #[arg(long)]
     per_request: bool,
     /// Write the trial's timeline plot to FILE (.svg, or .png), one per shutdown.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = plot_path)]
     plot: Option<PathBuf>,
+}
+
+/// The image formats `--plot` writes, by the extension that chooses them.
+const PLOT_EXTENSIONS: [&str; 2] = ["svg", "png"];
+
+/// `--plot FILE`: the extension decides the format, so a file named for another one (`x.pdf`)
+/// is refused rather than written as SVG under that name.
+fn plot_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(ext) if PLOT_EXTENSIONS.contains(&ext) => Ok(path),
+        _ => Err(format!(
+            "the file name must end in .{}: those are the formats written",
+            PLOT_EXTENSIONS.join(" or .")
+        )),
+    }
 }
 
 pub(crate) fn explain(args: ExplainArgs) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@
 mod bench;
 mod check;
 mod compare;
+mod completions;
 mod conform;
 mod explain;
 mod init;
@@ -27,7 +28,8 @@ use crate::scenario::{Scenario, ScenarioError};
 #[command(
     name = "eureka-sim",
     version,
-    about = "Simulates how long callers keep hitting a stopped Eureka instance, and why"
+    about = "Simulates how long callers keep hitting a stopped Eureka instance, and why",
+    after_help = examples::MAIN
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -37,37 +39,138 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a scenario's trials; print a summary and write trials.csv and summary.csv.
+    #[command(after_help = examples::RUN)]
     Run(RunArgs),
     /// Run the trials of scenario files and check their [[claim]]s; exit 1 if one fails.
+    #[command(after_help = examples::CHECK)]
     Check(check::CheckArgs),
     /// Measure simulated events/s, trials/s on 1 and 2 threads, and cost vs request rate.
+    #[command(after_help = examples::BENCH)]
     Bench(bench::BenchArgs),
     /// Tell the causal chain of one trial in words and times; --trace writes every event.
+    #[command(after_help = examples::EXPLAIN)]
     Explain(explain::ExplainArgs),
     /// The shortest wait that makes pause / service-registry clean, and what shortens it.
+    #[command(after_help = examples::RECOMMEND)]
     Recommend(recommend::RecommendArgs),
     /// Run one scenario under several shutdown strategies with common random numbers; print
     /// them side by side and write compare.csv, exposure-cdf.svg and report.html.
+    #[command(after_help = examples::COMPARE)]
     Compare(compare::CompareArgs),
     /// Compare trials of the real stack (conformance/rig.py) with the simulator's on the
     /// equivalent scenario; write conform.csv, the CDFs and report.html.
+    #[command(after_help = examples::CONFORM)]
     Conform(conform::ConformArgs),
     /// Run one scenario over a grid of key values with common random numbers; write sweep.csv,
     /// line plots (one key) or heatmaps (two keys) and report.html.
+    #[command(after_help = examples::SWEEP)]
     Sweep(sweep::SweepArgs),
     /// Put the shards of a run, compare or sweep (--shard I/N) back together: check that they
     /// are every shard of one command line once, and write the files one unsharded run writes.
+    #[command(after_help = examples::MERGE)]
     Merge(merge::MergeArgs),
     /// Write a commented starter scenario, optionally from Spring files and a preset.
     Init(init::InitArgs),
     /// List the presets (real-world configurations, with their sources).
+    #[command(
+        after_help = "Examples:\n  eureka-sim presets\n  eureka-sim presets | grep -A8 jhipster"
+    )]
     Presets,
-    /// List every scenario key with its default.
+    /// List every scenario key with its default, meaning and allowed values, as TOML.
+    #[command(after_help = examples::KEYS)]
     Keys {
         /// Print a Markdown table (as in README.md).
         #[arg(long)]
         markdown: bool,
     },
+    /// Print a shell completion script for SHELL on stdout.
+    #[command(after_help = examples::COMPLETIONS)]
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff) of eureka-sim, or of one of its commands, on stdout.
+    #[command(after_help = examples::MAN)]
+    Man(completions::ManArgs),
+}
+
+/// The examples at the end of each command's `--help`. Every command line here runs as written
+/// from the root of the repository (a test runs each one's `--help` and checks they are there).
+mod examples {
+    pub(super) const MAIN: &str = "\
+Examples:
+  eureka-sim run scenarios/kill-9.toml
+  eureka-sim compare scenarios/kill-9.toml --strategy kill-9,kill-15,service-registry
+  eureka-sim check scenarios/claims/ --junit reports/claims.xml
+  eureka-sim keys
+
+Install: cargo install --locked --path .   (then: eureka-sim completions bash, eureka-sim man)";
+
+    pub(super) const RUN: &str = "\
+Examples:
+  eureka-sim run scenarios/kill-9.toml
+  eureka-sim run scenarios/kill-9.toml --trials 1000 --seed 7 --out results/kill-9
+  eureka-sim run scenarios/kill-15.toml --set server.eureka.server.response-cache-update-interval-ms=5000
+  eureka-sim run scenarios/kill-9.toml --format json";
+
+    pub(super) const CHECK: &str = "\
+Examples:
+  eureka-sim check scenarios/claims/
+  eureka-sim check scenarios/claims/ scenarios/incidents/ --junit reports/claims.xml
+  eureka-sim check scenarios/claims/kill-9.toml --set claim[0].value-s=330 --format json";
+
+    pub(super) const BENCH: &str = "\
+Examples:
+  eureka-sim bench
+  eureka-sim bench scenarios/kill-15.toml --trials 100 --no-oracle";
+
+    pub(super) const EXPLAIN: &str = "\
+Examples:
+  eureka-sim explain scenarios/kill-9.toml
+  eureka-sim explain scenarios/kill-9.toml --trial 3 --trace trial-3.jsonl --plot trial-3.svg";
+
+    pub(super) const RECOMMEND: &str = "\
+Examples:
+  eureka-sim recommend scenarios/pause.toml
+  eureka-sim recommend scenarios/service-registry.toml --target p99 --trials 400 --no-what-if";
+
+    pub(super) const COMPARE: &str = "\
+Examples:
+  eureka-sim compare scenarios/kill-9.toml
+  eureka-sim compare scenarios/kill-9.toml --strategy kill-15,pause --wait-s 30,60,90 --trials 500";
+
+    pub(super) const CONFORM: &str = "\
+Examples:
+  eureka-sim conform conformance/scenario.toml \\
+      --real conformance/results/2025.1.4-fresh/real-kill-9.csv \\
+      --real conformance/results/2025.1.4-fresh/real-kill-15.csv";
+
+    pub(super) const SWEEP: &str = "\
+Examples:
+  eureka-sim sweep scenarios/kill-15.toml --vary clients.ribbon.ServerListRefreshInterval=5000,15000,30000
+  eureka-sim sweep scenarios/kill-15.toml --trials 300 \\
+      --vary server.eureka.server.response-cache-update-interval-ms=5000,30000 \\
+      --vary clients.ribbon.ServerListRefreshInterval=5000,30000";
+
+    pub(super) const MERGE: &str = "\
+Examples:
+  eureka-sim run scenarios/kill-9.toml --trials 1000 --shard 0/2 --out shards
+  eureka-sim run scenarios/kill-9.toml --trials 1000 --shard 1/2 --out shards
+  eureka-sim merge shards --out output/kill-9";
+
+    pub(super) const KEYS: &str = "\
+Examples:
+  eureka-sim keys                 # TOML: each key's default, meaning and allowed values
+  eureka-sim keys --markdown      # the table of README.md";
+
+    pub(super) const COMPLETIONS: &str = "\
+Examples:
+  eureka-sim completions bash > ~/.local/share/bash-completion/completions/eureka-sim
+  eureka-sim completions zsh > ~/.zfunc/_eureka-sim      # with fpath+=~/.zfunc before compinit
+  eureka-sim completions fish > ~/.config/fish/completions/eureka-sim.fish
+  eureka-sim completions powershell >> $PROFILE";
+
+    pub(super) const MAN: &str = "\
+Examples:
+  eureka-sim man | man -l -
+  eureka-sim man run > ~/.local/share/man/man1/eureka-sim-run.1";
 }
 
 #[derive(Debug, clap::Args)]
@@ -82,6 +185,33 @@ pub(crate) struct RunArgs {
     /// requests between routing changes at once. Same distributions, slower at high rates.
     #[arg(long)]
     pub(crate) per_request: bool,
+    /// `--format json` prints summary.json (the same bytes as the file) instead of the text.
+    #[command(flatten)]
+    pub(crate) format: FormatArg,
+}
+
+/// `--format`: what a command prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// Text for people.
+    Text,
+    /// One JSON document (the schema is in README.md, "Machine-readable output").
+    Json,
+}
+
+/// The `--format` flag, flattened into each command that has a JSON form.
+#[derive(Debug, clap::Args)]
+pub(crate) struct FormatArg {
+    /// What to print on stdout: text for people, or one JSON document for machines (the files
+    /// written are the same either way).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+}
+
+impl FormatArg {
+    pub(crate) fn is_text(&self) -> bool {
+        self.format == Format::Text
+    }
 }
 
 /// `--trials`, `--seed` and `--set`: how every command that runs trials changes the scenario.
@@ -259,5 +389,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Keys { markdown } => keys::print_keys(markdown),
         Command::Init(args) => init::init(args),
         Command::Presets => init::print_presets(),
+        Command::Completions(args) => completions::print_completions(&args),
+        Command::Man(args) => completions::print_man(&args),
     }
 }

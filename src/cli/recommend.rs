@@ -3,12 +3,10 @@
 use std::io;
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use crate::report::recommend_report::{
     RecommendError, RecommendOptions, recommend as recommend_waits,
 };
-use crate::scenario::load;
+use crate::scenario::ScenarioSource;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RecommendArgs {
@@ -37,12 +35,12 @@ fn parse_target(text: &str) -> Result<f64, String> {
 
 pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
     let target = args.target;
-    let text = std::fs::read_to_string(&args.scenario)
-        .with_context(|| format!("cannot read scenario file {}", args.scenario.display()))?;
-    let source = args.scenario.display().to_string();
+    // A missing or unreadable file is bad input (exit 2), as for every command.
+    let file = ScenarioSource::read(&args.scenario)?;
+    let (text, source) = (&file.text, &file.source);
     let overrides = args.overrides.list();
     // Validates the file and the overrides (exit 2 with the usual message).
-    let scenario = load(&args.scenario, &overrides)?;
+    let scenario = super::load_source(&file, &overrides)?;
     if scenario.shutdowns.is_empty() {
         anyhow::bail!("{source} has no [[shutdown]] to tune");
     }
@@ -51,10 +49,8 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
         what_if: !args.no_what_if,
     };
     let mut out = io::stdout().lock();
-    recommend_waits(&mut out, &text, &source, &scenario, &overrides, &options).map_err(
-        |e| match e {
-            RecommendError::Scenario(e) => anyhow::Error::from(e),
-            RecommendError::Io(e) => anyhow::Error::from(e),
-        },
-    )
+    recommend_waits(&mut out, text, source, &scenario, &overrides, &options).map_err(|e| match e {
+        RecommendError::Scenario(e) => anyhow::Error::from(e),
+        RecommendError::Io(e) => anyhow::Error::from(e),
+    })
 }

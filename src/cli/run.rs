@@ -6,6 +6,8 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use anyhow::Context;
+
 use crate::experiment::run_trial_range;
 use crate::report::run_report::{RunOptions, run};
 use crate::report::shard::{ShardCommand, ShardGroup};
@@ -50,6 +52,15 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");
     let text = run(&scenario, &options, &|| progress.tick());
     progress.finish();
-    io::stdout().lock().write_all(text?.as_bytes())?;
+    let text = text?;
+    if args.format.is_text() {
+        io::stdout().lock().write_all(text.as_bytes())?;
+    } else {
+        // The file the run just wrote: stdout and summary.json cannot differ.
+        let path = options.output.out_dir.join("summary.json");
+        let json =
+            std::fs::read(&path).with_context(|| format!("cannot read back {}", path.display()))?;
+        io::stdout().lock().write_all(&json)?;
+    }
     Ok(())
 }

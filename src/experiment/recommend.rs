@@ -119,6 +119,9 @@ pub struct Recommendation {
     /// Whole seconds: zero dead hits in `percentile` % of trials (`None`: the percentile falls on
     /// trials that never dropped the instance, or there is no percentile).
     pub at_target_s: Option<u64>,
+    /// The 95 % order-statistic interval of `at_target_s`, whole seconds (`None` above: the
+    /// interval reaches trials that never dropped the instance); `None` without one.
+    pub at_target_ci95_s: Option<(u64, Option<u64>)>,
     pub closed_form: ClosedForm,
     /// Whole seconds: zero dead hits whatever the phases (the closed form, rounded up).
     pub worst_case_s: u64,
@@ -132,6 +135,7 @@ pub struct WhatIf {
     /// As in [`Recommendation`]: the percentile measured and its wait.
     pub percentile: Option<f64>,
     pub at_target_s: Option<u64>,
+    pub at_target_ci95_s: Option<(u64, Option<u64>)>,
     pub worst_case_s: u64,
 }
 
@@ -175,6 +179,20 @@ fn wait_at(needed: &Stats, p: f64) -> Option<u64> {
     all.percentile(p).filter(|&v| v != i64::MAX).map(ceil_s)
 }
 
+/// The 95 % order-statistic interval of [`wait_at`]'s percentile, whole seconds; the upper
+/// bound `None` when it falls on trials that never dropped the instance.
+fn wait_ci_at(needed: &Stats, p: f64) -> Option<(u64, Option<u64>)> {
+    let all = Stats::of(
+        needed
+            .sorted
+            .iter()
+            .map(|&v| Some(v))
+            .chain(std::iter::repeat_n(Some(i64::MAX), needed.unresolved)),
+    );
+    let (lo, hi) = all.percentile_ci95(p)?;
+    (lo != i64::MAX).then(|| (ceil_s(lo), (hi != i64::MAX).then(|| ceil_s(hi))))
+}
+
 /// Measures the needed wait of shutdown 0 under `strategy`.
 pub fn measure(
     text: &str,
@@ -204,6 +222,7 @@ pub fn measure(
         strategy,
         trials,
         at_target_s: percentile.and_then(|p| wait_at(&needed, p)),
+        at_target_ci95_s: percentile.and_then(|p| wait_ci_at(&needed, p)),
         percentile,
         target_needs: needs_trials(trials as usize, target),
         worst_case_s: closed_form.total_ms().div_ceil(1000),
@@ -223,11 +242,15 @@ pub fn what_ifs(
 ) -> Result<Vec<WhatIf>, ScenarioError> {
     let base = parse_str(text, source, "recommend", overrides)?;
     let mut changes: Vec<(String, String)> = Vec::new();
-    let cache = base.server.response_cache_update_interval_ms;
-    changes.push((
-        "server.eureka.server.response-cache-update-interval-ms".into(),
-        (cache / 4).max(1).to_string(),
-    ));
+    // Without the read-only cache, fetches read the read-write cache, which a change
+    // invalidates at once (FACTS.md §3): its refresh interval is on no one's path.
+    if base.server.use_read_only_response_cache {
+        let cache = base.server.response_cache_update_interval_ms;
+        changes.push((
+            "server.eureka.server.response-cache-update-interval-ms".into(),
+            (cache / 4).max(1).to_string(),
+        ));
+    }
     let fetch = base
         .callers
         .iter()
@@ -265,20 +288,16 @@ pub fn what_ifs(
     }
     let mut out = Vec::new();
     for (key, value) in changes {
+        // As printed: `caller[*]` is `--set`'s every [[caller]], so the line can be pasted.
         let mut all = overrides.to_vec();
-        if let Some(rest) = key.strip_prefix("caller[*].") {
-            for c in 0..base.callers.len() {
-                all.push(format!("caller[{c}].{rest}={value}"));
-            }
-        } else {
-            all.push(format!("{key}={value}"));
-        }
+        all.push(format!("{key}={value}"));
         let r = measure(text, source, &all, strategy, target)?;
         out.push(WhatIf {
             key,
             value,
             percentile: r.percentile,
             at_target_s: r.at_target_s,
+            at_target_ci95_s: r.at_target_ci95_s,
             worst_case_s: r.worst_case_s,
         });
     }

@@ -6,11 +6,23 @@ use crate::experiment::claims::{Interval, empty_is_never};
 use crate::experiment::{ClaimResult, evaluate, run_trials_with};
 use crate::scenario::{Metric, Scenario, Statistic};
 
+/// The widest line `check` prints: a CI log or a terminal shows it whole.
+pub const WIDTH: usize = 100;
+
+/// Where the continuation of a wrapped line starts, under the text of its field.
+const CONTINUATION: &str = "            ";
+
 /// The claims of one scenario file, decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedFile {
-    /// One line per claim (see [`claim_line`]), each ending in a newline.
+    /// The scenario file as the user named it.
+    pub source: String,
+    /// The run's seed (`simulation.seed`, `--seed`).
+    pub seed: u64,
+    /// One block per claim (see [`claim_block`]), each line ending in a newline.
     pub text: String,
+    /// Every claim, measured and decided, in the file's order (for `--junit` and `--format json`).
+    pub results: Vec<ClaimResult>,
     pub passed: usize,
     pub failed: usize,
 }
@@ -19,32 +31,66 @@ pub struct CheckedFile {
 /// decides its claims.
 pub fn check(source: &str, scenario: &Scenario, on_trial_done: &(dyn Fn() + Sync)) -> CheckedFile {
     let outcomes = run_trials_with(scenario, RequestMode::default(), on_trial_done);
-    let mut checked = CheckedFile {
-        text: String::new(),
-        passed: 0,
-        failed: 0,
-    };
-    for result in evaluate(scenario, &outcomes) {
-        if result.passed {
-            checked.passed += 1;
-        } else {
-            checked.failed += 1;
-        }
-        checked.text.push_str(&claim_line(source, &result));
-        checked.text.push('\n');
+    let results = evaluate(scenario, &outcomes);
+    let seed = scenario.simulation.seed;
+    let text = results
+        .iter()
+        .map(|r| claim_block(source, seed, r))
+        .collect();
+    let passed = results.iter().filter(|r| r.passed).count();
+    CheckedFile {
+        source: source.to_string(),
+        seed,
+        text,
+        failed: results.len() - passed,
+        passed,
+        results,
     }
-    checked
 }
 
-/// One line per claim: verdict, where, the claim in words, what was measured, the source.
-pub fn claim_line(source: &str, r: &ClaimResult) -> String {
+/// One block per claim: the verdict, where and which claim on the first line, then the claim,
+/// what was measured (with the run's `--seed`, named as the flag so that it cannot be taken for
+/// the name of a source document) and the source, each line at most [`WIDTH`] wide:
+///
+/// ```text
+/// FAIL c.toml claim[0] "over within 180 s" (svc-0 kill-9)
+///   claim:    exposure_ms max <= 180 s
+///   measured: 307.094 s (observed) in 300 trials, --seed 1
+///   source:   ...
+/// ```
+pub fn claim_block(source: &str, seed: u64, r: &ClaimResult) -> String {
     let name = r
         .claim
         .name
         .as_deref()
         .map(|n| format!(" \"{n}\""))
         .unwrap_or_default();
-    let marginal = match r.interval {
+    let header = format!(
+        "{} {source} claim[{}]{name} ({} {})",
+        verdict(r),
+        r.index,
+        r.instance,
+        r.strategy.name()
+    );
+    let measured = format!(
+        "{} in {} trials, --seed {seed}{}",
+        measured_text(r),
+        r.trials,
+        caveat(r)
+    );
+    [
+        wrap(&header),
+        wrap(&format!("  claim:    {}", claim_text(r))),
+        wrap(&format!("  measured: {measured}")),
+        wrap(&format!("  source:   {}", r.claim.source)),
+    ]
+    .concat()
+}
+
+/// Why a verdict is less sure than it reads: ` [marginal: ...]`, ` [too few trials: ...]`, or
+/// nothing.
+pub fn caveat(r: &ClaimResult) -> String {
+    match r.interval {
         _ if r.marginal => " [marginal: the 95 % CI straddles the threshold]".to_string(),
         Interval::NeedsTrials(needed) if needed == usize::MAX => String::new(),
         Interval::NeedsTrials(needed) => format!(
@@ -54,18 +100,46 @@ pub fn claim_line(source: &str, r: &ClaimResult) -> String {
             r.trials
         ),
         _ => String::new(),
-    };
-    format!(
-        "{} {source} claim[{}]{name} ({} {}): {}; measured {} in {} trials{marginal}; source: {}",
-        verdict(r),
-        r.index,
-        r.instance,
-        r.strategy.name(),
-        claim_text(r),
-        measured_text(r),
-        r.trials,
-        r.claim.source
-    )
+    }
+}
+
+/// `line` broken at spaces into lines of at most [`WIDTH`] characters (a word longer than that
+/// stays whole), continued under [`CONTINUATION`]; each line ends in a newline. Nothing but the
+/// spaces at a break is dropped.
+fn wrap(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line.to_string();
+    while let Some(cut) = break_at(&rest) {
+        out.push_str(rest[..cut].trim_end());
+        out.push('\n');
+        rest = format!("{CONTINUATION}{}", rest[cut..].trim_start());
+    }
+    out.push_str(&rest);
+    out.push('\n');
+    out
+}
+
+/// Where to break `line` (a byte index of a space), or `None` if it fits or cannot break: the
+/// last space within [`WIDTH`] characters, else the first after (a long word stays whole); never
+/// inside the indentation, so a continuation always moves on.
+fn break_at(line: &str) -> Option<usize> {
+    if line.chars().count() <= WIDTH {
+        return None;
+    }
+    let spaces = line
+        .char_indices()
+        .enumerate()
+        .filter(|&(at, (_, c))| c == ' ' && at > CONTINUATION.len())
+        .map(|(at, (byte, _))| (at, byte));
+    let mut last_fitting = None;
+    for (at, byte) in spaces {
+        if at <= WIDTH {
+            last_fitting = Some(byte);
+        } else {
+            return last_fitting.or(Some(byte));
+        }
+    }
+    last_fitting
 }
 
 /// `x` with at most `decimals` decimals, trailing zeros dropped: 180, 313.29, 0.975.
@@ -241,13 +315,18 @@ strategy = "kill-9"
         assert_eq!((r.measured, r.passed), (Some(90_000.0), true));
         assert_eq!(r.interval, Interval::NeedsTrials(29));
         assert!(!r.marginal);
+        assert_eq!(
+            caveat(&r),
+            " [too few trials: p90 needs at least 29 for a 95 % interval; the verdict rests \
+             on these 10 trials]"
+        );
+        let block = claim_block("c.toml", 7, &r);
         assert!(
-            claim_line("c.toml", &r).contains(
-                "[too few trials: p90 needs at least 29 for a 95 % interval; the verdict rests \
-                 on these 10 trials]"
+            block.replace(&format!("\n{CONTINUATION}"), " ").contains(
+                "  measured: 90 s in 10 trials, --seed 7 [too few trials: p90 needs at least 29 \
+                 for a 95 % interval; the verdict rests on these 10 trials]\n"
             ),
-            "{}",
-            claim_line("c.toml", &r)
+            "{block}"
         );
     }
 
@@ -379,6 +458,48 @@ strategy = "kill-9"
         assert_eq!(
             format_value(Metric::ExposureMs, Statistic::ZeroShare, 0.975),
             "0.975"
+        );
+    }
+
+    #[test]
+    fn wrapped_lines_fit_the_width_and_lose_no_word() {
+        let words: Vec<String> = (0..60).map(|i| format!("w{i}")).collect();
+        let line = format!("  source:   {}", words.join(" "));
+        let wrapped = wrap(&line);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert!(lines.len() > 1, "{wrapped}");
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= WIDTH),
+            "{wrapped}"
+        );
+        assert!(lines[1..].iter().all(|l| l.starts_with(CONTINUATION)));
+        let joined: Vec<&str> = wrapped.split_whitespace().collect();
+        let expected: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(joined, expected);
+        // A word wider than a line stays whole on its own line.
+        let long = "x".repeat(WIDTH + 5);
+        let wrapped = wrap(&format!("  source:   a {long} b"));
+        assert_eq!(
+            wrapped,
+            format!("  source:   a\n{CONTINUATION}{long}\n{CONTINUATION}b\n")
+        );
+        assert_eq!(wrap("short"), "short\n");
+    }
+
+    #[test]
+    fn a_claim_block_names_verdict_claim_measure_seed_and_source() {
+        let mut text = claim("exposure_ms", "max", "<=", "90000");
+        text = text.replace(
+            "source = \"test\"",
+            "source = \"doc 000\"\nname = \"quick\"",
+        );
+        let r = one(&text, &tens());
+        assert_eq!(
+            claim_block("c.toml", 3, &r),
+            "FAIL c.toml claim[0] \"quick\" (svc-0 kill-9)\n\
+             \x20 claim:    exposure_ms max <= 90 s\n\
+             \x20 measured: 100 s (observed) in 10 trials, --seed 3\n\
+             \x20 source:   doc 000\n"
         );
     }
 }

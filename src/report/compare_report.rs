@@ -21,14 +21,15 @@ use super::plot::{CdfPlot, CdfSeries, cdf_svg_string, render_cdf};
 
 /// `eureka-sim compare`: runs every planned variant (calling `on_trial_done` after each trial),
 /// writes `compare.csv`, `exposure-cdf.svg` (and `.png`) and `report.html`, and returns the
-/// terminal text.
+/// comparison (for `--format json`) with the terminal text.
 pub fn compare(
     plan: Vec<PlannedVariant>,
     options: &OutputOptions,
     on_trial_done: &(dyn Fn() + Sync),
-) -> Result<String, OutputError> {
+) -> Result<(Comparison, String), OutputError> {
     let comparison = run_compare(plan, RequestMode::default(), on_trial_done);
-    write_compare(&comparison, options)
+    let text = write_compare(&comparison, options)?;
+    Ok((comparison, text))
 }
 
 /// Writes `compare`'s files for `comparison` and returns the terminal text; [`compare`] and

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use crate::experiment::intervals::trials_for_percentile;
-use crate::experiment::{Recommendation, measure, what_ifs};
+use crate::experiment::{Recommendation, WhatIf, measure, what_ifs};
 use crate::scenario::{Scenario, ScenarioError, Strategy};
 
 /// What `eureka-sim recommend` measures.
@@ -77,7 +77,11 @@ pub fn recommend(
             )?;
             for w in &whatifs {
                 let simulated = match w.percentile {
-                    Some(p) => format!("p{p} {}", seconds(w.at_target_s)),
+                    Some(p) => format!(
+                        "p{p} {}{}",
+                        seconds(w.at_target_s),
+                        interval(w.at_target_ci95_s)
+                    ),
                     None => "no percentile".to_string(),
                 };
                 writeln!(
@@ -86,27 +90,59 @@ pub fn recommend(
                     w.key, w.value, w.worst_case_s
                 )?;
             }
-            if let Some(p) = r.percentile
-                && let Some(best) = whatifs.iter().filter_map(|w| w.at_target_s).min()
-            {
-                // Every key at the shortest wait: a tie is told as one, not as the first key.
-                let keys: Vec<&str> = whatifs
-                    .iter()
-                    .filter(|w| w.at_target_s == Some(best))
-                    .map(|w| w.key.as_str())
-                    .collect();
-                match keys.as_slice() {
-                    [one] => writeln!(out, "    cutting {one} shortens the p{p} wait most")?,
-                    many => writeln!(
-                        out,
-                        "    cutting {} shortens the p{p} wait alike (to {best} s)",
-                        many.join(" or ")
-                    )?,
-                }
+            if let Some(p) = r.percentile {
+                writeln!(out, "{}", shortest(&whatifs, p))?;
             }
         }
     }
     Ok(())
+}
+
+/// Which cut shortens the wait most: the shortest, unless another's 95 % interval reaches down
+/// to the shortest's upper bound, in which case the trials cannot tell them apart and they are
+/// told as a tie (whatever their point values; two 61 s are a tie, and so are 61 s and 63 s
+/// with overlapping intervals).
+fn shortest(whatifs: &[WhatIf], p: f64) -> String {
+    let Some(best) = whatifs
+        .iter()
+        .filter(|w| w.at_target_s.is_some())
+        .min_by_key(|w| w.at_target_s)
+    else {
+        return format!("    no cut gives a p{p} wait");
+    };
+    let best_hi = best.at_target_ci95_s.and_then(|(_, hi)| hi);
+    let tied: Vec<&WhatIf> = whatifs
+        .iter()
+        .filter(|w| w.at_target_s.is_some())
+        .filter(|w| {
+            let lo = w.at_target_ci95_s.map_or(w.at_target_s, |(lo, _)| Some(lo));
+            std::ptr::eq(*w, best)
+                || w.at_target_s == best.at_target_s
+                || best_hi.is_none()
+                || lo <= best_hi
+        })
+        .collect();
+    if let [one] = tied.as_slice() {
+        return format!("    cutting {} shortens the p{p} wait most", one.key);
+    }
+    let figures: Vec<String> = tied
+        .iter()
+        .map(|w| format!("{} {}", w.key, seconds(w.at_target_s)))
+        .collect();
+    format!(
+        "    no single cut shortens the p{p} wait most: {} are alike within their 95 % \
+         intervals (more trials may tell them apart)",
+        figures.join(", ")
+    )
+}
+
+/// ` (95 % CI 58 .. 66 s)`, or nothing without an interval.
+fn interval(ci: Option<(u64, Option<u64>)>) -> String {
+    match ci {
+        Some((lo, Some(hi))) => format!(" (95 % CI {lo} .. {hi} s)"),
+        Some((lo, None)) => format!(" (95 % CI {lo} s .. never)"),
+        None => String::new(),
+    }
 }
 
 fn seconds(value: Option<u64>) -> String {
@@ -175,4 +211,47 @@ fn print_recommendation(out: &mut dyn Write, r: &Recommendation) -> io::Result<(
         ms(r.needed.max)
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(key: &str, at: u64, ci: (u64, u64)) -> WhatIf {
+        WhatIf {
+            key: key.to_string(),
+            value: "1".to_string(),
+            percentile: Some(95.0),
+            at_target_s: Some(at),
+            at_target_ci95_s: Some((ci.0, Some(ci.1))),
+            worst_case_s: 100,
+        }
+    }
+
+    #[test]
+    fn a_cut_wins_only_outside_the_others_intervals() {
+        // 40 s (CI 38 .. 42) against 61 s (CI 58 .. 66): apart, the first wins.
+        let apart = [cut("a", 40, (38, 42)), cut("b", 61, (58, 66))];
+        assert_eq!(
+            shortest(&apart, 95.0),
+            "    cutting a shortens the p95 wait most"
+        );
+        // 61 s and 61 s: a tie, whatever the order.
+        let equal = [
+            cut("a", 61, (58, 66)),
+            cut("b", 61, (59, 64)),
+            cut("c", 90, (85, 95)),
+        ];
+        let told = shortest(&equal, 95.0);
+        assert!(
+            told.starts_with(
+                "    no single cut shortens the p95 wait most: a 61 s, b 61 s are alike"
+            ),
+            "{told}"
+        );
+        // 61 s against 63 s whose interval reaches down to 60 s, under the first's 66 s: a tie.
+        let close = [cut("b", 63, (60, 68)), cut("a", 61, (58, 66))];
+        let told = shortest(&close, 95.0);
+        assert!(told.contains("b 63 s, a 61 s are alike"), "{told}");
+    }
 }

@@ -1853,12 +1853,17 @@ pub struct KeyDoc {
     /// `simulation`, `network`, `server`, `clients`, `peer`, `app`, `caller`, `shutdown`,
     /// `claim`, `restart`, `deploy` or `fault`.
     pub table: &'static str,
+    /// Whether the table is an array of tables (`[[app]]`) rather than one table (`[server]`).
+    pub array: bool,
     /// The spelling shown to users.
     pub key: &'static str,
     pub default: &'static str,
     pub meaning: &'static str,
     /// What the key accepts: "an integer in 1..=86400 (seconds)", "true or false", a list.
     pub allowed: String,
+    /// The default as a TOML value (`900`, `"Hoxton"`), or `None` when it is words
+    /// (`(required)`, `the train's`).
+    pub value: Option<String>,
 }
 
 /// Every accepted key of every table, in file order.
@@ -1867,10 +1872,12 @@ pub fn key_catalogue() -> Vec<KeyDoc> {
         .iter()
         .map(|def| KeyDoc {
             table: def.section().name(),
+            array: def.section().is_array(),
             key: def.key,
             default: def.default,
             meaning: def.meaning,
             allowed: def.kind.allowed(),
+            value: def.kind.toml_literal(def.default),
         })
         .collect();
     // After the last [clients] key, the per-app forms of the Ribbon keys.
@@ -1885,10 +1892,12 @@ pub fn key_catalogue() -> Vec<KeyDoc> {
             .find(|k| k.strip_prefix("<app>.ribbon.") == Some(leaf))?;
         Some(KeyDoc {
             table: Section::Clients.name(),
+            array: false,
             key,
             default: "the ribbon.* value",
             meaning: "The Ribbon key for calls to one [[app]] only (in [clients] or [[caller]]).",
             allowed: def.kind.allowed(),
+            value: None,
         })
     });
     let per_app: Vec<KeyDoc> = per_app.collect();

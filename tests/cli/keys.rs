@@ -2,39 +2,128 @@
 
 use super::test::Test;
 
-/// A line of `keys`: the table it is listed under, the key and its default as printed.
+/// A key of `keys`: the table it is listed under, the key, its default as a TOML value (`None`
+/// when the default is words and the key is commented out) and its default in words.
 #[derive(Debug)]
 struct Key {
     table: String,
     key: String,
+    /// The value as written (`30000`, `"Hoxton"`), for `--set`.
+    literal: Option<String>,
+    /// The default: the value (`30000`, `Hoxton`), or the `# default:` comment when there is one
+    /// (`true (false in [server])`, `(required)`).
     default: String,
 }
 
-/// Parses `[table]` headers and `  key = default    # meaning` lines.
+/// Reads `keys` line by line: `[table]` or `[[table]]` headers, `# default: ...` comments, and
+/// each key as `key = value` or, commented out, `# key =`. (That the whole parses as TOML is
+/// [`keys_output_is_toml_with_the_allowed_values`].)
 fn keys() -> Vec<Key> {
     let out = Test::new().arg("keys").run();
     assert!(out.stderr.is_empty(), "stderr: {}", out.stderr);
     let mut table = String::new();
+    let mut default_note: Option<String> = None;
     let mut keys = Vec::new();
     for line in out.stdout.lines() {
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            table = name.to_string();
-        } else if let Some(entry) = line.strip_prefix("  ") {
-            let (key, rest) = entry
-                .split_once(" = ")
-                .unwrap_or_else(|| panic!("`{line}` is not `key = default    # meaning`"));
-            let default = rest.split_once("    #").map_or(rest, |(d, _)| d);
-            assert!(!table.is_empty(), "`{line}` before any [table]");
+        if let Some(name) = line.strip_prefix('[') {
+            table = name.trim_matches(['[', ']']).to_string();
+        } else if let Some(note) = line.strip_prefix("# default: ") {
+            default_note = Some(note.to_string());
+        } else if let Some(key) = line
+            .strip_prefix("# ")
+            .and_then(|l| l.strip_suffix(" ="))
+            .filter(|key| !key.contains(' '))
+        {
+            let default = default_note
+                .take()
+                .expect("a commented key has a default note");
             keys.push(Key {
                 table: table.clone(),
-                key: key.trim().to_string(),
-                default: default.trim().to_string(),
+                key: key.trim_matches('"').to_string(),
+                literal: None,
+                default,
             });
-        } else if !line.trim().is_empty() {
-            panic!("unexpected line in `keys`: `{line}`");
+        } else if let Some((key, value)) = line.split_once(" = ").filter(|_| !line.starts_with('#'))
+        {
+            assert!(!table.is_empty(), "`{line}` before any [table]");
+            let parsed: toml_edit::Value = value
+                .parse()
+                .unwrap_or_else(|e| panic!("`{value}` is not a TOML value: {e}"));
+            let shown = match &parsed {
+                toml_edit::Value::String(s) => s.value().clone(),
+                other => other.to_string().trim().to_string(),
+            };
+            keys.push(Key {
+                table: table.clone(),
+                key: key.trim_matches('"').to_string(),
+                literal: Some(value.to_string()),
+                default: default_note.take().unwrap_or(shown),
+            });
+        } else {
+            assert!(
+                line.is_empty() || line.starts_with('#'),
+                "unexpected line in `keys`: `{line}`"
+            );
         }
     }
     keys
+}
+
+/// `keys` is a TOML document (as a scenario file is read, with `toml_edit`): every table of the
+/// scenario format, the array tables as arrays, and the allowed values of the enumerated keys in
+/// the comment above each, as the scenario's own types name them.
+#[test]
+fn keys_output_is_toml_with_the_allowed_values() {
+    let out = Test::new().arg("keys").run();
+    let doc: toml_edit::DocumentMut = out
+        .stdout
+        .parse()
+        .unwrap_or_else(|e| panic!("`keys` is not TOML: {e}"));
+    for table in ["simulation", "network", "server", "clients"] {
+        assert!(doc[table].is_table(), "[{table}]");
+    }
+    for array in [
+        "peer", "app", "caller", "shutdown", "claim", "restart", "deploy", "fault",
+    ] {
+        assert!(doc[array].is_array_of_tables(), "[[{array}]]");
+    }
+    assert_eq!(doc["simulation"]["duration-s"].as_integer(), Some(900));
+    assert_eq!(doc["shutdown"][0]["then"].as_str(), Some("kill-15"));
+    assert_eq!(
+        doc["server"]["eureka"]["server"]["response-cache-update-interval-ms"].as_integer(),
+        Some(30_000)
+    );
+    // The comment block right above a key (or its commented-out form).
+    let block_above = |key_line: &str| -> Vec<&str> {
+        let lines: Vec<&str> = out.stdout.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == key_line)
+            .unwrap_or_else(|| panic!("no line `{key_line}`"));
+        lines[..at]
+            .iter()
+            .rev()
+            .take_while(|l| l.starts_with('#'))
+            .copied()
+            .collect()
+    };
+    // The strategies of FACTS.md §7 and the final stops of pause / service-registry.
+    let strategy = block_above("# strategy =");
+    assert!(
+        strategy.contains(&"# allowed: kill-9, kill-15, pause, service-registry"),
+        "{strategy:?}"
+    );
+    let then = block_above("then = \"kill-15\"");
+    assert!(
+        then.contains(&"# allowed: kill-15, kill-9, keep-running"),
+        "{then:?}"
+    );
+    let start = block_above("start = \"steady\"");
+    assert!(start.contains(&"# allowed: steady, cold"), "{start:?}");
+    assert!(
+        out.stdout.lines().all(|l| l.chars().count() <= 100),
+        "a line wider than 100"
+    );
 }
 
 fn default_of<'a>(keys: &'a [Key], table: &str, key: &str) -> &'a str {
@@ -179,17 +268,16 @@ fn setting_a_key_to_its_listed_default_changes_nothing() {
         {
             continue;
         }
-        // `true (false in [server])`: the default in [clients], and another in [server].
-        let (default, server_default) = match k.default.split_once(" (") {
-            Some((d, note)) => (
-                d.to_string(),
-                note.strip_suffix(" in [server])").map(str::to_string),
-            ),
-            None => (k.default.clone(), None),
-        };
-        if default.contains(' ') || default.starts_with('(') || default.starts_with('<') {
+        let Some(literal) = &k.literal else {
             continue; // "(required)", "the train's", "the ribbon.* value"
-        }
+        };
+        // `true (false in [server])`: the default in [clients], and another in [server].
+        let server_default = k
+            .default
+            .split_once(" (")
+            .and_then(|(_, note)| note.strip_suffix(" in [server])"))
+            .map(str::to_string);
+        let default = literal.clone();
         let mut sets = vec![format!("{}.{}={default}", k.table, k.key)];
         if let Some(d) = server_default {
             sets.push(format!("server.{}={d}", k.key));

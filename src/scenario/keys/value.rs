@@ -225,6 +225,54 @@ impl Kind {
         }
     }
 
+    /// `default` written as a TOML value of this kind (`900`, `true`, `"Hoxton"`), or `None`
+    /// when the documented default is not one value but words (`(required)`, `the train's`,
+    /// `a day after the last planned action`). A default with a note (`1000 (5000 on Dalston)`)
+    /// gives its first value.
+    pub(in crate::scenario) fn toml_literal(&self, default: &str) -> Option<String> {
+        let token = default.split(" (").next().unwrap_or(default).trim();
+        let word = !token.is_empty()
+            && !token.contains(char::is_whitespace)
+            && !token.starts_with(['(', '<']);
+        let string = || Some(toml_edit::Value::from(token).to_string());
+        match *self {
+            Kind::Int { min, max, .. } => token
+                .parse::<u64>()
+                .ok()
+                .filter(|v| (min..=max).contains(v))
+                .map(|v| v.to_string()),
+            Kind::Float { .. } | Kind::Number => {
+                token.parse::<f64>().ok().filter(|v| v.is_finite())?;
+                Some(token.to_string())
+            }
+            Kind::Bool => ["true", "false"]
+                .contains(&token)
+                .then(|| token.to_string()),
+            Kind::Choice(choices) => choices.contains(&token).then(string)?,
+            Kind::Strategy => Strategy::ALL
+                .iter()
+                .any(|s| s.name() == token)
+                .then(string)?,
+            Kind::ShutdownRef => match token.parse::<u64>() {
+                Ok(index) => Some(index.to_string()),
+                Err(_) => word.then(string)?,
+            },
+            Kind::Name
+            | Kind::Train
+            | Kind::Version
+            | Kind::FinalStop
+            | Kind::Method
+            | Kind::Supplier
+            | Kind::Apps
+            | Kind::List
+            | Kind::Instance
+            | Kind::Text
+            | Kind::Metric
+            | Kind::Statistic
+            | Kind::Comparison => word.then(string)?,
+        }
+    }
+
     /// What the key accepts, for messages and the key catalogue.
     pub(in crate::scenario) fn allowed(&self) -> String {
         match *self {
@@ -243,7 +291,7 @@ impl Kind {
             } => format!("a number greater than {min} and at most {max}"),
             Kind::Float { min, max, .. } => format!("a number in {min}..={max}"),
             Kind::Bool => "true or false".to_string(),
-            Kind::Name => "a name of letters, digits, `_`, `.` and `-`".to_string(),
+            Kind::Name => "a name of ASCII letters and digits, `_`, `.` and `-`".to_string(),
             Kind::Train => format!(
                 "{} (also Ilford, Jubilee, Kilburn, Leyton, Moorgate, Northfields, Oakwood, latest), \
                  alone (its last service release) or with a service release such as \
@@ -507,6 +555,9 @@ fn float(raw: &Raw, min: f64, above_min: bool, max: f64, kind: &Kind) -> Result<
     Ok(Val::Float(f))
 }
 
+/// A name of ASCII letters and digits, `_`, `.` and `-`. ASCII on purpose: names become
+/// instance ids in file names, CSV cells, shard manifests, SVG and HTML (one alphabet that needs
+/// no escaping or normalisation anywhere), and Eureka's own ids are host-like names.
 fn name(text: String) -> Result<String, Problem> {
     let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
     if text.is_empty() {
@@ -517,7 +568,8 @@ fn name(text: String) -> Result<String, Problem> {
         )))
     } else if let Some(bad) = text.chars().find(|&c| !valid(c)) {
         Err(Problem::Invalid(format!(
-            "`{text}` is not a valid name: {bad:?} is not allowed"
+            "`{text}` is not a valid name: {bad:?} is not allowed (ASCII letters and digits, \
+             `_`, `.` and `-` only)"
         )))
     } else {
         Ok(text)

@@ -113,7 +113,7 @@ fn a_peer_needs_a_name() {
     let e = err(&format!("[[peer]]\nzone = \"z1\"\n{APP}"));
     assert_eq!(
         e,
-        "s.toml:1:1: `peer[0].name` is required; allowed: a name of letters, digits, `_`, `.` \
+        "s.toml:1:1: `peer[0].name` is required; allowed: a name of ASCII letters and digits, `_`, `.` \
          and `-`"
     );
 }

@@ -400,11 +400,25 @@ fn describe_item(item: &Item) -> String {
     }
 }
 
+/// Appends `--set` `arg`'s assignment of `value` to `path` (displayed after `prefix`) to `table`.
+fn push_override(table: &mut RawTable, path: &str, prefix: String, value: &str, arg: &str) {
+    let raw = literal(value);
+    let place = Place::Set(arg.to_string());
+    table.entries.push(Entry {
+        path: path.split('.').map(str::to_string).collect(),
+        prefix,
+        value: raw,
+        literal: Some(value.to_string()),
+        key_at: place.clone(),
+        value_at: place,
+    });
+}
+
 /// What `--set` accepts before `.`, for messages.
 const SET_TABLES: &str = "simulation, network, server, clients, peer[N], app[N], caller[N], \
                           shutdown[N], claim[N], restart[N], deploy[N], fault[N] (or \
                           peer.<name>, \
-                          app.<name>, ...)";
+                          app.<name>, ..., or caller[*] for every [[caller]])";
 
 impl RawScenario {
     /// Applies one `--set KEY=VALUE`: the entry is appended to its table and, being from `--set`,
@@ -434,6 +448,11 @@ impl RawScenario {
                 "unknown table `{table_name}` in `{key}`; allowed: {SET_TABLES}{hint}"
             )));
         };
+        if let Some(after) = rest.strip_prefix("[*]").filter(|_| section.is_array()) {
+            return self
+                .apply_to_every(section, after, value, arg)
+                .map_err(|problem| bad(format!("`{key}`: {problem}")));
+        }
         let (table, path) = if !section.is_array() {
             let table = self.single_mut(section);
             match (table, rest.strip_prefix('.')) {
@@ -452,16 +471,33 @@ impl RawScenario {
             return Err(bad(format!("`{key}` names no key")));
         }
         let prefix = key[..key.len() - path.len()].to_string();
-        let raw = literal(value);
-        let place = Place::Set(arg.to_string());
-        table.entries.push(Entry {
-            path: path.split('.').map(str::to_string).collect(),
-            prefix,
-            value: raw,
-            literal: Some(value.to_string()),
-            key_at: place.clone(),
-            value_at: place,
-        });
+        push_override(table, path, prefix, value, arg);
+        Ok(())
+    }
+
+    /// `--set TABLE[*].path=value`: the assignment to every table of the array (`caller[*]`:
+    /// every `[[caller]]`), as if given once per index.
+    fn apply_to_every(
+        &mut self,
+        section: Section,
+        after: &str,
+        value: &str,
+        arg: &str,
+    ) -> Result<(), String> {
+        let name = section.name();
+        let Some(path) = after
+            .strip_prefix('.')
+            .filter(|p| !p.split('.').any(str::is_empty))
+        else {
+            return Err(format!("expected a key after {name}[*]"));
+        };
+        let tables = self.array_mut(section).map_or(&mut [][..], |t| &mut t[..]);
+        if tables.is_empty() {
+            return Err(format!("the file has no {}", section.header()));
+        }
+        for (index, table) in tables.iter_mut().enumerate() {
+            push_override(table, path, format!("{name}[{index}]."), value, arg);
+        }
         Ok(())
     }
 
@@ -484,7 +520,9 @@ impl RawScenario {
                 return Err(format!("expected {name}[N]"));
             };
             let Ok(index) = index.trim().parse::<usize>() else {
-                return Err(format!("`{index}` is not an index; expected {name}[N]"));
+                return Err(format!(
+                    "`{index}` is not an index; expected {name}[N], or {name}[*] for every one"
+                ));
             };
             if index >= count {
                 let range = match count {
@@ -637,6 +675,26 @@ mod tests {
         assert_eq!(e.literal.as_deref(), Some("2020.0"));
     }
 
+    /// `caller[*]` assigns the key in every `[[caller]]`, each entry named by its own index.
+    #[test]
+    fn a_star_index_sets_every_table_of_the_array() {
+        let text = "[[caller]]\nname = \"a\"\n[[caller]]\nname = \"b\"\n[[caller]]\nname = \"c\"\n";
+        let mut raw = read_ok(text);
+        raw.apply_override("caller[*].ribbon.ServerListRefreshInterval=7500", "t.toml")
+            .unwrap();
+        for (i, caller) in raw.callers.iter().enumerate() {
+            let e = caller.entries.last().unwrap();
+            assert_eq!(
+                (e.display(), &e.value),
+                (
+                    format!("caller[{i}].ribbon.ServerListRefreshInterval"),
+                    &Raw::Int(7500)
+                )
+            );
+            assert!(e.is_override());
+        }
+    }
+
     #[test]
     fn bad_override_targets_name_the_argument() {
         let mut raw = read_ok("[[app]]\nname = \"svc\"\n");
@@ -653,6 +711,10 @@ mod tests {
             ),
             ("app.svx.instances=3", "declared: svc"),
             ("app[x].instances=3", "is not an index"),
+            ("app[x].instances=3", "or app[*] for every one"),
+            ("caller[*].rate-per-s=1", "the file has no [[caller]]"),
+            ("app[*]=3", "expected a key after app[*]"),
+            ("app[*].=3", "expected a key after app[*]"),
             ("server=1", "names no key"),
             ("server.=1", "names no key"),
         ];
