@@ -195,6 +195,18 @@ pub const REMOVAL_METRICS: [Metric; 5] = [
     Metric::RibbonRemovedMs,
 ];
 
+/// `count` dead hits on a shutdown's instance from `since_ms` to `last_ms` (absolute ms of the
+/// trial): one `Observation::DeadHits` (a batched count over its span), or the single refused
+/// attempts (`Observation::Attempt`) of one instant, summed. What the timeline of `run`'s report
+/// draws (`report::explain::timeline_plot`, which spreads a count over its span). Summing the
+/// attempts of one instant draws the same plot: a point's hits fall in one bin either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DeadHitSpan {
+    pub since_ms: u64,
+    pub last_ms: u64,
+    pub count: u64,
+}
+
 /// The measured outcome of one shutdown in one trial. Times are ms relative to `t_stop`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ShutdownOutcome {
@@ -350,6 +362,10 @@ struct TargetTracker {
     resumed: bool,
     /// Why a view still listed it when the trial ended.
     holding: Option<Holding>,
+    /// Every dead hit on the process, before its stop and after a restart too (unlike
+    /// `dead_hits`): the timeline draws what the process refused. As many as the counted spans
+    /// in batched mode (a few per routing change), not one per request.
+    hit_spans: Vec<DeadHitSpan>,
 }
 
 /// Observer that keeps just what the metrics need.
@@ -420,10 +436,46 @@ impl MetricsObserver {
         self.targets.get_mut(t).filter(|t| !t.frozen)
     }
 
+    /// Keeps `count` dead hits on `process` from `since` to `last` if it is a shutdown's
+    /// instance, whatever the state of its metrics (see `TargetTracker::hit_spans`). Cold and
+    /// out of line: a few calls a trial in batched mode, kept off `observe`'s hot path.
+    #[cold]
+    #[inline(never)]
+    fn record_hits(&mut self, process: ProcessId, since: SimTime, last: SimTime, count: u64) {
+        let Some(Some(t)) = self.target_of.get(process) else {
+            return;
+        };
+        let spans = &mut self.targets[*t].hit_spans;
+        let (since_ms, last_ms) = (since.ms(), last.ms());
+        if since_ms == last_ms
+            && let Some(prev) = spans.last_mut()
+            && prev.since_ms == last_ms
+            && prev.last_ms == last_ms
+        {
+            // Single attempts of one instant (per-request mode): one point with their sum.
+            prev.count += count;
+            return;
+        }
+        spans.push(DeadHitSpan {
+            since_ms,
+            last_ms,
+            count,
+        });
+    }
+
     /// The outcome of each shutdown, in scenario order, for a trial that ended at `end`.
     pub fn outcomes(&self, end: SimTime) -> Vec<ShutdownOutcome> {
         let areas = self.capacity.areas(end);
         self.targets.iter().map(|t| t.outcome(&areas)).collect()
+    }
+
+    /// The dead hits on each shutdown's instance, in scenario order and in the order they came
+    /// (what `run`'s timeline draws for its median trial); leaves none behind.
+    pub fn take_hit_spans(&mut self) -> Vec<Vec<DeadHitSpan>> {
+        self.targets
+            .iter_mut()
+            .map(|t| std::mem::take(&mut t.hit_spans))
+            .collect()
     }
 }
 
@@ -658,6 +710,7 @@ impl Observer for MetricsObserver {
                 process,
                 dead: true,
             } => {
+                self.record_hits(process, at, at, 1);
                 if let Some(t) = self.tracker(process)
                     && t.t_stop.is_some()
                 {
@@ -668,9 +721,10 @@ impl Observer for MetricsObserver {
                 route,
                 process,
                 count,
+                since,
                 last,
-                ..
             } => {
+                self.record_hits(process, since, last, count);
                 if let Some(t) = self.tracker(process)
                     && t.t_stop.is_some()
                 {
