@@ -436,11 +436,28 @@ impl MetricsObserver {
         self.targets.get_mut(t).filter(|t| !t.frozen)
     }
 
-    /// Keeps `count` dead hits on `process` from `since` to `last` if it is a shutdown's
-    /// instance, whatever the state of its metrics (see `TargetTracker::hit_spans`). Cold and
-    /// out of line: a few calls a trial in batched mode, kept off `observe`'s hot path.
-    #[cold]
+    /// `count` dead hits of `route` on `process` from `since` to `last` (one refused attempt:
+    /// `since == last`). Out of line: a few calls a trial in batched mode, kept off `observe`'s
+    /// hot path (inlined, its span bookkeeping cost every observation about 8 instructions).
     #[inline(never)]
+    fn dead_hits(
+        &mut self,
+        route: RouteId,
+        process: ProcessId,
+        count: u64,
+        since: SimTime,
+        last: SimTime,
+    ) {
+        self.record_hits(process, since, last, count);
+        if let Some(t) = self.tracker(process)
+            && t.t_stop.is_some()
+        {
+            t.dead_hits(route, count, last);
+        }
+    }
+
+    /// Keeps `count` dead hits on `process` from `since` to `last` if it is a shutdown's
+    /// instance, whatever the state of its metrics (see `TargetTracker::hit_spans`).
     fn record_hits(&mut self, process: ProcessId, since: SimTime, last: SimTime, count: u64) {
         let Some(Some(t)) = self.target_of.get(process) else {
             return;
@@ -709,28 +726,14 @@ impl Observer for MetricsObserver {
                 route,
                 process,
                 dead: true,
-            } => {
-                self.record_hits(process, at, at, 1);
-                if let Some(t) = self.tracker(process)
-                    && t.t_stop.is_some()
-                {
-                    t.dead_hits(route, 1, at);
-                }
-            }
+            } => self.dead_hits(route, process, 1, at, at),
             Observation::DeadHits {
                 route,
                 process,
                 count,
                 since,
                 last,
-            } => {
-                self.record_hits(process, since, last, count);
-                if let Some(t) = self.tracker(process)
-                    && t.t_stop.is_some()
-                {
-                    t.dead_hits(route, count, last);
-                }
-            }
+            } => self.dead_hits(route, process, count, since, last),
             Observation::ConnectTimeouts {
                 process, delay_ms, ..
             } => {
@@ -1310,6 +1313,53 @@ mod tests {
             t.served[k].set(SimTime(0), true);
         }
         t
+    }
+
+    /// The dead hits the timeline draws are kept whatever the metrics make of them: single
+    /// attempts of one instant summed into one point, a counted span as it came, hits before
+    /// the stop too (the count `dead_hits` starts at the stop); none for another process.
+    #[test]
+    fn dead_hits_are_kept_for_the_timeline_as_spans() {
+        let mut m = observer_of(tracker());
+        let at = SimTime;
+        let attempt = |process| Observation::Attempt {
+            route: 0,
+            process,
+            dead: true,
+        };
+        m.observe(at(500), attempt(0));
+        m.observe(at(1_000), Observation::StoppedServing { process: 0 });
+        m.observe(at(2_000), attempt(0));
+        m.observe(at(2_000), attempt(0));
+        m.observe(at(2_000), attempt(1));
+        m.observe(
+            at(9_000),
+            Observation::DeadHits {
+                route: 0,
+                process: 0,
+                count: 5,
+                since: at(3_000),
+                last: at(9_000),
+            },
+        );
+        m.observe(at(9_500), attempt(0));
+        let span = |since_ms, last_ms, count| DeadHitSpan {
+            since_ms,
+            last_ms,
+            count,
+        };
+        assert_eq!(
+            m.take_hit_spans(),
+            vec![vec![
+                span(500, 500, 1),
+                span(2_000, 2_000, 2),
+                span(3_000, 9_000, 5),
+                span(9_500, 9_500, 1),
+            ]]
+        );
+        let o = &m.outcomes(at(10_000))[0];
+        assert_eq!(o.dead_hits, 2 + 5 + 1);
+        assert!(m.take_hit_spans()[0].is_empty(), "taken");
     }
 
     fn observer_of(t: TargetTracker) -> MetricsObserver {
