@@ -2,10 +2,11 @@
 //! (`assets/fonts/`, with their license: Bitstream Vera and Arev, which allow bundling them).
 //!
 //! Why not the system's fonts: plotters' `ttf` feature finds a font through fontconfig and
-//! measures each glyph with FreeType, which cost about a quarter of a 200-trial `run`'s
-//! instructions (callgrind, issue 12's race against the SimPy oracle), needs fontconfig at build
-//! and run time, and made the plots' layout depend on the fonts the machine has. With the faces
-//! here, text widths (the SVG layout) and PNG pixels are the same on every machine.
+//! measures each glyph with FreeType, which cost 30 % of a 200-trial `run`'s instructions
+//! (157 M of 517 M under callgrind, `run bench/oracle-kill9.toml`: issue 12's race against the
+//! SimPy oracle), needs fontconfig at build and run time, and made the plots' layout depend on
+//! the fonts the machine has. With the faces here, text widths (the SVG layout) and PNG pixels
+//! are the same on every machine.
 //!
 //! Sizes follow plotters' own convention, so that the layout is the one the `ttf` feature gave
 //! with the same font: a text style of size `s` has an em of `s / 1.24` pixels (plotters' SVG
