@@ -14,7 +14,7 @@ use crate::experiment::compare::VariantResult;
 use crate::experiment::sweep::PlannedPoint;
 use crate::experiment::{Comparison, PointResult, Sweep, TrialOutcome, Vary};
 use crate::report::output::OutputOptions;
-use crate::report::run_report::{RunOptions, write_run};
+use crate::report::run_report::write_run;
 use crate::report::scenario_hash;
 use crate::report::shard::{
     MergeError, ShardCommand, ShardFile, ShardManifest, check_shards, concat_group, read_shards,
@@ -60,13 +60,8 @@ pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
         png: args.png,
     };
     let text = match &manifest.command {
-        ShardCommand::Run { per_request } => {
-            let options = RunOptions {
-                output,
-                mode: super::request_mode(*per_request),
-            };
-            merge_run(&base, &shards, &options)?
-        }
+        // The trials ran in the shards (per request or not): merge only writes them.
+        ShardCommand::Run { .. } => merge_run(&base, &shards, &output)?,
         ShardCommand::Sweep { vary } => merge_sweep(&manifest, vary, &overrides, &shards, &output)?,
         ShardCommand::Compare { strategies, wait_s } => {
             merge_compare(strategies, wait_s, &overrides, &shards, &output)?
@@ -96,13 +91,13 @@ fn merged_note(manifest: &ShardManifest, count: usize, given: &[PathBuf]) -> Str
 fn merge_run(
     scenario: &Scenario,
     shards: &[(PathBuf, ShardFile)],
-    options: &RunOptions,
+    output: &OutputOptions,
 ) -> anyhow::Result<String> {
     for (path, file) in shards {
         groups_are(path, file, &[scenario.name.as_str()])?;
     }
     let outcomes = concat_group(shards, 0);
-    Ok(write_run(scenario, options, &outcomes)?)
+    Ok(write_run(scenario, output, &outcomes)?)
 }
 
 /// Checks that `file` holds one group per label of the plan, in order.

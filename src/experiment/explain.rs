@@ -3,7 +3,7 @@
 //! its timeline and writes its trace.
 
 use crate::engine::{SimTime, trial_seed};
-use crate::eureka::{Layout, Observation, Observer, ProcessId, RequestMode, World};
+use crate::eureka::{Layout, Observation, RequestMode, World};
 use crate::scenario::Scenario;
 
 use super::{MetricsObserver, ShutdownOutcome};
@@ -23,111 +23,100 @@ pub struct TrialTrace {
 /// Runs trial `trial` of the scenario exactly as `run` does (same seed, same request mode) and
 /// keeps every observation, to `duration-s` at least: the full simulation, whose outcomes are
 /// `run`'s (`ending_at_rest_changes_nothing_but_the_end`) but whose story goes on after the
-/// measures came to rest.
+/// measures came to rest. (`run`'s own timeline needs no trace: its trials keep their dead hits,
+/// `TrialOutcome::dead_hit_spans`.)
 pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialTrace {
-    // A bare log is never at rest: the story runs the full simulation (a restart's new
-    // registration, a /resume come after the measures rest), with the same outcomes.
-    traced(scenario, trial, mode, |_| Vec::new(), |log| log)
-}
-
-/// Runs trial `trial` as `run` does with `log` beside the metrics, and keeps what `into_log`
-/// takes of it.
-fn traced<L: Observer>(
-    scenario: &Scenario,
-    trial: u32,
-    mode: RequestMode,
-    log: impl FnOnce(&Layout) -> L,
-    into_log: impl FnOnce(L) -> Vec<(SimTime, Observation)>,
-) -> TrialTrace {
     let seed = trial_seed(scenario.simulation.seed, trial);
     let layout = Layout::new(scenario);
-    let observer = (MetricsObserver::new(&layout), log(&layout));
+    // A bare log is never at rest: the story runs the full simulation (a restart's new
+    // registration, a /resume come after the measures rest), with the same outcomes.
+    let observer = (MetricsObserver::new(&layout), Vec::new());
     let world = World::with_mode(scenario, seed, observer, mode);
     let ((metrics, log), ran) = world.run();
     TrialTrace {
         trial,
         seed,
         layout,
-        log: into_log(log),
+        log,
         outcomes: metrics.outcomes(ran.end),
         end: ran.end,
     }
 }
 
-/// Only the dead hits on the shutdown targets: what a timeline plot needs. At rest whenever the
-/// metrics are, so the trial ends where `run`'s did.
-struct DeadHitLog {
-    targets: Vec<ProcessId>,
-    log: Vec<(SimTime, Observation)>,
-}
-
-impl Observer for DeadHitLog {
-    fn observe(&mut self, at: SimTime, observation: Observation) {
-        let process = match observation {
-            Observation::Attempt {
-                process,
-                dead: true,
-                ..
-            }
-            | Observation::DeadHits { process, .. } => process,
-            _ => return,
-        };
-        if self.targets.contains(&process) {
-            self.log.push((at, observation));
-        }
-    }
-}
-
-/// Runs trial `trial` exactly as `run` does (same seed, same request mode, same end) and keeps
-/// only the dead hits on the shutdown targets (single attempts, or counts over a span in
-/// batched mode): the timeline of `run`'s report. Its memory does not grow with the fleet or
-/// the request rate (the metrics' own state apart), unlike [`trace_trial`]'s.
-pub fn trace_dead_hits(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialTrace {
-    let hits = |layout: &Layout| DeadHitLog {
-        targets: layout.targets.clone(),
-        log: Vec::new(),
-    };
-    traced(scenario, trial, mode, hits, |hits| hits.log)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::simulate;
+    use crate::experiment::{DeadHitSpan, simulate, simulate_with};
     use crate::scenario::fixture::bundled;
 
     fn kill9() -> Scenario {
         bundled("kill-9", &[])
     }
 
-    /// The timeline's trial is the trial `run` reports, to its end, with the same dead hits as
-    /// the full trace (which goes on to duration-s, where no more come).
+    /// The dead hits a trial keeps as it runs (`run`'s timeline) are those the full trace
+    /// observes on the instance (which goes on to duration-s, where no more come): in batched
+    /// mode the counted spans themselves; and they add up to the trial's dead hits.
     #[test]
-    fn the_timeline_trial_is_the_run_trial_with_its_dead_hits() {
+    fn a_trial_keeps_the_dead_hits_its_trace_observes() {
         let s = kill9();
-        let hits = trace_dead_hits(&s, 3, RequestMode::Batched);
         let run = simulate(&s, 3, trial_seed(s.simulation.seed, 3));
-        assert_eq!(hits.outcomes, run.shutdowns);
-        assert_eq!(hits.end.ms(), run.end_ms);
         let full = trace_trial(&s, 3, RequestMode::Batched);
         let target = full.layout.targets[0];
-        let dead: Vec<_> = full
+        let traced: Vec<DeadHitSpan> = full
             .log
-            .into_iter()
-            .filter(
-                |(_, o)| matches!(o, Observation::DeadHits { process, .. } if *process == target),
-            )
-            .collect();
-        assert!(!dead.is_empty());
-        assert_eq!(hits.log, dead);
-        let counted: u64 = dead
             .iter()
-            .map(|(_, o)| match o {
-                Observation::DeadHits { count, .. } => *count,
-                _ => 0,
+            .filter_map(|(_, o)| match o {
+                Observation::DeadHits {
+                    process,
+                    count,
+                    since,
+                    last,
+                    ..
+                } if *process == target => Some(DeadHitSpan {
+                    since_ms: since.ms(),
+                    last_ms: last.ms(),
+                    count: *count,
+                }),
+                _ => None,
             })
-            .sum();
+            .collect();
+        assert!(!traced.is_empty());
+        assert_eq!(run.dead_hit_spans, vec![traced]);
+        let counted: u64 = run.dead_hit_spans[0].iter().map(|h| h.count).sum();
         assert_eq!(counted, run.shutdowns[0].dead_hits);
+    }
+
+    /// Per request, each refused attempt is an observation of its own; the trial keeps one
+    /// point per instant with their number, as many hits in all as the trace has attempts.
+    /// (Round robin sends two requests of one instant to different instances, so points rarely
+    /// merge here; `dead_hits_are_kept_for_the_timeline_as_spans` merges some.)
+    #[test]
+    fn per_request_hits_are_kept_one_point_per_instant() {
+        let s = kill9();
+        let seed = trial_seed(s.simulation.seed, 3);
+        let run = simulate_with(&s, 3, seed, RequestMode::PerRequest);
+        let full = trace_trial(&s, 3, RequestMode::PerRequest);
+        let target = full.layout.targets[0];
+        let mut instants: Vec<(u64, u64)> = Vec::new();
+        for (t, o) in &full.log {
+            if matches!(o, Observation::Attempt { process, dead: true, .. } if *process == target) {
+                match instants.last_mut() {
+                    Some((at, n)) if *at == t.ms() => *n += 1,
+                    _ => instants.push((t.ms(), 1)),
+                }
+            }
+        }
+        assert!(instants.len() > 10);
+        let kept: Vec<(u64, u64)> = run.dead_hit_spans[0]
+            .iter()
+            .map(|h| {
+                assert_eq!(h.since_ms, h.last_ms);
+                (h.since_ms, h.count)
+            })
+            .collect();
+        assert_eq!(kept, instants);
+        let total: u64 = instants.iter().map(|&(_, n)| n).sum();
+        assert_eq!(total, run.shutdowns[0].dead_hits);
     }
 
     /// The explained trial is the trial `run` reports: same seed, same outcome; `run` ended it

@@ -195,6 +195,18 @@ pub const REMOVAL_METRICS: [Metric; 5] = [
     Metric::RibbonRemovedMs,
 ];
 
+/// `count` dead hits on a shutdown's instance from `since_ms` to `last_ms` (absolute ms of the
+/// trial): one `Observation::DeadHits` (a batched count over its span), or the single refused
+/// attempts (`Observation::Attempt`) of one instant, summed. What the timeline of `run`'s report
+/// draws (`report::explain::timeline_plot`, which spreads a count over its span). Summing the
+/// attempts of one instant draws the same plot: a point's hits fall in one bin either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DeadHitSpan {
+    pub since_ms: u64,
+    pub last_ms: u64,
+    pub count: u64,
+}
+
 /// The measured outcome of one shutdown in one trial. Times are ms relative to `t_stop`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ShutdownOutcome {
@@ -350,6 +362,10 @@ struct TargetTracker {
     resumed: bool,
     /// Why a view still listed it when the trial ended.
     holding: Option<Holding>,
+    /// Every dead hit on the process, before its stop and after a restart too (unlike
+    /// `dead_hits`): the timeline draws what the process refused. As many as the counted spans
+    /// in batched mode (a few per routing change), not one per request.
+    hit_spans: Vec<DeadHitSpan>,
 }
 
 /// Observer that keeps just what the metrics need.
@@ -420,10 +436,63 @@ impl MetricsObserver {
         self.targets.get_mut(t).filter(|t| !t.frozen)
     }
 
+    /// `count` dead hits of `route` on `process` from `since` to `last` (one refused attempt:
+    /// `since == last`). Out of line: a few calls a trial in batched mode, kept off `observe`'s
+    /// hot path (inlined, its span bookkeeping cost every observation about 8 instructions).
+    #[inline(never)]
+    fn dead_hits(
+        &mut self,
+        route: RouteId,
+        process: ProcessId,
+        count: u64,
+        since: SimTime,
+        last: SimTime,
+    ) {
+        self.record_hits(process, since, last, count);
+        if let Some(t) = self.tracker(process)
+            && t.t_stop.is_some()
+        {
+            t.dead_hits(route, count, last);
+        }
+    }
+
+    /// Keeps `count` dead hits on `process` from `since` to `last` if it is a shutdown's
+    /// instance, whatever the state of its metrics (see `TargetTracker::hit_spans`).
+    fn record_hits(&mut self, process: ProcessId, since: SimTime, last: SimTime, count: u64) {
+        let Some(Some(t)) = self.target_of.get(process) else {
+            return;
+        };
+        let spans = &mut self.targets[*t].hit_spans;
+        let (since_ms, last_ms) = (since.ms(), last.ms());
+        if since_ms == last_ms
+            && let Some(prev) = spans.last_mut()
+            && prev.since_ms == last_ms
+            && prev.last_ms == last_ms
+        {
+            // Single attempts of one instant (per-request mode): one point with their sum.
+            prev.count += count;
+            return;
+        }
+        spans.push(DeadHitSpan {
+            since_ms,
+            last_ms,
+            count,
+        });
+    }
+
     /// The outcome of each shutdown, in scenario order, for a trial that ended at `end`.
     pub fn outcomes(&self, end: SimTime) -> Vec<ShutdownOutcome> {
         let areas = self.capacity.areas(end);
         self.targets.iter().map(|t| t.outcome(&areas)).collect()
+    }
+
+    /// The dead hits on each shutdown's instance, in scenario order and in the order they came
+    /// (what `run`'s timeline draws for its median trial); leaves none behind.
+    pub fn take_hit_spans(&mut self) -> Vec<Vec<DeadHitSpan>> {
+        self.targets
+            .iter_mut()
+            .map(|t| std::mem::take(&mut t.hit_spans))
+            .collect()
     }
 }
 
@@ -657,26 +726,14 @@ impl Observer for MetricsObserver {
                 route,
                 process,
                 dead: true,
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && t.t_stop.is_some()
-                {
-                    t.dead_hits(route, 1, at);
-                }
-            }
+            } => self.dead_hits(route, process, 1, at, at),
             Observation::DeadHits {
                 route,
                 process,
                 count,
+                since,
                 last,
-                ..
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && t.t_stop.is_some()
-                {
-                    t.dead_hits(route, count, last);
-                }
-            }
+            } => self.dead_hits(route, process, count, since, last),
             Observation::ConnectTimeouts {
                 process, delay_ms, ..
             } => {
@@ -1256,6 +1313,53 @@ mod tests {
             t.served[k].set(SimTime(0), true);
         }
         t
+    }
+
+    /// The dead hits the timeline draws are kept whatever the metrics make of them: single
+    /// attempts of one instant summed into one point, a counted span as it came, hits before
+    /// the stop too (the count `dead_hits` starts at the stop); none for another process.
+    #[test]
+    fn dead_hits_are_kept_for_the_timeline_as_spans() {
+        let mut m = observer_of(tracker());
+        let at = SimTime;
+        let attempt = |process| Observation::Attempt {
+            route: 0,
+            process,
+            dead: true,
+        };
+        m.observe(at(500), attempt(0));
+        m.observe(at(1_000), Observation::StoppedServing { process: 0 });
+        m.observe(at(2_000), attempt(0));
+        m.observe(at(2_000), attempt(0));
+        m.observe(at(2_000), attempt(1));
+        m.observe(
+            at(9_000),
+            Observation::DeadHits {
+                route: 0,
+                process: 0,
+                count: 5,
+                since: at(3_000),
+                last: at(9_000),
+            },
+        );
+        m.observe(at(9_500), attempt(0));
+        let span = |since_ms, last_ms, count| DeadHitSpan {
+            since_ms,
+            last_ms,
+            count,
+        };
+        assert_eq!(
+            m.take_hit_spans(),
+            vec![vec![
+                span(500, 500, 1),
+                span(2_000, 2_000, 2),
+                span(3_000, 9_000, 5),
+                span(9_500, 9_500, 1),
+            ]]
+        );
+        let o = &m.outcomes(at(10_000))[0];
+        assert_eq!(o.dead_hits, 2 + 5 + 1);
+        assert!(m.take_hit_spans()[0].is_empty(), "taken");
     }
 
     fn observer_of(t: TargetTracker) -> MetricsObserver {

@@ -23,9 +23,10 @@ pub use compare::{
     Comparison, ShutdownStats, Variant, VariantResult, find_stats, shutdown_stats,
     unresolved_by_reason,
 };
-pub use explain::{TrialTrace, trace_dead_hits, trace_trial};
+pub use explain::{TrialTrace, trace_trial};
 pub use metrics::{
-    CallerOutcome, MetricsObserver, REMOVAL_METRICS, ServerOutcome, ShutdownOutcome, Unresolved,
+    CallerOutcome, DeadHitSpan, MetricsObserver, REMOVAL_METRICS, ServerOutcome, ShutdownOutcome,
+    Unresolved,
 };
 pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
 pub use stats::{Stats, needs_trials, percentile};
@@ -53,6 +54,13 @@ pub struct TrialOutcome {
     /// When the trial ended: `duration-s`, or later when it waited for a stopped instance to
     /// leave every view (up to `max-duration-s`).
     pub end_ms: u64,
+    /// Per `[[shutdown]]`, in scenario order: the dead hits on its instance, kept as the trial
+    /// runs ([`MetricsObserver::take_hit_spans`]) so that `run`'s report draws the timeline of
+    /// its median trial without simulating that trial again (issue 12: a 1-trial run cost two
+    /// simulations). A few spans per routing change in batched mode, whatever the rate; one
+    /// per instant with a refused attempt in the per-request reference. Shard files carry them
+    /// to `merge`, which draws the same timeline from them.
+    pub dead_hit_spans: Vec<Vec<DeadHitSpan>>,
 }
 
 /// Simulates one trial. Pure and deterministic: the same scenario and seed give the same outcome.
@@ -70,7 +78,7 @@ pub fn simulate_with(
     let layout = Layout::new(scenario);
     let metrics = MetricsObserver::new(&layout);
     if scenario.deploys.is_empty() {
-        let (observer, ran) = World::with_mode(scenario, seed, metrics, mode).run();
+        let (mut observer, ran) = World::with_mode(scenario, seed, metrics, mode).run();
         return TrialOutcome {
             trial,
             seed,
@@ -78,10 +86,11 @@ pub fn simulate_with(
             deploys: Vec::new(),
             events: ran.events,
             end_ms: ran.end.ms(),
+            dead_hit_spans: observer.take_hit_spans(),
         };
     }
     let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
-    let ((metrics, deploys), ran) =
+    let ((mut metrics, deploys), ran) =
         World::with_mode(scenario, seed, (metrics, deploys), mode).run();
     TrialOutcome {
         trial,
@@ -90,6 +99,7 @@ pub fn simulate_with(
         deploys: deploys.finish(ran.end),
         events: ran.events,
         end_ms: ran.end.ms(),
+        dead_hit_spans: metrics.take_hit_spans(),
     }
 }
 

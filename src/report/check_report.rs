@@ -271,6 +271,7 @@ strategy = "kill-9"
                 deploys: Vec::new(),
                 events: 0,
                 end_ms: 900_000,
+                dead_hit_spans: vec![Vec::new()],
             })
             .collect()
     }

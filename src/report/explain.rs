@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::engine::SimTime;
 use crate::eureka::{InstanceStatus, Observation, ProcessKind, RequestMode, ServerId};
-use crate::experiment::{TrialTrace, trace_trial};
+use crate::experiment::{ShutdownOutcome, TrialOutcome, TrialTrace, trace_trial};
 use crate::scenario::{
     ClientConfig, FaultKind, FinalStop, Release, Scenario, ShutdownConfig, Strategy,
 };
@@ -1104,12 +1104,12 @@ impl Explanation<'_> {
     }
 
     /// The timeline plot of shutdown `s` in this trial: when the instance left each layer, and
-    /// its dead hits (each one when the trial ran per request; the last of each count otherwise).
+    /// its dead hits from the trace (each one when the trial ran per request; each count over
+    /// its span otherwise).
     pub fn timeline(&self, scenario: &Scenario, s: usize) -> TimelinePlot {
         let outcome = self.outcomes.get(s).cloned().unwrap_or_default();
-        let config = &scenario.shutdowns[s];
         let target = self.layout.targets[s];
-        let t_stop = outcome.t_stop_ms.unwrap_or(config.at_ms) as i64;
+        let t_stop = t_stop_of(scenario, s, &outcome);
         let dead_hits: Vec<HitSpan> = self
             .log
             .iter()
@@ -1133,66 +1133,8 @@ impl Explanation<'_> {
                 _ => None,
             })
             .collect();
-        let mut stages = vec![(
-            format!("{} started", config.strategy.name()),
-            Some(config.at_ms as i64 - t_stop),
-        )];
-        let servers = scenario.servers();
-        if servers.len() > 1 {
-            // One lane per peer for its registry, then one per peer for what it serves.
-            for (o, peer) in outcome.servers.iter().zip(servers.iter()) {
-                stages.push((
-                    format!("left peer {}'s registry", peer.name),
-                    o.server_removed_ms,
-                ));
-            }
-            for (o, peer) in outcome.servers.iter().zip(servers.iter()) {
-                stages.push((
-                    format!("left peer {}'s read-only cache", peer.name),
-                    o.readonly_removed_ms,
-                ));
-            }
-        } else {
-            stages.push(("left the registry".to_string(), outcome.server_removed_ms));
-            stages.push((
-                "left the read-only cache".to_string(),
-                outcome.readonly_removed_ms,
-            ));
-        }
-        stages.extend([
-            (
-                "left the callers' Eureka caches".to_string(),
-                outcome.client_removed_ms,
-            ),
-            (
-                format!("left the {} lists", scenario.balancer_name()),
-                outcome.ribbon_removed_ms,
-            ),
-        ]);
-        let known = stages
-            .iter()
-            .filter_map(|(_, v)| *v)
-            .chain(dead_hits.iter().flat_map(|h| [h.from, h.to]));
-        let (lo, hi) = known.fold((0i64, 0i64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-        let margin = ((hi - lo) / 20).max(5_000);
-        TimelinePlot {
-            title: format!(
-                "{}: {} stopped with {} - trial {} (seed {})\n{}, {} dead hit(s); times relative \
-                 to when it stopped serving",
-                scenario.name,
-                config.instance,
-                config.strategy.name(),
-                self.trial,
-                self.seed,
-                scenario.simulation.release,
-                outcome.dead_hits
-            ),
-            stages,
-            dead_hits,
-            x_range: (lo - margin, hi + margin),
-        }
+        timeline_plot(scenario, s, (self.trial, self.seed), &outcome, dead_hits)
     }
-
     /// Every observation as JSON Lines: `t_ms`, `kind` and the observation's fields, with
     /// process and route names added.
     pub fn to_json_lines(&self, scenario: &Scenario) -> String {
@@ -1538,6 +1480,111 @@ fn balancer_step(scenario: &Scenario, caller: Option<usize>) -> &'static str {
     }
 }
 
+/// When shutdown `s`'s instance stopped serving in a trial with `outcome` (its planned instant
+/// if it never did): the origin of the timeline's times.
+fn t_stop_of(scenario: &Scenario, s: usize, outcome: &ShutdownOutcome) -> i64 {
+    outcome.t_stop_ms.unwrap_or(scenario.shutdowns[s].at_ms) as i64
+}
+
+/// The timeline of shutdown `s` in `run`'s trial `outcome`, its dead hits from the spans the
+/// trial kept as it ran ([`TrialOutcome::dead_hit_spans`]): the figure of `run`'s report, with
+/// no simulation. The same plot as [`Explanation::timeline`] of the same trial, whose full
+/// trace holds the same dead hits (`the_run_timeline_is_the_traced_one`).
+pub fn run_timeline(scenario: &Scenario, s: usize, outcome: &TrialOutcome) -> TimelinePlot {
+    let shutdown = outcome.shutdowns.get(s).cloned().unwrap_or_default();
+    let t_stop = t_stop_of(scenario, s, &shutdown);
+    let dead_hits = outcome
+        .dead_hit_spans
+        .get(s)
+        .into_iter()
+        .flatten()
+        .map(|h| HitSpan {
+            from: h.since_ms as i64 - t_stop,
+            to: h.last_ms as i64 - t_stop,
+            count: h.count,
+        })
+        .collect();
+    timeline_plot(
+        scenario,
+        s,
+        (outcome.trial, outcome.seed),
+        &shutdown,
+        dead_hits,
+    )
+}
+
+/// The timeline plot of shutdown `s` in trial `trial` (with its seed): when the instance left
+/// each layer (`outcome`), and `dead_hits` (ms relative to its stop). `explain` takes the hits
+/// from its trace, `run` from the spans its trials kept: one drawing.
+fn timeline_plot(
+    scenario: &Scenario,
+    s: usize,
+    (trial, seed): (u32, u64),
+    outcome: &ShutdownOutcome,
+    dead_hits: Vec<HitSpan>,
+) -> TimelinePlot {
+    let config = &scenario.shutdowns[s];
+    let t_stop = t_stop_of(scenario, s, outcome);
+    let mut stages = vec![(
+        format!("{} started", config.strategy.name()),
+        Some(config.at_ms as i64 - t_stop),
+    )];
+    let servers = scenario.servers();
+    if servers.len() > 1 {
+        // One lane per peer for its registry, then one per peer for what it serves.
+        for (o, peer) in outcome.servers.iter().zip(servers.iter()) {
+            stages.push((
+                format!("left peer {}'s registry", peer.name),
+                o.server_removed_ms,
+            ));
+        }
+        for (o, peer) in outcome.servers.iter().zip(servers.iter()) {
+            stages.push((
+                format!("left peer {}'s read-only cache", peer.name),
+                o.readonly_removed_ms,
+            ));
+        }
+    } else {
+        stages.push(("left the registry".to_string(), outcome.server_removed_ms));
+        stages.push((
+            "left the read-only cache".to_string(),
+            outcome.readonly_removed_ms,
+        ));
+    }
+    stages.extend([
+        (
+            "left the callers' Eureka caches".to_string(),
+            outcome.client_removed_ms,
+        ),
+        (
+            format!("left the {} lists", scenario.balancer_name()),
+            outcome.ribbon_removed_ms,
+        ),
+    ]);
+    let known = stages
+        .iter()
+        .filter_map(|(_, v)| *v)
+        .chain(dead_hits.iter().flat_map(|h| [h.from, h.to]));
+    let (lo, hi) = known.fold((0i64, 0i64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let margin = ((hi - lo) / 20).max(5_000);
+    TimelinePlot {
+        title: format!(
+            "{}: {} stopped with {} - trial {} (seed {})\n{}, {} dead hit(s); times relative \
+             to when it stopped serving",
+            scenario.name,
+            config.instance,
+            config.strategy.name(),
+            trial,
+            seed,
+            scenario.simulation.release,
+            outcome.dead_hits
+        ),
+        stages,
+        dead_hits,
+        x_range: (lo - margin, hi + margin),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1548,6 +1595,40 @@ mod tests {
 
     fn kill9() -> Scenario {
         bundled("kill-9", &[])
+    }
+
+    /// `run`'s timeline, drawn from the dead hits its trial kept, is the drawing of the same
+    /// trial's full trace (explain's), in both request modes, byte for byte: the spans kept
+    /// are the trace's (single attempts of one instant summed, which bins them alike), and
+    /// the stages come from the same outcome.
+    #[test]
+    fn the_run_timeline_is_the_traced_one() {
+        use crate::engine::trial_seed;
+        use crate::experiment::simulate_with;
+        use crate::report::plot::timeline_svg_string;
+        for (mode, set) in [
+            (RequestMode::Batched, vec![]),
+            (RequestMode::Batched, vec!["caller[0].rate-per-s=1000"]),
+            (RequestMode::PerRequest, vec![]),
+        ] {
+            let set: Vec<String> = set.iter().map(|x| x.to_string()).collect();
+            let s = bundled("kill-9", &set);
+            for trial in [0, 3] {
+                let seed = trial_seed(s.simulation.seed, trial);
+                let run = simulate_with(&s, trial, seed, mode);
+                let trace = trace_trial(&s, trial, mode);
+                let ours = run_timeline(&s, 0, &run);
+                let theirs = Explanation(&trace).timeline(&s, 0);
+                assert!(ours.dead_hits.iter().map(|h| h.count).sum::<u64>() > 0);
+                assert_eq!(ours.stages, theirs.stages, "{mode:?} {set:?}");
+                assert_eq!(ours.title, theirs.title, "{mode:?} {set:?}");
+                assert_eq!(
+                    timeline_svg_string(&ours).unwrap(),
+                    timeline_svg_string(&theirs).unwrap(),
+                    "{mode:?} {set:?} trial {trial}"
+                );
+            }
+        }
     }
 
     /// The chain names each layer in causal order for a kill -9.

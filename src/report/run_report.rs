@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::eureka::RequestMode;
 use crate::eureka::ServerId;
 use crate::experiment::deploy_metrics::summarize_deploy;
-use crate::experiment::{TrialOutcome, run_trials_with, trace_dead_hits};
+use crate::experiment::{TrialOutcome, run_trials_with};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -15,7 +15,7 @@ use super::SummaryRow;
 use super::columns::StatColumn::{Max, Mean, Min, P50, P90, P99, P999, Unresolved};
 use super::columns::labels;
 use super::describe::{Footnotes, NEEDS_NOTE, percentile_of_values};
-use super::explain::Explanation;
+use super::explain::run_timeline;
 use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, create_dir, write_text, write_with};
 use super::plot::{
@@ -42,17 +42,17 @@ pub fn run(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
     let outcomes = run_trials_with(scenario, options.mode, on_trial_done);
-    write_run(scenario, options, &outcomes)
+    write_run(scenario, &options.output, &outcomes)
 }
 
 /// Writes `run`'s files for `outcomes` (every trial of `scenario`, in trial order) and returns
 /// the terminal text. [`run`] calls it after its trials, `merge` after putting the shards'
-/// outcomes back together: one writer, so the files are the same bytes either way.
-/// `options.mode` must be the mode the outcomes ran in: the timeline runs the median trial again
-/// in it.
+/// outcomes back together: one writer, so the files are the same bytes either way. It simulates
+/// nothing: the timeline's dead hits are those the median trial kept as it ran
+/// (`TrialOutcome::dead_hit_spans`), which the shard files carry too.
 pub fn write_run(
     scenario: &Scenario,
-    options: &RunOptions,
+    output: &OutputOptions,
     outcomes: &[TrialOutcome],
 ) -> Result<String, OutputError> {
     let rows = summarize(scenario, outcomes);
@@ -61,7 +61,7 @@ pub fn write_run(
         out_dir,
         png,
         ..
-    } = &options.output;
+    } = output;
     create_dir(out_dir)?;
     let trials_path = out_dir.join("trials.csv");
     let summary_path = out_dir.join("summary.csv");
@@ -71,7 +71,7 @@ pub fn write_run(
     write_with(&callers_path, |w| write_callers_csv(w, scenario, outcomes))?;
     write_with(&servers_path, |w| write_servers_csv(w, scenario, outcomes))?;
     write_with(&summary_path, |w| write_summary_csv(w, &rows))?;
-    let figures = write_figures(scenario, outcomes, options.mode, out_dir, *png)?;
+    let figures = write_figures(scenario, outcomes, out_dir, *png)?;
     let report = run_report(scenario, source, outcomes, &rows, figures);
     let html_path = out_dir.join("report.html");
     write_text(&html_path, render_html(&report))?;
@@ -121,7 +121,6 @@ fn deploy_report(
 fn write_figures(
     scenario: &Scenario,
     outcomes: &[TrialOutcome],
-    mode: RequestMode,
     out_dir: &Path,
     png: bool,
 ) -> Result<Vec<Vec<Figure>>, OutputError> {
@@ -145,11 +144,11 @@ fn write_figures(
                 .to_string(),
             svg: cdf_svg_string(&cdf)?,
         });
-        if let Some(trial) = median_trial(outcomes, s) {
-            // The same trial as `run`'s (same mode, same end), keeping only its dead hits:
-            // neither the fleet nor the request rate adds to the cost (issue 12 item 3).
-            let trace = trace_dead_hits(scenario, trial, mode);
-            let plot = Explanation(&trace).timeline(scenario, s);
+        let median = median_trial(outcomes, s).and_then(|t| outcomes.iter().find(|o| o.trial == t));
+        if let Some(trial) = median {
+            // The run's own trial, drawn from the dead hits it kept as it ran: no simulation
+            // here, so a 1-trial run costs one (issue 12).
+            let plot = run_timeline(scenario, s, trial);
             let path = out_dir.join(format!("timeline{suffix}.svg"));
             render_timeline(&plot, ImageFormat::Svg, &path)?;
             if png {

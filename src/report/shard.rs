@@ -21,8 +21,10 @@ use crate::scenario::ScenarioSource;
 
 use super::output::{OutputError, create_dir, write_atomic};
 
-/// The first field of every shard file; a file without it is not one.
-pub const SHARD_FORMAT: &str = "eureka-sim shard 1";
+/// The first field of every shard file; a file without it is not one. 2: each trial's outcome
+/// carries its dead hits (`TrialOutcome::dead_hit_spans`, the timeline `merge` draws), which a
+/// format-1 file lacks.
+pub const SHARD_FORMAT: &str = "eureka-sim shard 2";
 
 /// The command a shard ran, with the arguments that shape its plan (the rest is the manifest's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,6 +7,8 @@ use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::fonts::{self, Run};
+
 /// The font family of every text; SVG keeps it as `font-family="sans-serif"`.
 pub(super) const FONT: &str = "sans-serif";
 
@@ -48,12 +50,10 @@ pub(super) fn hex(color: RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", color.0, color.1, color.2)
 }
 
-/// Why drawing failed: no usable font (the usual cause, worth its own message), or anything else.
+/// Why drawing failed, in plotters' words. (No font can be missing: the one typeface is
+/// compiled in, `fonts.rs`.)
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Failure {
-    Font(String),
-    Other(String),
-}
+pub(super) struct Failure(pub(super) String);
 
 /// Turns plotters' drawing errors into a [`Failure`].
 pub(super) trait OrFailure<T> {
@@ -62,16 +62,7 @@ pub(super) trait OrFailure<T> {
 
 impl<T, E: Error + Send + Sync> OrFailure<T> for Result<T, DrawingAreaErrorKind<E>> {
     fn msg(self) -> Result<T, Failure> {
-        self.map_err(|e| match &e {
-            // plotters does not re-export the backend's error kinds, so the font case is told by
-            // its message (plotters-backend 0.3: "Font loading error: ...").
-            DrawingAreaErrorKind::BackendError(inner)
-                if inner.to_string().starts_with("Font loading error") =>
-            {
-                Failure::Font(inner.to_string())
-            }
-            _ => Failure::Other(e.to_string()),
-        })
+        self.map_err(|e| Failure(e.to_string()))
     }
 }
 
@@ -84,45 +75,54 @@ pub(super) fn text(size: f64, color: RGBColor, h: HPos, v: VPos) -> TextStyle<'s
     }
 }
 
-/// The width of `s` in pixels at `size`, as plotters will lay it out. Falls back to an estimate
-/// when no font can be loaded, so that layout never fails on its own.
+/// The width of `s` in pixels at text size `size`, in the bundled DejaVu Sans (bold or not):
+/// the width a PNG draws it at, and the one an SVG viewer does with that font.
 pub(super) fn text_width(s: &str, size: f64, bold: bool) -> u32 {
-    let style = if bold {
-        FontStyle::Bold
-    } else {
-        FontStyle::Normal
-    };
-    FontDesc::new(FontFamily::SansSerif, size, style)
-        .box_size(s)
-        .map(|(w, _)| w)
-        .unwrap_or_else(|_| (s.chars().count() as f64 * size * 0.6).ceil() as u32)
+    fonts::face(bold).width(s, size).max(0) as u32
 }
 
 /// Greedy word wrap to `max_width` pixels; a word wider than the line is broken by characters.
+/// The line is measured as it grows ([`fonts::Run`]), not from its start for every word: the
+/// same widths as [`text_width`] of each candidate line, at a cost linear in the text.
 pub(super) fn wrap(s: &str, max_width: u32, size: f64, bold: bool) -> Vec<String> {
+    let face = fonts::face(bold);
+    let fits = |run: Run| face.run_width(run, size).max(0) as u32 <= max_width;
     let mut lines = Vec::new();
     let mut line = String::new();
+    let mut run = Run::default();
     for word in s.split_whitespace() {
         let candidate = if line.is_empty() {
-            word.to_string()
+            face.extend(Run::default(), word)
         } else {
-            format!("{line} {word}")
+            face.extend(face.extend(run, " "), word)
         };
-        if text_width(&candidate, size, bold) <= max_width {
-            line = candidate;
+        if fits(candidate) {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+            run = candidate;
             continue;
         }
         if !line.is_empty() {
             lines.push(std::mem::take(&mut line));
         }
         // The word alone: break it if it still does not fit.
+        run = Run::default();
+        let mut chars = 0;
         for c in word.chars() {
-            line.push(c);
-            if line.chars().count() > 1 && text_width(&line, size, bold) > max_width {
-                line.pop();
+            let mut utf8 = [0; 4];
+            let c_str = c.encode_utf8(&mut utf8);
+            let longer = face.extend(run, c_str);
+            if chars >= 1 && !fits(longer) {
                 lines.push(std::mem::take(&mut line));
-                line.push(c);
+                run = face.extend(Run::default(), c_str);
+                chars = 1;
+            } else {
+                run = longer;
+                chars += 1;
             }
+            line.push(c);
         }
     }
     if !line.is_empty() {
@@ -413,6 +413,62 @@ mod tests {
         let unbroken = "x".repeat(200);
         assert!(wrap(&unbroken, 300, 16.0, false).len() > 1);
         assert!(wrap("", 300, 16.0, false).is_empty());
+    }
+
+    /// The wrap that measures each candidate line whole with [`text_width`] (as this module
+    /// did before it measured lines as they grow): the reference the incremental one must equal.
+    fn wrap_measuring_each_line(s: &str, max_width: u32, size: f64, bold: bool) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut line = String::new();
+        for word in s.split_whitespace() {
+            let candidate = if line.is_empty() {
+                word.to_string()
+            } else {
+                format!("{line} {word}")
+            };
+            if text_width(&candidate, size, bold) <= max_width {
+                line = candidate;
+                continue;
+            }
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            for c in word.chars() {
+                line.push(c);
+                if line.chars().count() > 1 && text_width(&line, size, bold) > max_width {
+                    line.pop();
+                    lines.push(std::mem::take(&mut line));
+                    line.push(c);
+                }
+            }
+        }
+        if !line.is_empty() {
+            lines.push(line);
+        }
+        lines
+    }
+
+    /// Growing a line's measure word by word breaks lines exactly where measuring every
+    /// candidate line whole does: kerning across the joins included (AV, To, "Wa"), bold or
+    /// not, long words broken by characters, characters the face lacks.
+    #[test]
+    fn wrapping_as_the_line_grows_breaks_where_measuring_whole_lines_does() {
+        let texts = [
+            "kill-9: svc-0 stopped with kill-9 - trial 30 (seed 1662269552329397664) AVAVAV To Wa",
+            "Green bars: the instance is still listed as UP in that layer, until the instant shown.",
+            "zone-outage-self-preservation: exposure of svc-z1-0 (kill-9) over 40 trials \u{2192} ok",
+            &"averyveryverylongwordwithoutanyspaceAVToWa".repeat(4),
+            "\u{10FFFF}\u{10FFFF} x \u{FFFD}",
+        ];
+        for text in texts {
+            for (width, size, bold) in [(300, 16.0, false), (977, 22.0, true), (120, 14.0, true)] {
+                assert_eq!(
+                    wrap(text, width, size, bold),
+                    wrap_measuring_each_line(text, width, size, bold),
+                    "{text:?} in {width} px at {size} (bold {bold})"
+                );
+            }
+        }
     }
 
     #[test]

@@ -374,7 +374,7 @@ fn draw_scale<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::super::common::hex;
-    use super::super::{ImageFormat, PlotError, heatmap_svg_string, png_rendered, render_heatmap};
+    use super::super::{ImageFormat, PlotError, heatmap_svg_string, render_heatmap};
     use super::*;
 
     fn example() -> Heatmap {
@@ -456,9 +456,7 @@ mod tests {
     fn heatmap_png_starts_with_the_magic_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("heatmap.png");
-        if !png_rendered(render_heatmap(&example(), ImageFormat::Png, &path)) {
-            return;
-        }
+        render_heatmap(&example(), ImageFormat::Png, &path).unwrap();
         assert!(
             std::fs::read(&path)
                 .unwrap()
