@@ -3,7 +3,7 @@
 //! `exposure-cdf.svg` (and `.png` with `--png`) and `report.html`.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::eureka::RequestMode;
 use crate::experiment::closed_form;
@@ -115,7 +115,7 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
     let overrides = args.common.overrides.list();
     let source = ScenarioSource::read(&args.scenario)?;
     let (base, plan) = plan(&source, &overrides, &args.strategy, &args.wait_s, true)?;
-    let default_dir = Path::new("output").join(&base.name).join("compare");
+    let default_dir = super::default_output(&args.scenario, &base.name).join("compare");
     if let Some(shard) = shard {
         // Trials, not variants: every variant runs the shard's trials, so trial k of each
         // variant draws the same numbers (common random numbers) whichever shard it is in.

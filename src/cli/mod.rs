@@ -17,7 +17,7 @@ mod shard;
 mod sweep;
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
@@ -338,6 +338,35 @@ pub(crate) fn request_mode(per_request: bool) -> RequestMode {
     }
 }
 
+/// The default output folder of scenario file `path`: `output/` and its path from the working
+/// folder without a leading `scenarios/` and without the extension, so that two files of one
+/// name in different folders never share one (`scenarios/kill-9.toml` -> `output/kill-9`,
+/// `scenarios/claims/kill-9.toml` -> `output/claims/kill-9`). A path outside the working folder
+/// (absolute, or through `..`) gives `output/<stem>`.
+pub(crate) fn default_output(path: &std::path::Path, stem: &str) -> PathBuf {
+    use std::path::Component;
+    let inside = path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !inside {
+        return Path::new("output").join(stem);
+    }
+    let mut parts: Vec<_> = path
+        .with_extension("")
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(p) => Some(p.to_os_string()),
+            _ => None,
+        })
+        .collect();
+    if parts.len() > 1 && parts[0] == "scenarios" {
+        parts.remove(0);
+    }
+    parts
+        .iter()
+        .fold(PathBuf::from("output"), |dir, p| dir.join(p))
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
@@ -391,5 +420,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Presets => init::print_presets(),
         Command::Completions(args) => completions::print_completions(&args),
         Command::Man(args) => completions::print_man(&args),
+    }
+}
+
+#[cfg(test)]
+mod output_tests {
+    use super::*;
+
+    #[test]
+    fn default_outputs_of_files_of_one_name_differ() {
+        let out = |p: &str| default_output(Path::new(p), "stem");
+        assert_eq!(out("scenarios/kill-9.toml"), Path::new("output/kill-9"));
+        assert_eq!(
+            out("scenarios/claims/kill-9.toml"),
+            Path::new("output/claims/kill-9")
+        );
+        assert_eq!(out("./mine/q.toml"), Path::new("output/mine/q"));
+        assert_eq!(out("q.toml"), Path::new("output/q"));
+        assert_eq!(out("/tmp/x/q.toml"), Path::new("output/stem"));
+        assert_eq!(out("../q.toml"), Path::new("output/stem"));
     }
 }

@@ -4,7 +4,6 @@
 //! [`report::run_report::run`]: crate::report::run_report::run
 
 use std::io::{self, Write};
-use std::path::Path;
 
 use anyhow::Context;
 
@@ -20,7 +19,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
     let shard = args.shard.resolve()?;
     let source = ScenarioSource::read(&args.scenario)?;
     let scenario = super::load_source(&source, &args.common.overrides.list())?;
-    let default_dir = Path::new("output").join(&scenario.name);
+    let default_dir = super::default_output(&args.scenario, &scenario.name);
     let mode = super::request_mode(args.per_request);
     if let Some(shard) = shard {
         let total = scenario.simulation.trials;

@@ -8,7 +8,7 @@
 //! runs (also exit 2, naming the `--vary` argument or the grid point).
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 
@@ -129,7 +129,7 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
     let overrides = args.common.overrides.list();
     let source = ScenarioSource::read(&args.scenario)?;
     let SweepPlan { base, plan, notes } = plan(&source, &overrides, &args.vary, true)?;
-    let default_dir = Path::new("output").join(&base.name).join("sweep");
+    let default_dir = super::default_output(&args.scenario, &base.name).join("sweep");
     if let Some(shard) = shard {
         // Grid points, not trials: a point's statistics need all its trials, and points are
         // independent, so a shard runs whole points and merge only puts them side by side.
