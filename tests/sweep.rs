@@ -76,8 +76,8 @@ fn one_key_gives_a_row_per_point_and_metric_and_two_line_plots() {
     assert_eq!(
         names(&out),
         [
-            "dead-hits-p90.png",
-            "dead-hits-p90.svg",
+            "dead-hits-mean.png",
+            "dead-hits-mean.svg",
             "exposure-p90.png",
             "exposure-p90.svg",
             "report.html",

@@ -127,6 +127,20 @@ pub fn write_text(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), OutputE
     })
 }
 
+/// Without `--png`, removes the PNG twin of plot `svg` that an earlier `--png` run wrote to the
+/// same folder, so that the folder never shows a figure of another run beside this one's (only
+/// that exact name goes: nothing a user put there is touched).
+pub fn drop_stale_png(svg: &Path, png: bool) -> Result<(), OutputError> {
+    let twin = svg.with_extension("png");
+    if png || !twin.is_file() {
+        return Ok(());
+    }
+    fs::remove_file(&twin).map_err(|source| OutputError::Write {
+        path: twin,
+        source: Box::new(source),
+    })
+}
+
 /// SVG always, PNG too with `--png`.
 pub fn image_formats(png: bool) -> Vec<ImageFormat> {
     if png {

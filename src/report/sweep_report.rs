@@ -53,6 +53,7 @@ pub fn write_sweep(
             context: format!("failed to draw {}", named.stem),
             source,
         };
+        super::output::drop_stale_png(&out_dir.join(format!("{}.svg", named.stem)), options.png)?;
         for format in image_formats(options.png) {
             let path = out_dir.join(format!("{}.{}", named.stem, format.extension()));
             named.render(format, &path).map_err(draw)?;
@@ -359,7 +360,9 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
         [vary] => {
             let numbers: Option<Vec<f64>> = vary.values.iter().map(|v| number(v)).collect();
             let plotted = match percentile {
-                Some(p) => vec![Plotted::exposure(p), Plotted::dead_hits(Some(p))],
+                // Dead hits as their mean, as the table shows them and as a two-key sweep
+                // plots them (a count's expectation; its high percentiles move in steps of one).
+                Some(p) => vec![Plotted::exposure(p), Plotted::dead_hits(None)],
                 None => vec![Plotted::dead_hits(None)],
             };
             for plotted in plotted {
@@ -630,7 +633,8 @@ mod tests {
             )
         );
         let stems: Vec<&str> = plots.plots.iter().map(|p| p.stem.as_str()).collect();
-        assert_eq!(stems, ["exposure-p90", "dead-hits-p90"]);
+        // Dead hits by their mean, as the table and a two-key sweep show them.
+        assert_eq!(stems, ["exposure-p90", "dead-hits-mean"]);
         let SweepPlot::Line(line) = &plots.plots[0].plot else {
             panic!("not a line plot");
         };

@@ -214,3 +214,31 @@ fn default_out_folder_is_output_slash_stem() {
     assert_eq!(trials.rows.len(), 1);
     assert!(out.path("output/kill-9/summary.csv").is_file());
 }
+
+/// Issue 13: a run without `--png` into a folder where a `--png` run wrote leaves no PNG of the
+/// earlier run beside its own SVGs, and keeps a file the user put there.
+#[test]
+fn a_run_without_png_removes_the_earlier_runs_pngs() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |png: bool| {
+        let mut cmd = Command::new(crate::harness::BIN);
+        cmd.arg("run")
+            .arg(crate::harness::kill9())
+            .args(["--trials", "3", "--out"])
+            .arg(&out);
+        if png {
+            cmd.arg("--png");
+        }
+        assert!(cmd.output().unwrap().status.success());
+    };
+    run(true);
+    assert!(out.join("exposure-cdf.png").is_file());
+    std::fs::write(out.join("notes.png"), b"mine").unwrap();
+    run(false);
+    assert!(out.join("exposure-cdf.svg").is_file());
+    assert!(!out.join("exposure-cdf.png").exists());
+    assert!(!out.join("timeline.png").exists());
+    assert!(out.join("notes.png").is_file());
+}
