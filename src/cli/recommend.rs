@@ -1,10 +1,10 @@
 //! `eureka-sim recommend`: the shortest clean wait for pause and service-registry.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::report::recommend_report::{
-    RecommendError, RecommendOptions, recommend as recommend_waits,
+    RecommendError, RecommendOptions, recommend as recommend_waits, recommend_json,
 };
 use crate::scenario::ScenarioSource;
 
@@ -20,6 +20,8 @@ pub(crate) struct RecommendArgs {
     /// Skip the "what shortens it" runs (three more measurements per strategy).
     #[arg(long)]
     no_what_if: bool,
+    #[command(flatten)]
+    format: super::FormatArg,
 }
 
 fn parse_target(text: &str) -> Result<f64, String> {
@@ -48,9 +50,16 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
         target,
         what_if: !args.no_what_if,
     };
-    let mut out = io::stdout().lock();
-    recommend_waits(&mut out, text, source, &scenario, &overrides, &options).map_err(|e| match e {
+    let failed = |e| match e {
         RecommendError::Scenario(e) => anyhow::Error::from(e),
         RecommendError::Io(e) => anyhow::Error::from(e),
-    })
+    };
+    let mut out = io::stdout().lock();
+    if args.format.is_text() {
+        return recommend_waits(&mut out, text, source, &scenario, &overrides, &options)
+            .map_err(failed);
+    }
+    let json = recommend_json(text, source, &scenario, &overrides, &options).map_err(failed)?;
+    out.write_all(json.as_bytes())?;
+    Ok(())
 }

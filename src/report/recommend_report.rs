@@ -42,28 +42,8 @@ pub fn recommend(
         scenario.shutdowns[0].instance, scenario.simulation.trials
     )?;
     for strategy in Strategy::ALL.into_iter().filter(|s| s.waits()) {
-        if strategy == Strategy::Pause && !scenario.simulation.release.pause_deregisters() {
-            // spring-cloud-commons >= 2.2.7: /pause no longer touches Eureka (FACTS.md §7), so
-            // no wait drains the instance; measuring would only hit the measuring wait.
-            writeln!(
-                out,
-                "\n  pause:\n    no wait makes it clean on {}: /pause no longer deregisters from \
-                 Eureka (spring-cloud-commons 2.2.7, Hoxton.SR10 and 2020.0 on); use \
-                 service-registry",
-                scenario.simulation.release
-            )?;
-            continue;
-        }
-        if strategy == Strategy::Pause && scenario.simulation.release.pause_stops_web_server() {
-            // Boot 2.3+ with commons <= 2.2.6: context.stop() stops the web server at the pause
-            // (FACTS.md §14), so callers are refused from the pause on, whatever the wait.
-            writeln!(
-                out,
-                "\n  pause:\n    no wait makes it clean on {} (Spring Boot {}): /pause stops the \
-                 web server with the rest of the context (spring-cloud-commons#788), so callers \
-                 are refused from the pause on; use service-registry",
-                scenario.simulation.release, scenario.simulation.release.boot
-            )?;
+        if let Some(reason) = skip_reason(strategy, scenario) {
+            writeln!(out, "\n  {}:\n    {reason}", strategy.name())?;
             continue;
         }
         let r = measure(text, source, overrides, strategy, options.target)?;
@@ -98,20 +78,185 @@ pub fn recommend(
     Ok(())
 }
 
-/// Which cut shortens the wait most: the shortest, unless another's 95 % interval reaches down
-/// to the shortest's upper bound, in which case the trials cannot tell them apart and they are
-/// told as a tie (whatever their point values; two 61 s are a tie, and so are 61 s and 63 s
-/// with overlapping intervals).
-fn shortest(whatifs: &[WhatIf], p: f64) -> String {
+/// What `recommend --format json` prints: the same measurements as the text, collected.
+#[derive(Debug, serde::Serialize)]
+struct RecommendJson<'a> {
+    tool: &'static str,
+    version: &'static str,
+    scenario: &'a str,
+    instance: &'a str,
+    trials: u32,
+    /// `--target`, a percentile.
+    target: f64,
+    strategies: Vec<StrategyJson>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct StrategyJson {
+    strategy: &'static str,
+    /// `false`: no wait can make it clean on this release (`reason` says why).
+    measured: bool,
+    reason: Option<String>,
+    /// The percentile measured (`target`, or the highest the trials support).
+    percentile: Option<f64>,
+    /// The trials `target` needs, when these are fewer.
+    target_needs_trials: Option<usize>,
+    /// The shortest wait clean in `percentile` % of trials, whole seconds.
+    wait_s: Option<u64>,
+    /// Its 95 % order-statistic interval (the upper bound `null`: never).
+    wait_ci95_s: Option<(u64, Option<u64>)>,
+    needed_p50_ms: Option<i64>,
+    needed_max_ms: Option<i64>,
+    resolved_trials: usize,
+    unresolved: usize,
+    /// Clean whatever the phases: the closed form, rounded up to seconds.
+    worst_case_s: Option<u64>,
+    closed_form: Vec<TermJson>,
+    what_ifs: Vec<WhatIfJson>,
+    /// The keys of the cuts that shorten the wait most: one, several (a tie within the 95 %
+    /// intervals), or none.
+    shortest: Vec<String>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct TermJson {
+    name: &'static str,
+    ms: u64,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct WhatIfJson {
+    key: String,
+    value: String,
+    percentile: Option<f64>,
+    wait_s: Option<u64>,
+    wait_ci95_s: Option<(u64, Option<u64>)>,
+    worst_case_s: u64,
+}
+
+/// `recommend --format json`: the measurements of [`recommend`], as one JSON document.
+pub fn recommend_json(
+    text: &str,
+    source: &str,
+    scenario: &Scenario,
+    overrides: &[String],
+    options: &RecommendOptions,
+) -> Result<String, RecommendError> {
+    let mut strategies = Vec::new();
+    for strategy in Strategy::ALL.into_iter().filter(|s| s.waits()) {
+        if let Some(reason) = skip_reason(strategy, scenario) {
+            strategies.push(StrategyJson {
+                strategy: strategy.name(),
+                measured: false,
+                reason: Some(reason),
+                percentile: None,
+                target_needs_trials: None,
+                wait_s: None,
+                wait_ci95_s: None,
+                needed_p50_ms: None,
+                needed_max_ms: None,
+                resolved_trials: 0,
+                unresolved: 0,
+                worst_case_s: None,
+                closed_form: Vec::new(),
+                what_ifs: Vec::new(),
+                shortest: Vec::new(),
+            });
+            continue;
+        }
+        let r = measure(text, source, overrides, strategy, options.target)?;
+        let whatifs = if options.what_if {
+            what_ifs(text, source, overrides, strategy, options.target)?
+        } else {
+            Vec::new()
+        };
+        strategies.push(StrategyJson {
+            strategy: strategy.name(),
+            measured: true,
+            reason: None,
+            percentile: r.percentile,
+            target_needs_trials: r.target_needs,
+            wait_s: r.at_target_s,
+            wait_ci95_s: r.at_target_ci95_s,
+            needed_p50_ms: r.needed.p50,
+            needed_max_ms: r.needed.max,
+            resolved_trials: r.needed.sorted.len(),
+            unresolved: r.needed.unresolved,
+            worst_case_s: Some(r.worst_case_s),
+            closed_form: r
+                .closed_form
+                .terms
+                .iter()
+                .map(|&(name, ms)| TermJson { name, ms })
+                .collect(),
+            shortest: shortest_cuts(&whatifs)
+                .iter()
+                .map(|w| w.key.clone())
+                .collect(),
+            what_ifs: whatifs
+                .iter()
+                .map(|w| WhatIfJson {
+                    key: w.key.clone(),
+                    value: w.value.clone(),
+                    percentile: w.percentile,
+                    wait_s: w.at_target_s,
+                    wait_ci95_s: w.at_target_ci95_s,
+                    worst_case_s: w.worst_case_s,
+                })
+                .collect(),
+        });
+    }
+    let doc = RecommendJson {
+        tool: "eureka-sim",
+        version: env!("CARGO_PKG_VERSION"),
+        scenario: source,
+        instance: &scenario.shutdowns[0].instance,
+        trials: scenario.simulation.trials,
+        target: options.target,
+        strategies,
+    };
+    let mut text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Why no wait of `strategy` can make the stop clean on the scenario's release, if none can:
+/// measuring would only hit the measuring wait.
+fn skip_reason(strategy: Strategy, scenario: &Scenario) -> Option<String> {
+    let release = scenario.simulation.release;
+    if strategy == Strategy::Pause && !release.pause_deregisters() {
+        // spring-cloud-commons >= 2.2.7: /pause no longer touches Eureka (FACTS.md §7).
+        return Some(format!(
+            "no wait makes it clean on {release}: /pause no longer deregisters from Eureka \
+             (spring-cloud-commons 2.2.7, Hoxton.SR10 and 2020.0 on); use service-registry"
+        ));
+    }
+    if strategy == Strategy::Pause && release.pause_stops_web_server() {
+        // Boot 2.3+ with commons <= 2.2.6: context.stop() stops the web server at the pause
+        // (FACTS.md §14), so callers are refused from the pause on, whatever the wait.
+        return Some(format!(
+            "no wait makes it clean on {release} (Spring Boot {}): /pause stops the web server \
+             with the rest of the context (spring-cloud-commons#788), so callers are refused \
+             from the pause on; use service-registry",
+            release.boot
+        ));
+    }
+    None
+}
+
+/// The cuts that shorten the wait most: the shortest alone, or every cut whose 95 % interval
+/// reaches down to the shortest's upper bound (the trials cannot tell them apart); empty when
+/// no cut has a wait.
+fn shortest_cuts(whatifs: &[WhatIf]) -> Vec<&WhatIf> {
     let Some(best) = whatifs
         .iter()
         .filter(|w| w.at_target_s.is_some())
         .min_by_key(|w| w.at_target_s)
     else {
-        return format!("    no cut gives a p{p} wait");
+        return Vec::new();
     };
     let best_hi = best.at_target_ci95_s.and_then(|(_, hi)| hi);
-    let tied: Vec<&WhatIf> = whatifs
+    whatifs
         .iter()
         .filter(|w| w.at_target_s.is_some())
         .filter(|w| {
@@ -121,7 +266,18 @@ fn shortest(whatifs: &[WhatIf], p: f64) -> String {
                 || best_hi.is_none()
                 || lo <= best_hi
         })
-        .collect();
+        .collect()
+}
+
+/// Which cut shortens the wait most: the shortest, unless another's 95 % interval reaches down
+/// to the shortest's upper bound, in which case the trials cannot tell them apart and they are
+/// told as a tie (whatever their point values; two 61 s are a tie, and so are 61 s and 63 s
+/// with overlapping intervals).
+fn shortest(whatifs: &[WhatIf], p: f64) -> String {
+    let tied = shortest_cuts(whatifs);
+    if tied.is_empty() {
+        return format!("    no cut gives a p{p} wait");
+    }
     if let [one] = tied.as_slice() {
         return format!("    cutting {} shortens the p{p} wait most", one.key);
     }

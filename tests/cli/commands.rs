@@ -256,3 +256,56 @@ fn a_non_ascii_name_is_refused_saying_ascii() {
         .run();
     assert!(!out.path("out").exists());
 }
+
+/// Issue 13: `recommend --format json` carries the numbers the text tells, for the same seed and
+/// trials: each measured strategy's wait and worst case, and the shortest cut(s).
+#[test]
+fn recommend_json_carries_the_texts_numbers() {
+    use std::process::Command;
+    let run = |json: bool| {
+        let mut cmd = Command::new(crate::harness::BIN);
+        cmd.arg("recommend")
+            .arg(crate::harness::repo().join("scenarios/service-registry.toml"))
+            .args(["--trials", "30"]);
+        if json {
+            cmd.args(["--format", "json"]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (text, json) = (run(false), run(true));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let measured: Vec<&serde_json::Value> = doc["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["measured"] == true)
+        .collect();
+    assert!(!measured.is_empty(), "{json}");
+    for s in measured {
+        let wait = s["wait_s"].as_u64().unwrap();
+        let worst = s["worst_case_s"].as_u64().unwrap();
+        assert!(
+            text.contains(&format!("wait-s = {wait} s (simulated over 30")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("whatever the phases: wait-s = {worst} s")),
+            "{text}"
+        );
+        let shortest: Vec<&str> = s["shortest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        match shortest.as_slice() {
+            [one] => assert!(text.contains(&format!("cutting {one} shortens")), "{text}"),
+            many => assert!(
+                many.iter().all(|k| text.contains(&format!("{k} "))),
+                "{text}"
+            ),
+        }
+    }
+}
