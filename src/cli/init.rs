@@ -79,11 +79,16 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
         }
         Ok(Some(relative_to(folder, file)?))
     };
+    let app_config = relative("--app-config", &args.app_config)?;
+    let app_name = app_config
+        .as_deref()
+        .and_then(|f| spring_application_name(folder, f));
     let starter = Starter {
         preset,
         server_config: relative("--server-config", &args.server_config)?,
-        app_config: relative("--app-config", &args.app_config)?,
+        app_config,
         caller_config: relative("--caller-config", &args.caller_config)?,
+        app_name,
     };
     let text = render_starter(&starter);
     // Written beside its target, checked by parsing (its Spring files found from there), then
@@ -108,6 +113,19 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
         args.path.display()
     );
     Ok(())
+}
+
+/// The name an `[[app]]` takes from Spring file `file` (relative to `folder`): its
+/// spring.application.name, read as a scenario reads it; `None` without one.
+fn spring_application_name(folder: &Path, file: &str) -> Option<String> {
+    let probe = folder.join("init-probe.toml");
+    let text = format!(
+        "[[app]]\nspring-config = {}\n",
+        toml_edit::value(file).to_string().trim()
+    );
+    crate::scenario::parse_str(&text, &probe.to_string_lossy(), "probe", &[])
+        .ok()
+        .and_then(|s| s.apps.first().map(|a| a.name.clone()))
 }
 
 /// `file` as a path from `folder` (both from the working folder), e.g. `../svc/app.yml`.

@@ -32,6 +32,8 @@ pub struct Starter {
     pub server_config: Option<String>,
     pub app_config: Option<String>,
     pub caller_config: Option<String>,
+    /// The called app's name (`svc` unless its Spring file's spring.application.name says).
+    pub app_name: Option<String>,
 }
 
 /// A TOML string literal (basic string, escaped).
@@ -119,18 +121,16 @@ pub fn render_starter(s: &Starter) -> String {
              ribbon.ServerListRefreshInterval = 30000\n",
         ),
     }
-    let app_name = if s.app_config.is_some() {
-        "the app's spring.application.name"
-    } else {
-        "svc"
-    };
+    let name = s.app_name.as_deref().unwrap_or("svc");
     let _ = writeln!(
         out,
-        "calls = \"svc\"      # the [[app]] name ({app_name})\nrate-per-s = 20\n\n\
+        "calls = {}      # the [[app]] name\nrate-per-s = 20\n\n\
          [[shutdown]]\n\
-         instance = \"svc-0\" # <app name>-<index>\n\
+         instance = {} # <app name>-<index>\n\
          at-s = 300\n\
-         strategy = \"kill-15\" # kill-9, kill-15, pause, service-registry (with wait-s, then)"
+         strategy = \"kill-15\" # kill-9, kill-15, pause, service-registry (with wait-s, then)",
+        quoted(name),
+        quoted(&format!("{name}-0"))
     );
     out
 }
