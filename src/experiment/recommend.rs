@@ -166,30 +166,31 @@ pub fn supported_percentile(trials: usize, target: f64) -> Option<f64> {
         .find(|&p| needs_trials(trials, p).is_none())
 }
 
-/// The nearest-rank `p` percentile of `needed` over all its trials, those that never dropped
-/// the instance counting as later than any value (`None` when it falls on them).
-fn wait_at(needed: &Stats, p: f64) -> Option<u64> {
-    let all = Stats::of(
+/// `needed` over all its trials, those that never dropped the instance as `i64::MAX` (later
+/// than any value).
+fn with_never_last(needed: &Stats) -> Stats {
+    Stats::of(
         needed
             .sorted
             .iter()
             .map(|&v| Some(v))
             .chain(std::iter::repeat_n(Some(i64::MAX), needed.unresolved)),
-    );
-    all.percentile(p).filter(|&v| v != i64::MAX).map(ceil_s)
+    )
+}
+
+/// The nearest-rank `p` percentile of `needed` over all its trials, those that never dropped
+/// the instance counting as later than any value (`None` when it falls on them).
+fn wait_at(needed: &Stats, p: f64) -> Option<u64> {
+    with_never_last(needed)
+        .percentile(p)
+        .filter(|&v| v != i64::MAX)
+        .map(ceil_s)
 }
 
 /// The 95 % order-statistic interval of [`wait_at`]'s percentile, whole seconds; the upper
 /// bound `None` when it falls on trials that never dropped the instance.
 fn wait_ci_at(needed: &Stats, p: f64) -> Option<(u64, Option<u64>)> {
-    let all = Stats::of(
-        needed
-            .sorted
-            .iter()
-            .map(|&v| Some(v))
-            .chain(std::iter::repeat_n(Some(i64::MAX), needed.unresolved)),
-    );
-    let (lo, hi) = all.percentile_ci95(p)?;
+    let (lo, hi) = with_never_last(needed).percentile_ci95(p)?;
     (lo != i64::MAX).then(|| (ceil_s(lo), (hi != i64::MAX).then(|| ceil_s(hi))))
 }
 

@@ -86,19 +86,11 @@ fn named_files(table: &RawTable) -> Option<(Vec<String>, Entry)> {
         .iter()
         .rev()
         .find(|e| canonical(&e.path.join(".")) == canonical(SPRING_CONFIG))?;
-    let files = match &entry.value {
-        Raw::Str(s) => vec![s.clone()],
-        Raw::Array(items) => items
-            .iter()
-            .filter_map(|i| match i {
-                Raw::Str(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect(),
-        // Any other type: `resolve` reports it.
-        _ => return None,
-    };
-    Some((files, entry.clone()))
+    // Any other type: `resolve` reports it.
+    Some((
+        strings(&entry.value, |s| vec![s.to_string()])?,
+        entry.clone(),
+    ))
 }
 
 /// Every file the `spring-config` keys of `raw` name, in table order.
@@ -130,13 +122,20 @@ fn profiles(raw: &RawScenario) -> Option<Vec<String>> {
             .filter(|p| !p.is_empty())
             .collect::<Vec<_>>()
     };
-    match &entry.value {
-        Raw::Str(s) => Some(split(s)),
+    let listed = strings(&entry.value, split)?;
+    Some(listed.iter().map(|p| p.trim().to_string()).collect())
+}
+
+/// The strings of a string value (as `one` reads it) or of an array's string items; `None`
+/// for any other type, which binding reports.
+fn strings(value: &Raw, one: impl Fn(&str) -> Vec<String>) -> Option<Vec<String>> {
+    match value {
+        Raw::Str(s) => Some(one(s)),
         Raw::Array(items) => Some(
             items
                 .iter()
                 .filter_map(|i| match i {
-                    Raw::Str(s) => Some(s.trim().to_string()),
+                    Raw::Str(s) => Some(s.clone()),
                     _ => None,
                 })
                 .collect(),
