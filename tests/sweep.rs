@@ -44,6 +44,8 @@ fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
+        // The list of the files themselves (report::output::MANIFEST).
+        .filter(|name| name != ".eureka-sim-files")
         .collect();
     names.sort();
     names

@@ -149,11 +149,12 @@ pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
         );
         return super::shard::finish(&args.common, default_dir, manifest, groups);
     }
-    let options = args.common.output(&args.scenario, default_dir);
+    let (options, staging) = args.common.staged_output(&args.scenario, default_dir)?;
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
     let compared = compare_variants(plan, &options, &|| progress.tick());
     progress.finish();
     let (comparison, text) = compared?;
+    let text = staging.commit(&text)?;
     let text = if args.format.is_text() {
         text
     } else {

@@ -94,8 +94,9 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
     let default_dir = args.real[0]
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let options = args.common.output(&args.scenario, default_dir);
+    let (options, staging) = args.common.staged_output(&args.scenario, default_dir)?;
     let (groups, text) = conform_groups(plan, args.alpha, &options)?;
+    let text = staging.commit(&text)?;
     io::stdout().lock().write_all(text.as_bytes())?;
     let comparisons = groups.iter().flat_map(|g| &g.metrics);
     let rejected = comparisons.clone().filter(|m| m.rejected).count();

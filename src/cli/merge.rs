@@ -53,10 +53,11 @@ pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
         }
         .into());
     }
+    let staging = super::interrupt::stage(&args.out)?;
     let output = OutputOptions {
         source: manifest.scenario.source.clone(),
         set: manifest.set.clone(),
-        out_dir: args.out.clone(),
+        out_dir: staging.dir(),
         png: args.png,
     };
     let text = match &manifest.command {
@@ -67,6 +68,7 @@ pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
             merge_compare(strategies, wait_s, &overrides, &shards, &output)?
         }
     };
+    let text = staging.commit(&text)?;
     let text = format!(
         "{text}{}",
         merged_note(&manifest, shards.len(), &args.shards)

@@ -8,6 +8,7 @@ mod completions;
 mod conform;
 mod explain;
 mod init;
+mod interrupt;
 mod keys;
 mod merge;
 mod progress;
@@ -270,6 +271,23 @@ impl Common {
             png: self.png,
         }
     }
+
+    /// [`Common::output`] staged: the options write into a hidden staging folder of the output
+    /// folder, which [`interrupt::Staging::commit`] moves in once every file is written (the
+    /// folder is whole or keeps its previous output; see `report::output::StagedDir`).
+    pub(crate) fn staged_output(
+        &self,
+        scenario: &std::path::Path,
+        default_dir: PathBuf,
+    ) -> Result<
+        (crate::report::output::OutputOptions, interrupt::Staging),
+        crate::report::output::OutputError,
+    > {
+        let mut options = self.output(scenario, default_dir);
+        let staging = interrupt::stage(&options.out_dir)?;
+        options.out_dir = staging.dir();
+        Ok((options, staging))
+    }
 }
 
 /// The `--trials`, `--seed` and `--set` overrides, in the order every command applies them.
@@ -368,6 +386,9 @@ pub(crate) fn default_output(path: &std::path::Path, stem: &str) -> PathBuf {
 }
 
 /// Runs the command line and returns the process exit code.
+/// Installs the Ctrl-C/SIGTERM handler that keeps output folders whole (the binary only).
+pub use interrupt::install as install_interrupt_handler;
+
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -44,19 +44,18 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
         }];
         return super::shard::finish(&args.common, default_dir, manifest, groups);
     }
-    let options = RunOptions {
-        output: args.common.output(&args.scenario, default_dir),
-        mode,
-    };
+    let (output, staging) = args.common.staged_output(&args.scenario, default_dir)?;
+    let options = RunOptions { output, mode };
     let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");
     let text = run(&scenario, &options, &|| progress.tick());
     progress.finish();
-    let text = text?;
+    let final_dir = staging.out_dir();
+    let text = staging.commit(&text?)?;
     if args.format.is_text() {
         io::stdout().lock().write_all(text.as_bytes())?;
     } else {
         // The file the run just wrote: stdout and summary.json cannot differ.
-        let path = options.output.out_dir.join("summary.json");
+        let path = final_dir.join("summary.json");
         let json =
             std::fs::read(&path).with_context(|| format!("cannot read back {}", path.display()))?;
         io::stdout().lock().write_all(&json)?;

@@ -157,10 +157,11 @@ pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
         );
         return super::shard::finish(&args.common, default_dir, manifest, groups);
     }
-    let options = args.common.output(&args.scenario, default_dir);
+    let (options, staging) = args.common.staged_output(&args.scenario, default_dir)?;
     let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
     let text = sweep_grid(&args.vary, plan, &notes, &options, &|| progress.tick());
     progress.finish();
-    io::stdout().lock().write_all(text?.as_bytes())?;
+    let text = staging.commit(&text?)?;
+    io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }

@@ -45,7 +45,6 @@ pub fn write_compare(
         context: "failed to draw the CDF of exposure".to_string(),
         source,
     };
-    super::output::drop_stale_png(&out_dir.join("exposure-cdf.svg"), options.png)?;
     for format in image_formats(options.png) {
         let path = out_dir.join(format!("exposure-cdf.{}", format.extension()));
         render_cdf(&cdf, format, &path).map_err(draw)?;

@@ -45,7 +45,6 @@ pub fn conform(
         for metric in ConformMetric::ALL {
             let plot = conform_cdf(group, metric, source);
             let stem = format!("{}-{}-cdf", group.name(), metric.name());
-            super::output::drop_stale_png(&out_dir.join(format!("{stem}.svg")), options.png)?;
             for format in image_formats(options.png) {
                 let path = out_dir.join(format!("{stem}.{}", format.extension()));
                 render_cdf(&plot, format, &path).map_err(|source| OutputError::Draw {

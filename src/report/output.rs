@@ -127,18 +127,149 @@ pub fn write_text(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), OutputE
     })
 }
 
-/// Without `--png`, removes the PNG twin of plot `svg` that an earlier `--png` run wrote to the
-/// same folder, so that the folder never shows a figure of another run beside this one's (only
-/// that exact name goes: nothing a user put there is touched).
-pub fn drop_stale_png(svg: &Path, png: bool) -> Result<(), OutputError> {
-    let twin = svg.with_extension("png");
-    if png || !twin.is_file() {
-        return Ok(());
+/// The hidden file in an output folder that lists, one relative path a line, the files the last
+/// command to write that folder wrote: the next one removes those it does not write again (an
+/// earlier run's `timeline-svc-1.svg`, or its PNGs without `--png`), and nothing else, so a
+/// file a user put there is never touched.
+pub const MANIFEST: &str = ".eureka-sim-files";
+
+/// A command's output folder, written whole or not at all. The files are written into a hidden
+/// staging folder inside it (the same file system, so a rename moves them), and [`commit`]
+/// moves them in: until then the folder holds the previous run's files untouched, so a failed
+/// write, an error or an interrupt (the CLI removes the staging folder on Ctrl-C or SIGTERM)
+/// leaves the previous complete output, never a mixture. Dropped without a commit, the staging
+/// folder is removed.
+///
+/// [`commit`]: StagedDir::commit
+#[derive(Debug)]
+pub struct StagedDir {
+    out_dir: PathBuf,
+    stage: PathBuf,
+    committed: bool,
+}
+
+impl StagedDir {
+    /// Creates `out_dir` (and its parents) and an empty staging folder in it, named after this
+    /// process (`.eureka-sim-staging.<pid>`) so that two commands writing the same folder at
+    /// once do not write into each other's.
+    pub fn begin(out_dir: &Path) -> Result<StagedDir, OutputError> {
+        create_dir(out_dir)?;
+        let stage = out_dir.join(format!(".eureka-sim-staging.{}", std::process::id()));
+        if stage.exists() {
+            // Left by an earlier process with this pid that was killed (SIGKILL).
+            let _ = fs::remove_dir_all(&stage);
+        }
+        create_dir(&stage)?;
+        Ok(StagedDir {
+            out_dir: out_dir.to_path_buf(),
+            stage,
+            committed: false,
+        })
     }
-    fs::remove_file(&twin).map_err(|source| OutputError::Write {
-        path: twin,
-        source: Box::new(source),
-    })
+
+    /// Where the command writes its files.
+    pub fn dir(&self) -> &Path {
+        &self.stage
+    }
+
+    /// The final folder.
+    pub fn out_dir(&self) -> &Path {
+        &self.out_dir
+    }
+
+    /// `text` (a command's terminal text, which names the files it wrote) with the staging
+    /// folder's paths given as the final folder's.
+    pub fn final_text(&self, text: &str) -> String {
+        text.replace(
+            &self.stage.display().to_string(),
+            &self.out_dir.display().to_string(),
+        )
+    }
+
+    /// Moves the staged files into the output folder: first removes the files of the previous
+    /// run ([`MANIFEST`]) that this one did not write, then renames each new file over its old
+    /// name, then records the new list. Each file is whole at every instant (a rename replaces
+    /// a name atomically); the CLI holds off interrupts while this runs.
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let mut written = Vec::new();
+        staged_files(&self.stage, Path::new(""), &mut written).map_err(|source| {
+            OutputError::Write {
+                path: self.stage.clone(),
+                source: Box::new(source),
+            }
+        })?;
+        written.sort();
+        // A folder where a file goes (made by hand) would fail its rename half-way through:
+        // refuse before anything moves.
+        if let Some(blocked) = written.iter().find(|w| self.out_dir.join(w).is_dir()) {
+            return Err(OutputError::Write {
+                path: self.out_dir.join(blocked),
+                source: "a folder is in the way of this file".into(),
+            });
+        }
+        let manifest = self.out_dir.join(MANIFEST);
+        let previous = fs::read_to_string(&manifest).unwrap_or_default();
+        for old in previous.lines().filter(|l| !l.is_empty()) {
+            let stale = Path::new(old);
+            let ours = stale
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if ours && !written.iter().any(|w| w == stale) {
+                remove_if_present(&self.out_dir.join(stale))?;
+            }
+        }
+        for file in &written {
+            let to = self.out_dir.join(file);
+            if let Some(parent) = to.parent() {
+                create_dir(parent)?;
+            }
+            fs::rename(self.stage.join(file), &to).map_err(|source| OutputError::Write {
+                path: to.clone(),
+                source: Box::new(source),
+            })?;
+        }
+        let list: String = written
+            .iter()
+            .map(|w| format!("{}\n", w.display()))
+            .collect();
+        write_atomic(&manifest, list)?;
+        self.committed = true;
+        let _ = fs::remove_dir_all(&self.stage);
+        Ok(())
+    }
+}
+
+impl Drop for StagedDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.stage);
+        }
+    }
+}
+
+/// Appends to `out` the files under `dir` (relative to the staging root, as `prefix/name`).
+fn staged_files(dir: &Path, prefix: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let relative = prefix.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            staged_files(&entry.path(), &relative, out)?;
+        } else {
+            out.push(relative);
+        }
+    }
+    Ok(())
+}
+
+/// Removes `path`; a file already gone is no error.
+fn remove_if_present(path: &Path) -> Result<(), OutputError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(OutputError::Write {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// SVG always, PNG too with `--png`.
@@ -157,5 +288,108 @@ pub fn list(paths: &[PathBuf]) -> String {
         None => String::new(),
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod staged_tests {
+    use super::*;
+
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn stage(out: &Path, files: &[(&str, &str)]) -> StagedDir {
+        let staged = StagedDir::begin(out).unwrap();
+        for (name, text) in files {
+            let path = staged.dir().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        staged
+    }
+
+    /// A second run removes the first run's files it does not write again (here
+    /// `timeline-svc-1.svg` and a PNG), replaces the others, and leaves a user's own file.
+    #[test]
+    fn a_commit_clears_the_previous_runs_other_files_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let first = [
+            ("trials.csv", "1"),
+            ("timeline-svc-1.svg", "1"),
+            ("timeline.png", "1"),
+        ];
+        stage(&out, &first).commit().unwrap();
+        fs::write(out.join("notes.txt"), "mine").unwrap();
+        assert_eq!(
+            listing(&out),
+            [
+                MANIFEST,
+                "notes.txt",
+                "timeline-svc-1.svg",
+                "timeline.png",
+                "trials.csv"
+            ]
+        );
+        stage(&out, &[("trials.csv", "2"), ("plots/a.svg", "2")])
+            .commit()
+            .unwrap();
+        assert_eq!(
+            listing(&out),
+            [MANIFEST, "notes.txt", "plots", "trials.csv"]
+        );
+        assert_eq!(fs::read_to_string(out.join("trials.csv")).unwrap(), "2");
+        assert_eq!(fs::read_to_string(out.join("plots/a.svg")).unwrap(), "2");
+        assert_eq!(
+            fs::read_to_string(out.join(MANIFEST)).unwrap(),
+            "plots/a.svg\ntrials.csv\n"
+        );
+    }
+
+    /// Dropped without a commit (an error half-way, an interrupt), the staging folder goes and
+    /// the folder keeps the previous run's files as they were.
+    #[test]
+    fn an_uncommitted_run_leaves_the_previous_output_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        stage(&out, &[("trials.csv", "1"), ("summary.csv", "1")])
+            .commit()
+            .unwrap();
+        let before = listing(&out);
+        drop(stage(&out, &[("trials.csv", "half")]));
+        assert_eq!(listing(&out), before);
+        assert_eq!(fs::read_to_string(out.join("trials.csv")).unwrap(), "1");
+    }
+
+    /// A manifest line that climbs out of the folder (a hand-edited or foreign file) is never
+    /// followed.
+    #[test]
+    fn a_manifest_never_removes_outside_the_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(tmp.path().join("precious.txt"), "keep").unwrap();
+        fs::write(out.join(MANIFEST), "../precious.txt\n/etc/hostname\n").unwrap();
+        stage(&out, &[("trials.csv", "1")]).commit().unwrap();
+        assert!(tmp.path().join("precious.txt").exists());
+    }
+
+    /// The terminal text names the final folder, not the staging one.
+    #[test]
+    fn the_text_names_the_final_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let staged = stage(&out, &[]);
+        let text = format!("wrote {}", staged.dir().join("trials.csv").display());
+        assert_eq!(
+            staged.final_text(&text),
+            format!("wrote {}", out.join("trials.csv").display())
+        );
     }
 }

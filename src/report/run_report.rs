@@ -135,7 +135,6 @@ fn write_figures(
         let cdf = exposure_cdf(scenario, s, outcomes);
         let path = out_dir.join(format!("exposure-cdf{suffix}.svg"));
         render_cdf(&cdf, ImageFormat::Svg, &path)?;
-        super::output::drop_stale_png(&path, png)?;
         if png {
             render_cdf(&cdf, ImageFormat::Png, &path.with_extension("png"))?;
         }
@@ -152,7 +151,6 @@ fn write_figures(
             let plot = run_timeline(scenario, s, trial);
             let path = out_dir.join(format!("timeline{suffix}.svg"));
             render_timeline(&plot, ImageFormat::Svg, &path)?;
-            super::output::drop_stale_png(&path, png)?;
             if png {
                 render_timeline(&plot, ImageFormat::Png, &path.with_extension("png"))?;
             }

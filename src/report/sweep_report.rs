@@ -53,7 +53,6 @@ pub fn write_sweep(
             context: format!("failed to draw {}", named.stem),
             source,
         };
-        super::output::drop_stale_png(&out_dir.join(format!("{}.svg", named.stem)), options.png)?;
         for format in image_formats(options.png) {
             let path = out_dir.join(format!("{}.{}", named.stem, format.extension()));
             named.render(format, &path).map_err(draw)?;
