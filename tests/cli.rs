@@ -14,6 +14,7 @@ mod csv_files;
 mod determinism;
 mod envelopes;
 mod errors;
+mod hardening;
 mod interrupt;
 mod keys;
 mod overrides;

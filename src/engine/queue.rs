@@ -93,9 +93,15 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`; a time in the past is clamped to now (an actor can never
-    /// schedule backwards, which would break causality).
+    /// schedule backwards, which would break causality). An event due after [`MAX_TIME_MS`]
+    /// (24.8 days) is dropped: no trial runs that long (`max-duration-s` allows 7 days), so it
+    /// could never fire, and its time would not fit the packed key (issue 14: a caller with
+    /// `rate-per-s = 5e-7` drew its next request 2 * 10^9 ms ahead and panicked here).
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let time = time.max(self.now);
+        if time.ms() > MAX_TIME_MS {
+            return;
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let slot = match self.free.pop() {
@@ -108,9 +114,11 @@ impl<E> EventQueue<E> {
                 (self.slab.len() - 1) as u32
             }
         };
+        // 2^33 events in one trial: the run's event budget (`experiment::budget`) stops a
+        // trial long before.
         assert!(
-            time.ms() <= MAX_TIME_MS && seq < (1 << SEQ_BITS),
-            "event queue key overflow (time {time}, sequence {seq})"
+            seq < (1 << SEQ_BITS),
+            "event queue sequence overflow ({seq} events scheduled in one trial)"
         );
         // Not below `last`: time >= now, the time of `last`, and seq is above every earlier one.
         let key = (time.ms() << SEQ_BITS) | seq;
@@ -193,6 +201,22 @@ impl<E> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 14 (`rate-per-s = 5e-7` panicked with "event queue key overflow"): an event
+    /// beyond the last orderable instant is dropped, and the events before it still pop in
+    /// order.
+    #[test]
+    fn an_event_beyond_the_last_orderable_instant_never_fires() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(MAX_TIME_MS + 1), "never");
+        q.schedule(SimTime(u64::MAX), "never either");
+        q.schedule(SimTime(MAX_TIME_MS), "last");
+        q.schedule(SimTime(7), "first");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX)))
+            .map(|(_, e)| e)
+            .collect();
+        assert_eq!(order, ["first", "last"]);
+    }
 
     #[test]
     fn earlier_time_first_then_fifo_on_ties() {

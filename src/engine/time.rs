@@ -33,16 +33,21 @@ impl SimTime {
     }
 }
 
+/// Saturating: a delay drawn from a tiny rate (an exponential gap of 1/5e-7 s, a float that
+/// became `u64::MAX`) lands at the end of time instead of wrapping around to the past, and the
+/// queue never schedules anything that late ([`EventQueue::schedule`]).
+///
+/// [`EventQueue::schedule`]: super::EventQueue::schedule
 impl Add<u64> for SimTime {
     type Output = SimTime;
     fn add(self, ms: u64) -> SimTime {
-        SimTime(self.0 + ms)
+        SimTime(self.0.saturating_add(ms))
     }
 }
 
 impl AddAssign<u64> for SimTime {
     fn add_assign(&mut self, ms: u64) {
-        self.0 += ms;
+        self.0 = self.0.saturating_add(ms);
     }
 }
 
@@ -64,5 +69,14 @@ mod tests {
         assert_eq!(t.to_string(), "90.005s");
         assert_eq!(SimTime(10).since(SimTime(25)), -15);
         assert_eq!(SimTime(10).saturating_since(SimTime(25)), 0);
+    }
+
+    /// Issue 14: `rate-per-s = 5e-7` drew gaps near `u64::MAX` ms; adding one must not wrap.
+    #[test]
+    fn adding_saturates_at_the_end_of_time() {
+        assert_eq!((SimTime(5) + u64::MAX).ms(), u64::MAX);
+        let mut t = SimTime(u64::MAX - 1);
+        t += 10;
+        assert_eq!(t.ms(), u64::MAX);
     }
 }
