@@ -18,7 +18,9 @@ pub(crate) struct ExplainArgs {
     /// trial is explained, whatever the count).
     #[command(flatten)]
     overrides: super::Overrides,
-    /// Write every event of the trial to FILE: JSON Lines, or CSV if FILE ends in .csv.
+    /// Write every event of the trial to FILE: JSON Lines, or CSV if FILE ends in .csv. Of the
+    /// Eureka client caches' news, every change about the stopped instances and every removal
+    /// (a cache learning that another instance is UP is left out: N^2 lines in a fleet).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// Use the per-request reference mode (as `run --per-request`).

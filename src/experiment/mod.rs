@@ -1,6 +1,7 @@
 //! Experiments: trials of a scenario and their outcomes.
 
 mod bench;
+pub mod budget;
 mod capacity;
 pub mod claims;
 pub mod compare;

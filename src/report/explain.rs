@@ -217,18 +217,40 @@ impl Explanation<'_> {
         let expirable = last_renew.map(|(_, e, _)| e);
         // Per server (a peer's copy is renewed by the replicated heartbeat, later): when its
         // lease became expirable, for its eviction's sentence.
+        // Found once per server, not per eviction run (a scan per run made `explain`
+        // quadratic in the eviction rate, issue 14).
+        let mut last_renew_on: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
+        for (t, o) in &self.log {
+            match o {
+                Observation::Renewed {
+                    server,
+                    process,
+                    expirable_from,
+                } if *process == target && *t <= start => {
+                    if let Some(slot) = last_renew_on.get_mut(server.index()) {
+                        *slot = Some(*expirable_from);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut first_evicted_on: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
+        for (t, o) in &self.log {
+            if let Observation::Evicted { server, process } = o
+                && *process == target
+                && let Some(slot @ None) = first_evicted_on.get_mut(server.index())
+            {
+                *slot = Some(*t);
+            }
+        }
+        let evicted_before = |server: ServerId, at: SimTime| {
+            first_evicted_on[server.index()].is_some_and(|e| e < at)
+        };
         let expirable_on = |server: ServerId| {
-            self.log
-                .iter()
-                .rev()
-                .find_map(|(t, o)| match o {
-                    Observation::Renewed {
-                        server: s,
-                        process,
-                        expirable_from,
-                    } if *s == server && *process == target && *t <= start => Some(*expirable_from),
-                    _ => None,
-                })
+            last_renew_on
+                .get(server.index())
+                .copied()
+                .flatten()
                 .or(expirable)
         };
         let target_app = self.layout.processes[target].application;
@@ -583,7 +605,7 @@ impl Explanation<'_> {
                 } if expirable_on(*server).is_some_and(|e| t >= e)
                     && !restarted
                     && (!cluster || holds[server.index()])
-                    && !self.evicted_before(target, *server, t) =>
+                    && !evicted_before(*server, t) =>
                 {
                     if *gated {
                         let (count, last) = &mut gates[server.index()];
@@ -901,11 +923,10 @@ impl Explanation<'_> {
     /// How many instances of application `app` the Eureka client cache of `observer` dropped at
     /// `at` (one fetch's drops).
     fn dropped_with(&self, observer: usize, app: usize, at: SimTime) -> usize {
-        self.log
+        self.at(at)
             .iter()
-            .filter(|(t, o)| {
-                *t == at
-                    && matches!(o, Observation::ClientCache { observer: w, process, up: false, .. }
+            .filter(|(_, o)| {
+                matches!(o, Observation::ClientCache { observer: w, process, up: false, .. }
                         if *w == observer
                             && self.layout.processes.get(*process)
                                 .is_some_and(|p| p.application == app))
@@ -915,9 +936,19 @@ impl Explanation<'_> {
 
     /// Whether `server`'s read-only level took a new `GET /apps` payload at `at`.
     fn refreshed_at(&self, server: ServerId, at: SimTime) -> bool {
-        self.log
+        self.at(at)
             .iter()
-            .any(|(t, o)| *t == at && *o == Observation::ReadOnlyRefreshed { server })
+            .any(|(_, o)| *o == Observation::ReadOnlyRefreshed { server })
+    }
+
+    /// The observations at instant `at`. The log is in time order (the queue never goes back),
+    /// so this is two binary searches: the steps ask it once per eviction run or cache fill,
+    /// and a scan of the whole log each time made `explain` quadratic in the eviction rate
+    /// (issue 14: `eviction-interval-timer-in-ms = 10`, 8 s).
+    fn at(&self, at: SimTime) -> &[(SimTime, Observation)] {
+        let from = self.log.partition_point(|(t, _)| *t < at);
+        let to = self.log.partition_point(|(t, _)| *t <= at);
+        &self.log[from..to]
     }
 
     /// When `server` last went down by the end of the trial, if it did, and whether it came
@@ -934,18 +965,8 @@ impl Explanation<'_> {
 
     /// Whether `server` evicted `target` at `at` (each peer evicts on its own).
     fn evicted_at(&self, target: usize, server: ServerId, at: SimTime) -> bool {
-        self.log.iter().any(|(t, o)| {
-            *t == at
-                && matches!(o, Observation::Evicted { server: s, process }
-                    if *process == target && *s == server)
-        })
-    }
-
-    /// Whether `server` evicted `target` before `at`.
-    fn evicted_before(&self, target: usize, server: ServerId, at: SimTime) -> bool {
-        self.log.iter().any(|(t, o)| {
-            *t < at
-                && matches!(o, Observation::Evicted { server: s, process }
+        self.at(at).iter().any(|(_, o)| {
+            matches!(o, Observation::Evicted { server: s, process }
                     if *process == target && *s == server)
         })
     }

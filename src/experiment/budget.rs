@@ -1,0 +1,510 @@
+//! The resource budget of a command, estimated from the validated scenario before any trial
+//! runs (issue 14): how many events a trial handles, how much memory it holds, and what the
+//! whole run costs on this machine, so that a scenario the machine cannot run is refused in
+//! well under a second with the figures and what to change, instead of aborting half-way.
+//!
+//! The estimate counts the periodic work of every actor, each from the rule that schedules it:
+//! - a client that registers renews every `lease-renewal-interval-in-seconds` (the heartbeat
+//!   task's run, the renew at the server, its reply and the task's timeout: 4 events,
+//!   `DiscoveryClient#renew` under `TimedSupervisorTask`) and runs its
+//!   `InstanceInfoReplicator` every `instance-info-replication-interval-seconds` (1);
+//! - a client that fetches runs its cache refresh every `registry-fetch-interval-seconds` (task,
+//!   fetch, reply, timeout: 4);
+//! - each server runs its eviction timer, its read-only cache timer and its renewal-threshold
+//!   timer (1 each per period), and replicates each renew to every other peer in batches (2 per
+//!   peer per renew, an upper bound: a batch carries several);
+//! - each caller's route to an app refreshes its list every `ServerListRefreshInterval` or
+//!   cache TTL (1), and in the per-request reference handles one event per millisecond with
+//!   arrivals (at most one per ms); batched requests cost a few events per routing change,
+//!   counted as 2 per list refresh.
+//!
+//! `estimate_matches_the_events_of_bundled_scenarios` holds the estimate to the events the
+//! trials really handle (within a factor of 2 either way) for every bundled scenario.
+
+use crate::eureka::RequestMode;
+use crate::scenario::{ClientConfig, Scenario};
+
+/// Bytes a trial holds for each process of the fleet (its client, lease, registry entries in
+/// every server, routes' lists), measured: 10 000 instances on one server, 1 trial, 20 MB above
+/// the 8 MB of an empty run (`/usr/bin/time -v`, kill-9.toml with `app[0].instances=10000`);
+/// 3 peers about 2.5x that.
+const BYTES_PER_PROCESS_PER_SERVER: u64 = 2_500;
+
+/// What the process holds besides the trials (the binary, the thread stacks, the scenario).
+pub const BASE_BYTES: u64 = 16 << 20;
+
+/// Bytes of one observation kept in `explain`'s trace (`(SimTime, Observation)`, 56 bytes, and
+/// the vector's growth).
+const TRACE_BYTES_PER_EVENT: u64 = 112;
+
+/// Events handled per second per core, a floor measured on this project's machines (0.8 M/s
+/// at 10 000 instances, issue 12; small worlds run faster): the time estimate is an upper
+/// bound.
+const EVENTS_PER_SECOND: f64 = 700_000.0;
+
+/// Events per request stepped one by one (arrival, attempt, breaker, retry).
+const STEPPED_EVENTS: f64 = 4.0;
+
+/// The cost of one trial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrialCost {
+    /// Events to `duration-s`.
+    pub events: u64,
+    /// An upper bound: events up to `max-duration-s` (the longest a trial can wait for the
+    /// news), with every request stepped one by one from the first stop on (Ribbon steps the
+    /// requests while an untripped refusing server is in its round robin, and self-preservation
+    /// can keep one there to the end: 113 000 events where 3 500 are periodic, in
+    /// self-preservation.toml).
+    pub events_max: u64,
+    /// Memory the trial holds at its peak.
+    pub bytes: u64,
+}
+
+/// The cost of one trial of `scenario` in request mode `mode`.
+pub fn trial_cost(scenario: &Scenario, mode: RequestMode) -> TrialCost {
+    let duration = scenario.simulation.duration_ms.max(1);
+    let cap = scenario.simulation.max_duration_ms.max(duration);
+    let per_ms = events_per_ms(scenario, mode);
+    let servers = scenario.servers().len().max(1) as u64;
+    let processes = fleet(scenario);
+    let first_stop = scenario
+        .shutdowns
+        .iter()
+        .map(|s| s.at_ms)
+        .min()
+        .unwrap_or(0);
+    let stepped_ms = cap.saturating_sub(first_stop.min(cap)) as f64;
+    let requests_per_ms: f64 = scenario
+        .callers
+        .iter()
+        .map(|c| c.rate_per_s / 1000.0 * c.calls.len() as f64)
+        .sum();
+    TrialCost {
+        events: (per_ms * duration as f64).ceil() as u64,
+        events_max: (per_ms * cap as f64 + STEPPED_EVENTS * requests_per_ms * stepped_ms).ceil()
+            as u64,
+        bytes: processes
+            .saturating_mul(servers)
+            .saturating_mul(BYTES_PER_PROCESS_PER_SERVER),
+    }
+}
+
+/// The processes of the fleet: app instances, callers and peers.
+fn fleet(scenario: &Scenario) -> u64 {
+    let instances: u64 = scenario.apps.iter().map(|a| u64::from(a.instances)).sum();
+    instances + scenario.callers.len() as u64 + scenario.peers.len() as u64
+}
+
+/// Events per simulated millisecond, summed over every periodic rule.
+fn events_per_ms(scenario: &Scenario, mode: RequestMode) -> f64 {
+    let servers = scenario.servers();
+    let peers = servers.len().max(1) as f64;
+    let mut clients: Vec<(&ClientConfig, f64)> = Vec::new();
+    clients.extend(
+        scenario
+            .apps
+            .iter()
+            .map(|a| (&a.client, f64::from(a.instances))),
+    );
+    clients.extend(scenario.callers.iter().map(|c| (&c.client, 1.0)));
+    clients.extend(servers.iter().map(|p| (&p.server.client, 1.0)));
+    let (mut rate, mut renews) = (0.0, 0.0);
+    for (c, count) in clients {
+        if c.register_with_eureka {
+            let heartbeat = 4.0 / ms(c.lease_renewal_interval_s * 1000);
+            renews += count / ms(c.lease_renewal_interval_s * 1000);
+            rate += count * (heartbeat + 1.0 / ms(c.instance_info_replication_interval_s * 1000));
+        }
+        if c.fetch_registry {
+            rate += count * 4.0 / ms(c.registry_fetch_interval_s * 1000);
+        }
+    }
+    for peer in servers.iter() {
+        let server = &peer.server;
+        rate += 1.0 / ms(server.eviction_interval_ms);
+        rate += 1.0 / ms(server.response_cache_update_interval_ms);
+        rate += 1.0 / ms(server.renewal_threshold_update_interval_ms);
+    }
+    rate += renews * 2.0 * (peers - 1.0);
+    for caller in &scenario.callers {
+        for target in &caller.calls {
+            let lb = &caller.client.load_balancer;
+            let refresh = target
+                .ribbon
+                .server_list_refresh_interval_ms
+                .min(lb.cache_ttl_ms.max(1));
+            rate += 3.0 / ms(refresh);
+            if mode == RequestMode::PerRequest {
+                // One event per millisecond with arrivals: at most one per ms.
+                rate += (caller.rate_per_s / 1000.0).min(1.0);
+            }
+        }
+    }
+    rate
+}
+
+/// A period in ms as a float, at least 1.
+fn ms(period: u64) -> f64 {
+    period.max(1) as f64
+}
+
+/// The whole run of a command: `trials` trials of `cost`, at most `threads` at once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub cost: TrialCost,
+    pub trials: u64,
+    pub threads: usize,
+    /// Extra bytes per trial the command keeps (`explain`'s trace).
+    pub trace_bytes: u64,
+}
+
+impl Estimate {
+    /// `trials` trials of `scenario` on `threads` threads.
+    pub fn new(scenario: &Scenario, mode: RequestMode, trials: u64, threads: usize) -> Estimate {
+        Estimate {
+            cost: trial_cost(scenario, mode),
+            trials,
+            threads: threads.max(1),
+            trace_bytes: 0,
+        }
+    }
+
+    /// The same with every observation of each trial kept (`explain`).
+    pub fn traced(mut self) -> Estimate {
+        self.trace_bytes = self.cost.events.saturating_mul(TRACE_BYTES_PER_EVENT);
+        self
+    }
+
+    /// Events of the whole run.
+    pub fn events(&self) -> u64 {
+        self.cost.events.saturating_mul(self.trials)
+    }
+
+    fn bytes_per_trial(&self) -> u64 {
+        self.cost.bytes.saturating_add(self.trace_bytes)
+    }
+
+    /// Peak memory with `threads` trials at once.
+    pub fn peak_bytes(&self, threads: usize) -> u64 {
+        let at_once = (threads as u64).min(self.trials.max(1));
+        BASE_BYTES.saturating_add(self.bytes_per_trial().saturating_mul(at_once))
+    }
+
+    /// Wall-clock seconds on `threads` cores (an upper bound).
+    pub fn seconds(&self) -> f64 {
+        let parallel = (self.threads as u64).min(self.trials.max(1)) as f64;
+        self.events() as f64 / EVENTS_PER_SECOND / parallel
+    }
+
+    /// Checks the estimate against `limits`: the number of trials to run at once (fewer than
+    /// the threads when memory is what limits), or why the run is refused.
+    pub fn check(&self, limits: &Limits) -> Result<usize, BudgetError> {
+        if let Some(max) = limits.max_events
+            && self.events() > max
+        {
+            return Err(BudgetError::Events {
+                estimate: self.events(),
+                per_trial: self.cost.events,
+                trials: self.trials,
+                max,
+            });
+        }
+        let Some(memory) = limits.max_memory else {
+            return Ok(self.threads);
+        };
+        if self.peak_bytes(1) > memory {
+            return Err(BudgetError::Memory {
+                estimate: self.peak_bytes(1),
+                max: memory,
+                from: limits.memory_source,
+            });
+        }
+        let room = (memory - BASE_BYTES) / self.bytes_per_trial().max(1);
+        Ok((room as usize).clamp(1, self.threads))
+    }
+
+    /// One line for people: `about 2.3e9 events (4.1e5 a trial), 12 min on 2 cores, 75 MB`.
+    pub fn describe(&self, threads: usize) -> String {
+        format!(
+            "about {} events ({} a trial x {} trials), {} on {} core{}, {} of memory",
+            count(self.events()),
+            count(self.cost.events),
+            self.trials,
+            duration(self.seconds()),
+            threads,
+            if threads == 1 { "" } else { "s" },
+            bytes(self.peak_bytes(threads))
+        )
+    }
+}
+
+/// What a run may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limits {
+    pub max_memory: Option<u64>,
+    pub max_events: Option<u64>,
+    /// Where `max_memory` came from, for the message.
+    pub memory_source: MemorySource,
+}
+
+/// Where a memory limit came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MemorySource {
+    /// `--max-memory`.
+    #[default]
+    Flag,
+    /// The memory available on this machine (`MemAvailable` of /proc/meminfo).
+    Machine,
+}
+
+/// A run refused before it starts (exit 2).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum BudgetError {
+    #[error(
+        "this run would handle about {} events ({} a trial x {trials} trials), more than \
+         --max-events {max}; run fewer trials (--trials), a shorter simulation \
+         (simulation.duration-s) or a smaller fleet, or raise --max-events",
+        count(*estimate), count(*per_trial)
+    )]
+    Events {
+        estimate: u64,
+        per_trial: u64,
+        trials: u64,
+        max: u64,
+    },
+    #[error(
+        "one trial of this scenario would need about {} of memory, more than {}; run fewer \
+         instances, peers or callers{}",
+        bytes(*estimate), match from {
+            MemorySource::Flag => format!("--max-memory {}", bytes(*max)),
+            MemorySource::Machine => format!("the {} this machine has available", bytes(*max)),
+        },
+        match from {
+            MemorySource::Flag => ", or raise --max-memory",
+            MemorySource::Machine => "",
+        }
+    )]
+    Memory {
+        estimate: u64,
+        max: u64,
+        from: MemorySource,
+    },
+}
+
+/// `1.2e9`-style counts above a million, plain below.
+fn count(n: u64) -> String {
+    if n < 1_000_000 {
+        n.to_string()
+    } else {
+        format!("{:.1e}", n as f64)
+    }
+}
+
+/// `75 MB`, `5.1 GB`.
+pub fn bytes(n: u64) -> String {
+    const MB: f64 = 1_048_576.0;
+    let mb = n as f64 / MB;
+    if mb < 1024.0 {
+        format!("{mb:.0} MB")
+    } else {
+        format!("{:.1} GB", mb / 1024.0)
+    }
+}
+
+/// `40 s`, `12 min`, `3.5 h`.
+fn duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{:.0} s", seconds.max(1.0))
+    } else if seconds < 5400.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// Parses a `--max-memory` value: bytes, or with a unit `K`, `M`, `G` (powers of 1024; `KB`,
+/// `MiB` and the like read the same).
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size: a number with K, M or G, e.g. 4G"))?;
+    let factor: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(format!("`{text}`: the unit must be K, M, G or T (e.g. 4G)")),
+    };
+    let total = value * factor as f64;
+    if !(total.is_finite() && total >= 1.0 && total < u64::MAX as f64) {
+        return Err(format!("`{text}` is out of range (1 byte to 16 EiB)"));
+    }
+    Ok(total as u64)
+}
+
+/// The memory available on this machine (`MemAvailable` of /proc/meminfo), if it says.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map(|kb| kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::simulate;
+    use crate::scenario::fixture::bundled;
+
+    /// The estimate of a trial's events is within a factor of 2 of the events the trial really
+    /// handles, for scenarios of every kind (one server and peers, Ribbon and LoadBalancer,
+    /// restarts and deploys) whose requests are batched, run to `duration-s`.
+    #[test]
+    fn estimate_matches_the_events_of_bundled_scenarios() {
+        for name in [
+            "kill-9",
+            "kill-15",
+            "pause",
+            "loadbalancer",
+            "rolling-deploy",
+            "cluster/three-peers-two-zones",
+            "cluster/peer-gc-pause",
+        ] {
+            let s = bundled(name, &["simulation.end=\"duration\"".into()]);
+            let real = simulate(&s, 0, 1).events as f64;
+            let estimate = trial_cost(&s, RequestMode::Batched).events as f64;
+            let ratio = estimate / real;
+            assert!(
+                (0.5..=2.0).contains(&ratio),
+                "{name}: estimate {estimate}, real {real} (x{ratio:.2})"
+            );
+        }
+    }
+
+    /// The upper bound holds for every bundled scenario, the incidents and clusters included,
+    /// in both request modes (self-preservation steps its requests to the end).
+    #[test]
+    fn the_upper_bound_holds_for_every_bundled_scenario() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut names = Vec::new();
+        for dir in ["", "incidents", "cluster"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "toml") {
+                    let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                    names.push(if dir.is_empty() {
+                        stem
+                    } else {
+                        format!("{dir}/{stem}")
+                    });
+                }
+            }
+        }
+        assert!(names.len() > 20, "{names:?}");
+        for name in names {
+            let s = bundled(&name, &[]);
+            for mode in [RequestMode::Batched, RequestMode::PerRequest] {
+                let real = crate::experiment::simulate_with(&s, 0, 1, mode).events;
+                let bound = trial_cost(&s, mode).events_max;
+                assert!(
+                    real <= bound,
+                    "{name} {mode:?}: {real} events, bound {bound}"
+                );
+            }
+        }
+    }
+
+    /// The per-request reference handles one event per millisecond with arrivals: at 20
+    /// requests/s, some 20 a second more than batched.
+    #[test]
+    fn per_request_mode_adds_the_arrivals() {
+        let s = bundled("kill-9", &[]);
+        let batched = trial_cost(&s, RequestMode::Batched).events;
+        let per_request = trial_cost(&s, RequestMode::PerRequest).events;
+        let arrivals = 20 * s.simulation.duration_ms / 1000;
+        assert_eq!(per_request - batched, arrivals);
+    }
+
+    /// Cost grows linearly with the fleet and the simulated time.
+    #[test]
+    fn cost_is_linear_in_instances_and_time() {
+        let small = trial_cost(
+            &bundled("kill-9", &["app[0].instances=1000".into()]),
+            RequestMode::Batched,
+        );
+        let large = trial_cost(
+            &bundled("kill-9", &["app[0].instances=10000".into()]),
+            RequestMode::Batched,
+        );
+        let ratio = large.events as f64 / small.events as f64;
+        assert!((9.0..10.5).contains(&ratio), "{ratio}");
+        assert!((9.0..10.5).contains(&(large.bytes as f64 / small.bytes as f64)));
+        let long = trial_cost(
+            &bundled(
+                "kill-9",
+                &[
+                    "app[0].instances=1000".into(),
+                    "simulation.duration-s=1800".into(),
+                ],
+            ),
+            RequestMode::Batched,
+        );
+        assert!(long.events.abs_diff(2 * small.events) <= 2);
+    }
+
+    /// Memory limits: refused with the estimate when one trial does not fit; fewer trials at
+    /// once when several do not.
+    #[test]
+    fn memory_refuses_or_narrows() {
+        let s = bundled("kill-9", &["app[0].instances=10000".into()]);
+        let e = Estimate::new(&s, RequestMode::Batched, 100, 8);
+        let one = e.peak_bytes(1);
+        let limits = |max| Limits {
+            max_memory: Some(max),
+            ..Limits::default()
+        };
+        assert_eq!(e.check(&limits(u64::MAX)), Ok(8));
+        assert_eq!(e.check(&limits(one + e.cost.bytes)), Ok(2));
+        let err = e.check(&limits(one - 1)).unwrap_err();
+        assert!(matches!(err, BudgetError::Memory { .. }), "{err}");
+        assert!(err.to_string().contains("--max-memory"), "{err}");
+    }
+
+    #[test]
+    fn events_limit_names_the_estimate() {
+        let s = bundled("kill-9", &[]);
+        let e = Estimate::new(&s, RequestMode::Batched, 1_000_000, 2);
+        let limits = Limits {
+            max_events: Some(1_000_000),
+            ..Limits::default()
+        };
+        let err = e.check(&limits).unwrap_err().to_string();
+        assert!(err.contains("x 1000000 trials"), "{err}");
+        assert!(err.contains("--max-events 1000000"), "{err}");
+    }
+
+    #[test]
+    fn memory_sizes_parse() {
+        assert_eq!(parse_memory("4G"), Ok(4 << 30));
+        assert_eq!(parse_memory("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_memory("1.5 GB"), Ok(3 << 29));
+        assert_eq!(parse_memory("100"), Ok(100));
+        assert!(parse_memory("4X").unwrap_err().contains("unit"));
+        assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("0").is_err());
+        assert!(parse_memory("1e300G").is_err());
+    }
+}
