@@ -40,7 +40,7 @@ struct ClaimsFailed {
     total: usize,
 }
 
-pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
+pub(crate) fn check(args: CheckArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
     let overrides = args.overrides.list();
 
     let files = scenario_files(&args.paths)?;
@@ -65,6 +65,11 @@ pub(crate) fn check(args: CheckArgs) -> anyhow::Result<()> {
         }
     }
 
+    let runs: Vec<_> = scenarios
+        .iter()
+        .map(|(_, s)| (s, u64::from(s.simulation.trials)))
+        .collect();
+    budget.check(&runs, crate::eureka::RequestMode::default(), false)?;
     let mut stdout = io::stdout().lock();
     let mut checked = Vec::new();
     for (source, scenario) in &scenarios {

@@ -110,12 +110,20 @@ fn default_wait_s(base: &Scenario, wait_s: &[u64], warn: bool) -> Option<u64> {
     Some(chosen)
 }
 
-pub(crate) fn compare(args: CompareArgs) -> anyhow::Result<()> {
+pub(crate) fn compare(args: CompareArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
     let shard = args.shard.resolve()?;
     let overrides = args.common.overrides.list();
     let source = ScenarioSource::read(&args.scenario)?;
     let (base, plan) = plan(&source, &overrides, &args.strategy, &args.wait_s, true)?;
     let default_dir = super::default_output(&args.scenario, &base.name).join("compare");
+    let trials = shard.map_or(base.simulation.trials, |s| {
+        s.range(base.simulation.trials).len() as u32
+    });
+    let runs: Vec<_> = plan
+        .iter()
+        .map(|p| (&p.scenario, u64::from(trials)))
+        .collect();
+    budget.check(&runs, RequestMode::default(), false)?;
     if let Some(shard) = shard {
         // Trials, not variants: every variant runs the shard's trials, so trial k of each
         // variant draws the same numbers (common random numbers) whichever shard it is in.

@@ -2,6 +2,7 @@
 //! here: 0 success, 1 a failure while running or writing, 2 bad input (arguments or scenario).
 
 mod bench;
+mod budget;
 mod check;
 mod compare;
 mod completions;
@@ -33,6 +34,8 @@ use crate::scenario::{Scenario, ScenarioError};
     after_help = examples::MAIN
 )]
 pub struct Cli {
+    #[command(flatten)]
+    budget: budget::BudgetArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -404,6 +407,10 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
                 || conform::is_bad_input(&err)
                 || shard::is_bad_input(&err)
                 || init::is_bad_input(&err)
+                || recommend::is_bad_input(&err)
+                || err
+                    .downcast_ref::<crate::experiment::budget::BudgetError>()
+                    .is_some()
             {
                 eprintln!("error: {err}");
                 2
@@ -426,14 +433,15 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    let budget = &cli.budget;
     match cli.command {
-        Command::Run(args) => run::run_scenario(args),
-        Command::Check(args) => check::check(args),
+        Command::Run(args) => run::run_scenario(args, budget),
+        Command::Check(args) => check::check(args, budget),
         Command::Bench(args) => bench::run_bench(args),
-        Command::Explain(args) => explain::explain(args),
-        Command::Recommend(args) => recommend::recommend(args),
-        Command::Compare(args) => compare::compare(args),
-        Command::Sweep(args) => sweep::sweep(args),
+        Command::Explain(args) => explain::explain(args, budget),
+        Command::Recommend(args) => recommend::recommend(args, budget),
+        Command::Compare(args) => compare::compare(args, budget),
+        Command::Sweep(args) => sweep::sweep(args, budget),
         Command::Merge(args) => merge::merge(args),
         Command::Conform(args) => conform::conform(args),
         Command::Keys { markdown } => keys::print_keys(markdown),

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use crate::eureka::RequestMode;
 use crate::report::recommend_report::{
     RecommendError, RecommendOptions, recommend as recommend_waits, recommend_json,
 };
@@ -35,7 +36,23 @@ fn parse_target(text: &str) -> Result<f64, String> {
     }
 }
 
-pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
+/// A file `recommend` cannot tune: bad input (exit 2), as for every command.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0} has no [[shutdown]] to tune: recommend finds the wait of a stop; add one, e.g. \
+         [[shutdown]] instance = \"svc-0\" at-s = 300 strategy = \"pause\""
+)]
+pub(crate) struct NothingToTune(String);
+
+/// Whether `err` is bad input to `recommend` (exit 2).
+pub(super) fn is_bad_input(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<NothingToTune>().is_some()
+}
+
+pub(crate) fn recommend(
+    args: RecommendArgs,
+    budget: &super::budget::BudgetArgs,
+) -> anyhow::Result<()> {
     let target = args.target;
     // A missing or unreadable file is bad input (exit 2), as for every command.
     let file = ScenarioSource::read(&args.scenario)?;
@@ -44,8 +61,14 @@ pub(crate) fn recommend(args: RecommendArgs) -> anyhow::Result<()> {
     // Validates the file and the overrides (exit 2 with the usual message).
     let scenario = super::load_source(&file, &overrides)?;
     if scenario.shutdowns.is_empty() {
-        anyhow::bail!("{source} has no [[shutdown]] to tune");
+        return Err(NothingToTune(source.clone()).into());
     }
+    // The base run; the what-ifs and the wait search rerun it a few times each.
+    budget.check(
+        &[(&scenario, u64::from(scenario.simulation.trials))],
+        RequestMode::default(),
+        false,
+    )?;
     let options = RecommendOptions {
         target,
         what_if: !args.no_what_if,

@@ -15,12 +15,19 @@ use crate::scenario::ScenarioSource;
 use super::RunArgs;
 use super::progress::Progress;
 
-pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<()> {
+pub(crate) fn run_scenario(
+    args: RunArgs,
+    budget: &super::budget::BudgetArgs,
+) -> anyhow::Result<()> {
     let shard = args.shard.resolve()?;
     let source = ScenarioSource::read(&args.scenario)?;
     let scenario = super::load_source(&source, &args.common.overrides.list())?;
     let default_dir = super::default_output(&args.scenario, &scenario.name);
     let mode = super::request_mode(args.per_request);
+    let trials = shard.map_or(scenario.simulation.trials, |s| {
+        s.range(scenario.simulation.trials).len() as u32
+    });
+    budget.check(&[(&scenario, u64::from(trials))], mode, false)?;
     if let Some(shard) = shard {
         let total = scenario.simulation.trials;
         let trials = shard.range(total);

@@ -124,12 +124,24 @@ pub(super) fn plan(
     Ok(SweepPlan { base, plan, notes })
 }
 
-pub(crate) fn sweep(SweepArgs(args): SweepArgs) -> anyhow::Result<()> {
+pub(crate) fn sweep(
+    SweepArgs(args): SweepArgs,
+    budget: &super::budget::BudgetArgs,
+) -> anyhow::Result<()> {
     let shard = args.shard.resolve()?;
     let overrides = args.common.overrides.list();
     let source = ScenarioSource::read(&args.scenario)?;
     let SweepPlan { base, plan, notes } = plan(&source, &overrides, &args.vary, true)?;
     let default_dir = super::default_output(&args.scenario, &base.name).join("sweep");
+    let points = match shard {
+        Some(s) => s.range(plan.len() as u32),
+        None => 0..plan.len() as u32,
+    };
+    let runs: Vec<_> = plan[points.start as usize..points.end as usize]
+        .iter()
+        .map(|p| (&p.scenario, u64::from(p.scenario.simulation.trials)))
+        .collect();
+    budget.check(&runs, RequestMode::default(), false)?;
     if let Some(shard) = shard {
         // Grid points, not trials: a point's statistics need all its trials, and points are
         // independent, so a shard runs whole points and merge only puts them side by side.

@@ -48,3 +48,71 @@ fn rate_per_s_5e_7_ends_cleanly_in_every_command() {
             .run();
     }
 }
+
+/// A fleet far beyond this machine (2 000 apps of 10 000 instances: some 50 GB by the
+/// estimate, where CI and this machine have 24 GiB) is refused with its estimate before any
+/// trial starts, and nothing is written.
+#[test]
+fn a_fleet_beyond_the_machine_is_refused_with_its_estimate() {
+    let mut text = String::from("[simulation]\nduration-s = 600\ntrials = 1\n");
+    for k in 0..2000 {
+        text.push_str(&format!("[[app]]\nname = \"app{k}\"\ninstances = 10000\n"));
+    }
+    text.push_str("[[caller]]\nname = \"gw\"\ncalls = \"app0\"\nrate-per-s = 1\n");
+    text.push_str("[[shutdown]]\ninstance = \"app0-0\"\nat-s = 60\nstrategy = \"kill-9\"\n");
+    let started = std::time::Instant::now();
+    let out = Test::new()
+        .write("huge.toml", text)
+        .args(["run", "huge.toml", "--out", "out"])
+        .status(2)
+        .stderr_contains("one trial of this scenario would need about")
+        .stderr_contains("GB of memory, more than the")
+        .stderr_contains("this machine has available")
+        .run();
+    assert!(!out.path("out").exists(), "output written for a refused run");
+    // Parsing 2 000 tables and estimating: well under the seconds a trial would take.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+/// `--max-memory` refuses a trial above it, naming the flag; with room for one trial but not
+/// two, the run goes on one trial at a time and says so.
+#[test]
+fn max_memory_refuses_or_runs_fewer_trials_at_once() {
+    let out = Test::scenario("kill-9.toml")
+        .set("app[0].instances=10000")
+        .args(["--max-memory", "20M"])
+        .status(2)
+        .stderr_contains("more than --max-memory 20 MB")
+        .run();
+    assert!(!out.path("out").exists());
+    Test::scenario("kill-9.toml")
+        .trials(2)
+        .set("app[0].instances=4000")
+        .env("RAYON_NUM_THREADS", "2")
+        .args(["--max-memory", "30M"])
+        .stderr_contains("note: 1 trials at once instead of 2")
+        .run();
+}
+
+/// 10^6 trials ran on with nothing said; `--max-events` refuses them with the estimate.
+#[test]
+fn a_million_trials_are_refused_under_max_events() {
+    Test::scenario("kill-9.toml")
+        .trials(1_000_000)
+        .args(["--max-events", "1000000"])
+        .status(2)
+        .stderr_contains("x 1000000 trials), more than --max-events 1000000")
+        .run();
+}
+
+/// `recommend` on a file without a `[[shutdown]]` exited 1 where every command exits 2 on bad
+/// input.
+#[test]
+fn recommend_without_a_shutdown_exits_2() {
+    Test::new()
+        .write("none.toml", "[[app]]\nname = \"svc\"\ninstances = 2\n")
+        .args(["recommend", "none.toml"])
+        .status(2)
+        .stderr_contains("none.toml has no [[shutdown]] to tune")
+        .run();
+}
