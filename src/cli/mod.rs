@@ -412,7 +412,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
                     .downcast_ref::<crate::experiment::budget::BudgetError>()
                     .is_some()
             {
-                eprintln!("error: {err}");
+                eprintln!("error: {}", shortened(&err.to_string()));
                 2
             } else if is_broken_pipe(&err) {
                 0
@@ -423,6 +423,34 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         }
     }
 }
+
+/// A message whose user-given values could be of any length (a 100 KB `--set` value echoed
+/// twice, issue 14) with every run of more than [`LONG_WORD`] characters without a space cut to
+/// its first 40 and its length.
+fn shortened(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut rest = message;
+    while !rest.is_empty() {
+        let word_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (word, tail) = rest.split_at(word_end);
+        let chars = word.chars().count();
+        if chars > LONG_WORD {
+            out.extend(word.chars().take(40));
+            out.push_str(&format!("... ({chars} characters)"));
+        } else {
+            out.push_str(word);
+        }
+        let space_end = tail
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(tail.len());
+        out.push_str(&tail[..space_end]);
+        rest = &tail[space_end..];
+    }
+    out
+}
+
+/// Longer than any path or key a message names in practice.
+const LONG_WORD: usize = 200;
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
@@ -468,5 +496,23 @@ mod output_tests {
         assert_eq!(out("q.toml"), Path::new("output/q"));
         assert_eq!(out("/tmp/x/q.toml"), Path::new("output/stem"));
         assert_eq!(out("../q.toml"), Path::new("output/stem"));
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    #[test]
+    fn long_words_are_cut_and_the_rest_kept() {
+        let long = "a".repeat(100_000);
+        let message = format!("x.toml (--set app[0].name=\"{long}\"): bad\n  next line");
+        let short = shortened(&message);
+        assert!(short.len() < 200, "{short}");
+        assert!(short.contains("(100016 characters)"), "{short}");
+        assert!(short.starts_with("x.toml (--set app[0].name=\"aaaa"));
+        assert!(short.ends_with("characters) bad\n  next line"), "{short}");
+        let plain = "s.toml:2:10: `simulation.trials`: expected an integer";
+        assert_eq!(shortened(plain), plain);
     }
 }

@@ -138,6 +138,17 @@ pub enum ScenarioError {
         source: std::io::Error,
     },
 
+    #[error(
+        "{path}:{line}:{column}: not UTF-8 (byte {offset} is the first of an invalid \
+         sequence); a scenario file is UTF-8 text: save it as UTF-8"
+    )]
+    NotUtf8 {
+        path: String,
+        line: usize,
+        column: usize,
+        offset: usize,
+    },
+
     #[error("{at}: invalid TOML: {message}")]
     Syntax { at: Box<Location>, message: String },
 

@@ -84,10 +84,11 @@ pub struct ScenarioSource {
 impl ScenarioSource {
     /// Reads the file at `path`, and the Spring files it names.
     pub fn read(path: &Path) -> Result<ScenarioSource, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
             path: path.display().to_string(),
             source,
         })?;
+        let text = utf8(bytes, path)?;
         let name = path.file_stem().map_or_else(
             || "scenario".to_string(),
             |s| s.to_string_lossy().into_owned(),
@@ -107,6 +108,23 @@ impl ScenarioSource {
         let files = SpringFiles::beside(&self.source, &self.spring);
         parse_with(&self.text, &self.source, &self.name, overrides, &files)
     }
+}
+
+/// `bytes` as text, or where they stop being UTF-8: the byte offset, and its line and column
+/// (columns in characters, as the other messages count them).
+fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String, ScenarioError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let valid = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
+        let line = valid.matches('\n').count() + 1;
+        let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ScenarioError::NotUtf8 {
+            path: path.display().to_string(),
+            line,
+            column,
+            offset,
+        }
+    })
 }
 
 /// The readable Spring files `text` names (nothing when it does not parse: `parse` says why).

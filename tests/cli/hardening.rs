@@ -69,7 +69,10 @@ fn a_fleet_beyond_the_machine_is_refused_with_its_estimate() {
         .stderr_contains("GB of memory, more than the")
         .stderr_contains("this machine has available")
         .run();
-    assert!(!out.path("out").exists(), "output written for a refused run");
+    assert!(
+        !out.path("out").exists(),
+        "output written for a refused run"
+    );
     // Parsing 2 000 tables and estimating: well under the seconds a trial would take.
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
@@ -115,4 +118,58 @@ fn recommend_without_a_shutdown_exits_2() {
         .status(2)
         .stderr_contains("none.toml has no [[shutdown]] to tune")
         .run();
+}
+
+/// "invalid TOML: duplicate key" named neither the key nor the table.
+#[test]
+fn a_duplicate_key_is_named_with_its_table_and_first_line() {
+    Test::new()
+        .write(
+            "dup.toml",
+            "[simulation]\nduration-s = 900\n\n[[app]]\nname = \"svc\"\ninstances = 2\ninstances = 3\n",
+        )
+        .args(["run", "dup.toml"])
+        .status(2)
+        .stderr_contains(
+            "dup.toml:7:1: invalid TOML: duplicate key `instances` in table [[app]] (first set \
+             at line 6)",
+        )
+        .run();
+}
+
+/// Non-UTF-8 input got no position: now its byte offset, line and column.
+#[test]
+fn non_utf8_input_names_its_offset_line_and_column() {
+    Test::new()
+        .write(
+            "latin1.toml",
+            b"[simulation]\nduration-s = 900\n# caf\xe9\n".as_slice(),
+        )
+        .args(["run", "latin1.toml"])
+        .status(2)
+        .stderr_contains("latin1.toml:3:6: not UTF-8 (byte 35 is the first")
+        .run();
+}
+
+/// `1e-300` was echoed as 300 digits and a 100 KB value in full.
+#[test]
+fn huge_and_tiny_numbers_and_long_values_are_shown_short() {
+    let out = Test::scenario("kill-9.toml")
+        .set("caller[0].rate-per-s=1e300")
+        .status(2)
+        .stderr_contains("must be at most 100000, got 1e300")
+        .run();
+    assert!(out.stderr.len() < 400, "{}", out.stderr);
+    Test::scenario("kill-9.toml")
+        .set("caller[0].rate-per-s=-1e-300")
+        .status(2)
+        .stderr_contains("must be at least 0, got -1e-300")
+        .run();
+    let long = format!("app[0].name=\"{}\"", "a".repeat(100_000));
+    let out = Test::scenario("kill-9.toml")
+        .set(&long)
+        .status(2)
+        .stderr_contains("characters)")
+        .run();
+    assert!(out.stderr.len() < 600, "{} bytes", out.stderr.len());
 }

@@ -28,7 +28,7 @@ impl Raw {
     pub(in crate::scenario) fn describe(&self) -> String {
         match self {
             Raw::Int(i) => format!("an integer ({i})"),
-            Raw::Float(f) => format!("a number ({f})"),
+            Raw::Float(f) => format!("a number ({})", number(*f)),
             Raw::Bool(b) => format!("a boolean ({b})"),
             Raw::Str(s) => format!("a string ({s:?})"),
             Raw::Array(_) => "an array".to_string(),
@@ -510,6 +510,16 @@ impl Kind {
     }
 }
 
+/// A float as a message shows it: `1e300` and `1e-300` in scientific notation, not as the 300
+/// digits `{}` prints (issue 14); others as written.
+pub(in crate::scenario) fn number(f: f64) -> String {
+    if f != 0.0 && f.is_finite() && (f.abs() >= 1e15 || f.abs() < 1e-4) {
+        format!("{f:e}")
+    } else {
+        format!("{f}")
+    }
+}
+
 fn int(raw: &Raw, min: u64, max: u64, kind: &Kind) -> Result<Val, Problem> {
     // i128 holds every i64 and every u64, so negative and huge values get a range message.
     let n: i128 = match raw {
@@ -538,19 +548,27 @@ fn float(raw: &Raw, min: f64, above_min: bool, max: f64, kind: &Kind) -> Result<
     };
     if !f.is_finite() {
         return Err(Problem::Invalid(format!(
-            "must be a finite number, got {f}"
+            "must be a finite number, got {}",
+            number(f)
         )));
     }
     if above_min && f <= min {
         return Err(Problem::Invalid(format!(
-            "must be greater than {min}, got {f}"
+            "must be greater than {min}, got {}",
+            number(f)
         )));
     }
     if !above_min && f < min {
-        return Err(Problem::Invalid(format!("must be at least {min}, got {f}")));
+        return Err(Problem::Invalid(format!(
+            "must be at least {min}, got {}",
+            number(f)
+        )));
     }
     if f > max {
-        return Err(Problem::Invalid(format!("must be at most {max}, got {f}")));
+        return Err(Problem::Invalid(format!(
+            "must be at most {max}, got {}",
+            number(f)
+        )));
     }
     Ok(Val::Float(f))
 }

@@ -165,15 +165,60 @@ impl RawScenario {
     }
 }
 
+/// toml_edit says only "duplicate key" (issue 14): this names the key, its table and the line
+/// of its first definition, read off the text at the error's offset (the key of the second
+/// definition) and the table header above it.
+fn duplicate_key(text: &str, at: usize) -> String {
+    let at = at.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let key = line.split('=').next().unwrap_or("").trim();
+    let key_of = |l: &str| l.split('=').next().unwrap_or("").trim().to_string();
+    // The table the key is in: the last header above it, and where that table starts.
+    let above = &text[..line_start];
+    let (table, table_start) = above
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with('['))
+        .last()
+        .map_or(("the top level".to_string(), 0), |(n, l)| {
+            (format!("table {}", l.trim()), n)
+        });
+    let first = above
+        .lines()
+        .enumerate()
+        .skip(table_start)
+        .find(|(_, l)| l.contains('=') && !l.trim_start().starts_with('#') && key_of(l) == key)
+        .map(|(n, _)| n + 1);
+    let shown: String = key.chars().take(60).collect();
+    match (shown.is_empty(), first) {
+        (true, _) => "duplicate key".to_string(),
+        (false, Some(line)) => format!(
+            "duplicate key `{shown}` in {table} (first set at line {line}); a key may be set \
+             once per table"
+        ),
+        (false, None) => format!(
+            "duplicate key `{shown}` in {table}; a key may be set once per table (a dotted key \
+             or a [table.header] may set it too)"
+        ),
+    }
+}
+
 /// Parses `text` and flattens it. A TOML syntax error is returned at once; problems with the
 /// shape of the tables are collected so that one run reports them all.
 pub(in crate::scenario) fn read(
     text: &str,
     file: &str,
 ) -> Result<(RawScenario, Vec<ScenarioError>), ScenarioError> {
-    let doc = toml_edit::Document::parse(text).map_err(|e| ScenarioError::Syntax {
-        at: Location::boxed(file, Place::of_span(text, e.span())),
-        message: e.message().trim().to_string(),
+    let doc = toml_edit::Document::parse(text).map_err(|e| {
+        let mut message = e.message().trim().to_string();
+        if message == "duplicate key" {
+            message = duplicate_key(text, e.span().map_or(0, |s| s.start));
+        }
+        ScenarioError::Syntax {
+            at: Location::boxed(file, Place::of_span(text, e.span())),
+            message,
+        }
     })?;
     let mut reader = Reader {
         text,
