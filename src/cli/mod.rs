@@ -189,6 +189,10 @@ pub(crate) struct RunArgs {
     /// requests between routing changes at once. Same distributions, slower at high rates.
     #[arg(long)]
     pub(crate) per_request: bool,
+    /// Run the trials twice, on one thread and on all, and compare the outcomes before writing:
+    /// exit 1 naming the first trial that differs (for users who suspect their platform).
+    #[arg(long)]
+    pub(crate) check_determinism: bool,
     /// `--format json` prints summary.json (the same bytes as the file) instead of the text.
     #[command(flatten)]
     pub(crate) format: FormatArg,

@@ -173,3 +173,56 @@ fn huge_and_tiny_numbers_and_long_values_are_shown_short() {
         .run();
     assert!(out.stderr.len() < 600, "{} bytes", out.stderr.len());
 }
+
+/// Names in reports (issue 14 item 5): a scenario file named with markup and quotes reaches
+/// report.html and the SVG subtitles escaped, never as markup. (App and caller names with
+/// markup are refused by validation: a name is ASCII letters, digits, `_`, `.` and `-`.)
+#[test]
+fn markup_in_a_file_name_is_escaped_in_html_and_svg() {
+    let name = "<script>alert('x')<\u{2f}script>\"q\"&.toml".replace('/', "");
+    let out = Test::new()
+        .write(&name, super::test::bundled_text("kill-9.toml"))
+        .args(["run", &name, "--trials", "3", "--out", "out"])
+        .run();
+    let mut checked = 0;
+    for file in ["report.html", "exposure-cdf.svg", "timeline.svg"] {
+        let text = String::from_utf8(out.read(std::path::Path::new("out").join(file))).unwrap();
+        assert!(!text.contains("<script>"), "{file} carries raw markup");
+        assert!(!text.contains("'x')<script>\"q\""), "{file}");
+        if text.contains("&lt;script&gt;") {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 2,
+        "the name shows escaped in at most {checked} files"
+    );
+    Test::new()
+        .write(
+            "bad.toml",
+            super::test::edit(
+                &super::test::bundled_text("kill-9.toml"),
+                "name = \"svc\"",
+                "name = \"<svc>\"",
+            ),
+        )
+        .args(["run", "bad.toml"])
+        .status(2)
+        .stderr_contains("a name of ASCII letters")
+        .run();
+}
+
+/// `--check-determinism` runs the trials twice, says they agree, and writes the very files a
+/// plain run writes.
+#[test]
+fn check_determinism_agrees_and_writes_what_a_plain_run_writes() {
+    let checked = Test::scenario("kill-9.toml")
+        .trials(20)
+        .env("RAYON_NUM_THREADS", "2")
+        .arg("--check-determinism")
+        .stderr_contains("determinism: 20 trials run twice (1 thread, then 2) gave identical")
+        .run();
+    let plain = Test::scenario("kill-9.toml").trials(20).run();
+    assert_eq!(checked.trials_bytes(), plain.trials_bytes());
+    assert_eq!(checked.summary_bytes(), plain.summary_bytes());
+}
