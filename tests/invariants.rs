@@ -106,8 +106,8 @@ const SPRING_RELEASES: [&str; 3] = ["2020.0", "2023.0", "Hoxton"];
 /// overrides of its size, its intervals, its traffic, its release and how the instance stops.
 /// Every value is drawn inside the allowed range of its key (`eureka-sim keys`), in a sub-range
 /// that keeps a trial short: intervals of at most the defaults, at most 6 instances, a lease
-/// duration 2 to 4 renewal intervals (the sane setting: `lease-expiration-duration` above the
-/// renewal interval, FACTS.md §1).
+/// duration of 2 to 4 renewal intervals (the sane setting: `lease-expiration-duration` above
+/// the renewal interval, FACTS.md §1; so up to 120 s).
 #[derive(Debug, Clone)]
 struct SmallWorld {
     balancer: Balancer,
@@ -600,7 +600,9 @@ proptest! {
     }
 }
 
-/// A graceful world for property 3 ([`graceful_world`]).
+/// A world for property 3, inside the conditions its doc states: a graceful method, no
+/// health-check supplier, no fault, Spring Cloud LoadBalancer per request, /pause only where it
+/// deregisters.
 fn graceful_world() -> impl Strategy<Value = SmallWorld> {
     (
         small_world(),
@@ -644,8 +646,8 @@ proptest! {
     /// OUT_OF_SERVICE) at its start `t`, no later than it stops serving; a kill -9 is removed by
     /// an eviction after its lease expired, later than that (the lease expires `2 x duration`
     /// after the last renew, FACTS.md §1, and the generated duration is at least twice the
-    /// renewal interval). So `max(0, X(r_graceful) - t_stop) <= X(r_graceful) - t <= X(r_kill9)
-    /// - t`, the kill -9's exposure.
+    /// renewal interval). So the graceful exposure, `max(0, X(r_graceful) - t_stop)`, is at
+    /// most `X(r_graceful) - t`, at most `X(r_kill9) - t`: the kill -9's exposure.
     ///
     /// It holds only under these conditions, which the generator keeps:
     /// - the graceful stop reaches Eureka at its start: kill -15 with the SIGTERM reaching the
@@ -659,12 +661,17 @@ proptest! {
     /// - the balancer learns of the stop only through Eureka: not the health-check supplier,
     ///   whose rounds drop an instance when it stops serving, which a graceful stop with a
     ///   wait does at another instant;
-    /// - no `[[fault]]` (a pause of the stopping instance defers its shutdown's steps; a
-    ///   partition delays its calls);
+    /// - no `[[fault]]`: a pause of the stopping instance defers a graceful stop's steps (its
+    ///   JVM runs them) but not a kill -9, and a partition delays the graceful stop's calls;
     /// - Spring Cloud LoadBalancer's re-read happens at a request, so its timeline is the
     ///   request stream's: identical in both runs in the per-request mode only (batched
     ///   counting draws a different number of times when routing changes at other instants),
     ///   so its worlds run per request; Ribbon's refresh is a timer, so both modes hold.
+    ///
+    /// Outside them it fails, as expected (1 500 sampled worlds, 2 trials each): /pause that
+    /// does not deregister 40 of 105 worlds, the health-check supplier 9 of 40, a fault 14 of
+    /// 280; inside them 0 of 623; Spring Cloud LoadBalancer counted in batches 0 of 129 (no
+    /// inversion seen, none ruled out).
     #[test]
     fn a_graceful_stop_is_never_exposed_longer_than_a_kill_9(world in graceful_world()) {
         let graceful = world.scenario(3);
@@ -684,6 +691,52 @@ proptest! {
             );
         }
     }
+}
+
+/// The generated worlds are not vacuous for the properties: over 64 of them (one trial each,
+/// the default mode) both balancers, every method and faults occur; callers hit the stopped
+/// instance in many; and in many graceful worlds the kill -9 is exposed and the graceful stop
+/// strictly less, so property 3 compares something.
+#[test]
+fn the_generated_worlds_exercise_what_the_properties_check() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{TestRng, TestRunner};
+    let sample = |strategy: &dyn Fn(&mut TestRunner) -> SmallWorld| -> Vec<SmallWorld> {
+        let rng = TestRng::deterministic_rng(config(1).rng_algorithm);
+        let mut runner = TestRunner::new_with_rng(config(1), rng);
+        (0..64).map(|_| strategy(&mut runner)).collect()
+    };
+    let worlds = sample(&|r| small_world().new_tree(r).unwrap().current());
+    let count = |f: &dyn Fn(&SmallWorld) -> bool| worlds.iter().filter(|w| f(w)).count();
+    assert!(count(&|w| w.balancer == Balancer::Ribbon) >= 16);
+    assert!(count(&|w| w.balancer == Balancer::SpringLoadBalancer) >= 16);
+    for method in Method::ALL {
+        assert!(count(&|w| w.method == method) >= 4, "{method:?}");
+    }
+    assert!(count(&|w| w.fault.is_some()) >= 8);
+    let hit = worlds
+        .iter()
+        .filter(|w| {
+            let s = w.scenario(1);
+            simulate_with(&s, 0, w.seed, w.mode).shutdowns[0].dead_hits > 0
+        })
+        .count();
+    assert!(hit >= 16, "{hit} of 64 worlds with a dead hit");
+    let graceful = sample(&|r| graceful_world().new_tree(r).unwrap().current());
+    let compared = graceful
+        .iter()
+        .filter(|w| {
+            let kill9 = w.scenario_with(1, &["shutdown[0].strategy=kill-9".to_string()]);
+            let g = simulate_with(&w.scenario(1), 0, w.seed, w.mode);
+            let k = simulate_with(&kill9, 0, w.seed, w.mode);
+            let (g, k) = (g.shutdowns[0].exposure_ms, k.shutdowns[0].exposure_ms);
+            k.is_some_and(|k| k > 0 && g.is_some_and(|g| g < k))
+        })
+        .count();
+    assert!(
+        compared >= 16,
+        "{compared} of 64 graceful worlds compare two exposures"
+    );
 }
 
 /// Two-sample Kolmogorov-Smirnov statistic.
@@ -752,14 +805,19 @@ fn trials_with_hits(scenario: &Scenario, mode: RequestMode) -> Vec<(ShutdownOutc
         .collect()
 }
 
-/// `a` and `b` look like samples of one law: two-sample KS at alpha = 0.001 (critical D = 1.95
-/// sqrt(2 / n)) and means within 4 standard errors (at least 0.5: a count's unit).
+/// `a` and `b` look like samples of one law: two-sample KS at alpha = 1e-6 (critical D = 2.69
+/// sqrt(2 / n), `sqrt(-ln(alpha / 2) / 2)`) and means within 6 standard errors (at least 0.5: a
+/// count's unit). Strict per test, because a run makes many: `PROPTEST_CASES=2000` makes 10 000
+/// of them, and at alpha = 0.001 and 4 standard errors one fails by chance (seen: 4.02 standard
+/// errors between the first 30 trials' means of a world whose 2000 trials agree within 0.1).
+/// A gross difference still shows (the fault that batched counting ignored: D = 0.93 > 0.69 at
+/// n = 30); the subtle ones are `experiment`'s `modes_agree` tests' (400 trials, alpha = 0.001).
 fn same_law(name: &str, a: &[i64], b: &[i64]) -> Result<(), TestCaseError> {
     if a.is_empty() || b.is_empty() {
         prop_assert_eq!(a.len(), b.len(), "{}: resolved in one mode only", name);
         return Ok(());
     }
-    let critical = 1.95 * (2.0 / a.len().min(b.len()) as f64).sqrt();
+    let critical = 2.69 * (2.0 / a.len().min(b.len()) as f64).sqrt();
     let d = ks(a, b);
     prop_assert!(
         d < critical,
@@ -777,7 +835,7 @@ fn same_law(name: &str, a: &[i64], b: &[i64]) -> Result<(), TestCaseError> {
     };
     let se = (var(a) / a.len() as f64 + var(b) / b.len() as f64).sqrt();
     prop_assert!(
-        (mean(a) - mean(b)).abs() <= 4.0 * se.max(0.5),
+        (mean(a) - mean(b)).abs() <= 6.0 * se.max(0.5),
         "{}: means {} (batched) vs {} (per request)",
         name,
         mean(a),
@@ -798,7 +856,7 @@ proptest! {
     /// equal. With Spring Cloud LoadBalancer the list is re-read at a request, so its exposure
     /// is compared in distribution; so are the stopped instance's dead hits and errors, and
     /// every refused or timed-out attempt of the trial on any instance with the time waited on
-    /// timeouts ([`same_law`]). Why: batched counting is exact in distribution
+    /// timeouts ([`same_law`], strict: many are made). Why: batched counting is exact in distribution
     /// (`RequestMode::Batched`: the Poisson count between two routing changes and the summed
     /// round-robin walk, every path asking how an instance answers through the faults,
     /// ARCHITECTURE.md "The routing choke point"), and a request and a routing change in the
