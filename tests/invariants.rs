@@ -9,9 +9,11 @@
 //! (a scenario that does not parse fails the property) and every key stays inside its allowed
 //! range (checked against `eureka-sim keys` by `the_generator_stays_inside_the_keys_ranges`).
 //!
-//! The case counts are small (the worlds are simulated, in debug) and the proptest seed is fixed,
-//! so the suite is as deterministic as the rest of it; explore further with
-//! `PROPTEST_CASES=500 PROPTEST_RNG_SEED=7 cargo test --test tests invariants::`.
+//! The case counts are modest (256 worlds for the properties that simulate one trial or three,
+//! 64 for those that simulate many per world: the module runs in a few seconds in the test
+//! profile) and the proptest seed is fixed, so the suite is as deterministic as the rest of it;
+//! explore further with `PROPTEST_CASES=3000 PROPTEST_RNG_SEED=7 cargo test --test tests
+//! invariants::` (a few minutes).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -805,6 +807,12 @@ fn trials_with_hits(scenario: &Scenario, mode: RequestMode) -> Vec<(ShutdownOutc
         .collect()
 }
 
+/// The fewest values [`same_law`] compares as laws (seen: a world whose 30 trials resolved one
+/// exposure each way, 11 ms and 320 ms after the client dropped the instance, two draws of the
+/// wait for the next request; over 2 000 trials the two modes' waits agree, 355 and 383 ms
+/// means, 28 +- 32 ms apart).
+const MIN_SAMPLE: usize = 10;
+
 /// `a` and `b` look like samples of one law: two-sample KS at alpha = 1e-6 (critical D = 2.69
 /// sqrt(2 / n), `sqrt(-ln(alpha / 2) / 2)`) and means within 6 standard errors (at least 0.5: a
 /// count's unit). Strict per test, because a run makes many: `PROPTEST_CASES=2000` makes 10 000
@@ -813,8 +821,9 @@ fn trials_with_hits(scenario: &Scenario, mode: RequestMode) -> Vec<(ShutdownOutc
 /// A gross difference still shows (the fault that batched counting ignored: D = 0.93 > 0.69 at
 /// n = 30); the subtle ones are `experiment`'s `modes_agree` tests' (400 trials, alpha = 0.001).
 fn same_law(name: &str, a: &[i64], b: &[i64]) -> Result<(), TestCaseError> {
-    if a.is_empty() || b.is_empty() {
-        prop_assert_eq!(a.len(), b.len(), "{}: resolved in one mode only", name);
+    if a.len().min(b.len()) < MIN_SAMPLE {
+        // Too few values (most trials unresolved) to compare laws: only as many resolved.
+        prop_assert_eq!(a.len(), b.len(), "{}: resolved in as many trials", name);
         return Ok(());
     }
     let critical = 2.69 * (2.0 / a.len().min(b.len()) as f64).sqrt();
