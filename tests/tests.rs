@@ -6,6 +6,7 @@
 //! - `cluster`: the outputs of a run on several peers (`callers.csv`, `servers.csv`);
 //! - `conformance`: the rig's scenario and committed real trials agree with the model;
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
+//! - `invariants`: the model's invariants as property tests (proptest) on random small worlds;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
 //! - `spring`: scenarios whose settings come from Spring files (`spring-config`);
 //! - `shard`: `--shard I/N` run as separate processes and `merge`d, byte-identical to one run;
@@ -22,6 +23,7 @@ mod compare;
 mod conformance;
 mod golden;
 mod incidents;
+mod invariants;
 mod shard;
 mod spring;
 mod sweep;

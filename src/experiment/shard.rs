@@ -310,4 +310,52 @@ mod tests {
             Err(ShardError::NoBatchIndex)
         );
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::RngSeed;
+
+        proptest! {
+            #![proptest_config(ProptestConfig {
+                cases: 1024,
+                rng_seed: RngSeed::Fixed(14),
+                ..ProptestConfig::default()
+            })]
+
+            /// Issue 14 item 3, "shards merged equal one run", at its arithmetic, for any `T`
+            /// trials and `N` shards up to `u32::MAX` (the exhaustive test above stops at 40 and
+            /// 12): the slices are `[floor(I T / N), floor((I + 1) T / N))` (computed apart, in
+            /// 128 bits: no overflow), start at 0, end at `T`,
+            /// each begins where the one before ended (so they cover `0..T` once, in order), and
+            /// each holds `floor(T / N)` or `ceil(T / N)` trials. Checked on a few shards `I` of
+            /// each draw, with their neighbours, and on the first and the last.
+            #[test]
+            fn the_slices_partition_the_trials_for_any_count(
+                total in prop_oneof![0u32..=100, any::<u32>()],
+                count in prop_oneof![1u32..=20, 1u32..=u32::MAX],
+                picks in proptest::collection::vec(any::<proptest::sample::Index>(), 1..=4),
+            ) {
+                let at = |i: u32| Shard::new(i, count, "test").unwrap().range(total);
+                prop_assert_eq!(at(0).start, 0);
+                prop_assert_eq!(at(count - 1).end, total);
+                let (low, high) = (total / count, total.div_ceil(count));
+                for pick in picks {
+                    let i = pick.index(count as usize) as u32;
+                    let r = at(i);
+                    // The documented floor, computed apart in 128 bits.
+                    let floor = |i: u32| (u128::from(i) * u128::from(total) / u128::from(count)) as u32;
+                    prop_assert_eq!(r.clone(), floor(i)..floor(i + 1));
+                    prop_assert!(r.start <= r.end);
+                    prop_assert!((low..=high).contains(&(r.end - r.start)), "shard {} {:?}", i, r);
+                    if i + 1 < count {
+                        prop_assert_eq!(r.end, at(i + 1).start);
+                    }
+                    if i > 0 {
+                        prop_assert_eq!(at(i - 1).end, r.start);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1789,11 +1789,11 @@ pub(super) static DEFS: &[KeyDef] = &[
     required(
         "kind",
         Kind::Choice(&FAULT_KINDS),
-        "What goes wrong (issue 11): partition = no Eureka call or replication batch passes \
-         either way between the two sides of between, connects time out as configured (the \
-         callers' requests to instances are not cut); pause = the target process stops the \
-         world (a GC or VM freeze): its Eureka timers fire late and its calls wait, then \
-         everything late runs at once; server-restart = the target peer is down for down-s and \
+        "What goes wrong (issue 11): partition = nothing passes either way between the two \
+         sides of between, Eureka calls, replication batches and the callers' requests to \
+         instances alike: connects time out as configured; pause = the target process stops \
+         the world (a GC or VM freeze): its Eureka timers fire late and its calls wait, then \
+         everything late runs at once, and each request to it waits the caller's read timeout; server-restart = the target peer is down for down-s and \
          comes back with an empty registry, refilled by replication and heartbeat-404 \
          re-registration; crash = the target peer dies for good and clients fail over.",
         Apply::Fault(|c, v| c.kind = v.text()),

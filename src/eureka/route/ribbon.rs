@@ -606,4 +606,131 @@ mod tests {
         assert_eq!(lb.stats.get(1).successive_failures, 0);
         assert_eq!(lb.stats.get(2).successive_failures, 3);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::RngSeed;
+
+        /// A load balancer over `servers` with its cursor at `cursor` (possibly beyond a
+        /// shrunken list) and `failures` on record: `(server, count, last failure sent at)`.
+        fn balancer(
+            servers: &[ProcessId],
+            cursor: usize,
+            failures: &[(ProcessId, u64, u64)],
+        ) -> RibbonLoadBalancer {
+            let mut lb = RibbonLoadBalancer::with_cursor(servers.to_vec(), cursor);
+            for &(p, count, last_ms) in failures {
+                lb.stats.note_failures(p, count, last_ms);
+            }
+            lb
+        }
+
+        fn breaker() -> impl Strategy<Value = CircuitBreaker> {
+            (any::<bool>(), 1u32..=5, 1u64..=20, 1u64..=60, 1u32..=2).prop_map(
+                |(enabled, threshold, factor_s, max_s, failures_per_refusal)| CircuitBreaker {
+                    enabled,
+                    threshold,
+                    factor_s,
+                    max_s,
+                    failures_per_refusal,
+                },
+            )
+        }
+
+        /// A list of up to 8 distinct process ids in any order.
+        fn servers() -> impl Strategy<Value = Vec<ProcessId>> {
+            proptest::collection::btree_set(0usize..40, 0..=8)
+                .prop_map(|set| set.into_iter().collect::<Vec<_>>())
+                .prop_shuffle()
+        }
+
+        fn failures() -> impl Strategy<Value = Vec<(ProcessId, u64, u64)>> {
+            proptest::collection::vec((0usize..40, 1u64..=8, 0u64..=60_000), 0..=12)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig {
+                cases: 512,
+                rng_seed: RngSeed::Fixed(14),
+                ..ProptestConfig::default()
+            })]
+
+            /// Issue 14 item 3, "a caller never routes to an instance absent from its list", at
+            /// the rule: `PredicateBasedRule#choose` (FACTS.md §8) picks from the servers of the
+            /// list the availability filter keeps at `now`, the untripped ones, or all of them
+            /// when every one is tripped (fallback `alwaysTrue`); it finds none only in an empty
+            /// list. And `chooseRoundRobinAfterFiltering`'s one cursor
+            /// (`incrementAndGetModulo`) walks the kept servers: as many picks as there are
+            /// kept servers, with nothing recorded in between, give each exactly once, from any
+            /// cursor, even one beyond a shrunken list. The expectation is computed here from
+            /// `is_tripped` server by server.
+            #[test]
+            fn a_pick_is_a_listed_server_the_filter_keeps(
+                servers in servers(),
+                cursor in 0usize..20,
+                failures in failures(),
+                breaker in breaker(),
+                now_ms in 0u64..=120_000,
+            ) {
+                let mut lb = balancer(&servers, cursor, &failures);
+                let untripped: Vec<ProcessId> = servers
+                    .iter()
+                    .copied()
+                    .filter(|&p| !breaker.is_tripped(lb.stats.get(p), now_ms))
+                    .collect();
+                let kept = if untripped.is_empty() { servers.clone() } else { untripped };
+                let mut picks: Vec<ProcessId> = (0..kept.len())
+                    .map(|_| lb.choose_available(&breaker, now_ms).unwrap())
+                    .collect();
+                picks.sort_unstable();
+                let mut expected = kept.clone();
+                expected.sort_unstable();
+                prop_assert_eq!(picks, expected);
+                if servers.is_empty() {
+                    prop_assert_eq!(lb.choose_available(&breaker, now_ms), None);
+                }
+            }
+
+            /// The batched walk picks what the per-request picks pick
+            /// ([`RibbonLoadBalancer::serve_kept`] against `choose_available`): while some
+            /// server is untripped and every kept one accepts (the batched counting's "serving"
+            /// phase), `requests` requests at once go to the same servers in the same order as
+            /// `requests` single picks, each followed by its response
+            /// (`ServerStats#clearSuccessiveConnectionFailureCount`), and leave the same cursor
+            /// and the same failure counts: a kept server stays kept when its count is cleared,
+            /// so the filter does not change within the batch.
+            #[test]
+            fn the_batched_walk_picks_what_single_picks_pick(
+                servers in servers().prop_filter("a server", |s| !s.is_empty()),
+                cursor in 0usize..20,
+                failures in failures(),
+                breaker in breaker().prop_map(|b| CircuitBreaker { enabled: true, ..b }),
+                now_ms in 0u64..=120_000,
+                requests in 1u64..=30,
+            ) {
+                let mut single = balancer(&servers, cursor, &failures);
+                let mut batched = balancer(&servers, cursor, &failures);
+                prop_assume!(servers
+                    .iter()
+                    .any(|&p| !breaker.is_tripped(single.stats.get(p), now_ms)));
+                let picks: Vec<ProcessId> = (0..requests)
+                    .map(|_| {
+                        let p = single.choose_available(&breaker, now_ms).unwrap();
+                        single.stats.note_success(p);
+                        p
+                    })
+                    .collect();
+                let (kept, start) = batched.serve_kept(&breaker, now_ms, requests);
+                let walked: Vec<ProcessId> = (0..requests as usize)
+                    .map(|i| kept[(start + i) % kept.len()])
+                    .collect();
+                prop_assert_eq!(walked, picks);
+                prop_assert_eq!(batched.cursor(), single.cursor());
+                for &p in &servers {
+                    prop_assert_eq!(batched.stats.get(p), single.stats.get(p));
+                }
+            }
+        }
+    }
 }

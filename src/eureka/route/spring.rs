@@ -1253,4 +1253,115 @@ mod tests {
         );
         assert!(out.is_empty());
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::RngSeed;
+
+        /// Up to 7 distinct instances in any order, each answering as drawn (mostly accepting).
+        fn world() -> impl Strategy<Value = Vec<(ProcessId, Answer)>> {
+            let answer = prop_oneof![
+                4 => Just(Answer::Accepts),
+                2 => Just(Answer::Refuses),
+                1 => Just(Answer::TimesOut),
+                1 => Just(Answer::ReadTimesOut),
+            ];
+            proptest::collection::btree_map(0usize..40, answer, 0..=7)
+                .prop_map(|m| m.into_iter().collect::<Vec<_>>())
+                .prop_shuffle()
+        }
+
+        fn retries() -> impl Strategy<Value = Retries> {
+            (1u32..=3, 1u32..=2, any::<bool>()).prop_map(|(servers, same, avoid_previous)| {
+                Retries {
+                    servers,
+                    same,
+                    avoid_previous,
+                }
+            })
+        }
+
+        fn costs() -> impl Strategy<Value = AttemptCosts> {
+            proptest::option::of(prop_oneof![Just(500u64), Just(1_500), Just(4_000)]).prop_map(
+                |hystrix_timeout_ms| AttemptCosts {
+                    connect_timeout_ms: 1_000,
+                    read_timeout_ms: 3_000,
+                    hystrix_timeout_ms,
+                },
+            )
+        }
+
+        fn sorted(mut m: ManyWalked) -> ManyWalked {
+            m.refused.sort();
+            m.failed.sort();
+            m.delays.sort();
+            m
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig {
+                cases: 512,
+                rng_seed: RngSeed::Fixed(14),
+                ..ProptestConfig::default()
+            })]
+
+            /// Issue 14 item 3 at the rule, for Spring Cloud LoadBalancer (FACTS.md §9): one
+            /// request's walk (`RoundRobinLoadBalancer` with the retry policy, avoiding the
+            /// instance just tried or not) only ever chooses instances of its list, first,
+            /// refused and accepted alike; it finds none only in an empty list. And the batched
+            /// walk is the per-request one summed ([`walk_many`] against `requests` calls of
+            /// [`walk_one`] from the same position): the same refused attempts per instance with
+            /// the index of the last request that had one, the same failed requests by first
+            /// instance, the same delays waited, the same position after. Position below 2^30:
+            /// `walk_many` is exact until a route has made 2^31 choices (its doc).
+            #[test]
+            fn the_walks_stay_in_the_list_and_many_sum_like_single_ones(
+                world in world(),
+                retries in retries(),
+                costs in costs(),
+                position in 0u64..(1 << 30),
+                requests in 0u64..=300,
+            ) {
+                let servers: Vec<ProcessId> = world.iter().map(|&(p, _)| p).collect();
+                let answer = |p: ProcessId| {
+                    world.iter().find(|&&(q, _)| q == p).map_or(Answer::Refuses, |&(_, a)| a)
+                };
+                let mut single = position;
+                let mut expected = ManyWalked::default();
+                for i in 0..requests {
+                    let w = walk_one(&mut single, &servers, &answer, retries, costs);
+                    let chosen = w.first.iter().chain(&w.accepted).chain(&w.refused);
+                    for p in chosen {
+                        prop_assert!(servers.contains(p), "{} is not in {:?}", p, servers);
+                    }
+                    prop_assert_eq!(w.first.is_none(), servers.is_empty());
+                    for (p, delay_ms) in w.delays {
+                        add_to(&mut expected.delays, p, delay_ms);
+                    }
+                    for p in w.refused {
+                        match expected.refused.iter_mut().find(|e| e.0 == p) {
+                            Some(e) => {
+                                e.1 += 1;
+                                e.2 = i + 1;
+                            }
+                            None => expected.refused.push((p, 1, i + 1)),
+                        }
+                    }
+                    if w.failed
+                        && let Some(first) = w.first
+                    {
+                        add_to(&mut expected.failed, first, 1);
+                    }
+                }
+                if servers.is_empty() {
+                    return Ok(());
+                }
+                let mut batched = position;
+                let many = walk_many(&mut batched, &servers, &answer, retries, costs, requests);
+                prop_assert_eq!(sorted(many), sorted(expected));
+                prop_assert_eq!(batched, single);
+            }
+        }
+    }
 }

@@ -474,6 +474,78 @@ fn a_partition_or_a_pause_fails_the_requests_to_a_live_instance_while_it_lasts()
     }
 }
 
+/// Issue 14 item 3 (found by `invariants::batched_and_per_request_counts_agree`): the same
+/// minute in the default batched mode, where Ribbon's circuit breaker (on for the Zuul gateway)
+/// cuts the requests into phases. The phase used to ask whether each listed process serves
+/// (`Process::serving`) instead of how it answers the caller through the faults
+/// (`Answers::of`), so a paused or cut-off instance that still serves counted as accepting and
+/// batched mode saw no failed attempt at all. Now each attempt on svc-3 inside the minute
+/// fails and waits its timeout as in the per-request reference, and as many of them: both
+/// follow the breaker's steps (3 failures trip it for 10 s, then a probe at 10, 20 and every
+/// 30 s), which depend on the request instants only through the blackouts' ends.
+#[test]
+fn a_partition_or_a_pause_fails_the_requests_in_batched_mode_with_the_circuit_breaker() {
+    let plain = scenario("", &["clients.ribbon.ReadTimeout=3000"]);
+    let target = process(&plain, "svc-3");
+    let cut = FaultKind::Partition {
+        between: [
+            FaultSide::Caller(0),
+            FaultSide::Instance { app: 0, index: 3 },
+        ],
+        for_ms: 60_000,
+    };
+    let pause = FaultKind::Pause {
+        target: FaultSide::Instance { app: 0, index: 3 },
+        for_ms: 60_000,
+    };
+    for (fault, cost) in [(cut, 1_000), (pause, 3_000)] {
+        let s = with_fault(plain.clone(), 100_000, fault);
+        let (mut batched, mut per_request) = (0, 0);
+        for seed in 1..5 {
+            let world = World::with_mode(&s, seed, Vec::new(), RequestMode::Batched);
+            let (log, _) = world.run();
+            let mut waited = 0;
+            for (t, o) in &log {
+                match o {
+                    Observation::DeadHits {
+                        process,
+                        count,
+                        since,
+                        last,
+                        ..
+                    } if *process == target => {
+                        // Counted when the routes are settled (at the latest at the fault's
+                        // end), each span inside the minute.
+                        let span = since.ms()..=last.ms();
+                        assert!(*span.start() >= 100_000 && *span.end() < 160_000, "{o:?}");
+                        assert!(t.ms() <= 160_000, "{o:?} at {t:?}");
+                        batched += count;
+                    }
+                    Observation::ConnectTimeouts {
+                        process, delay_ms, ..
+                    } if *process == target => waited += delay_ms,
+                    _ => {}
+                }
+            }
+            let (dead, _) = failed_attempts(&s, seed, target);
+            per_request += dead.len() as u64;
+            assert_eq!(waited, cost * batched_hits(&log, target), "seed {seed}");
+        }
+        assert!(batched > 0, "{cost}: no failed attempt in batched mode");
+        assert_eq!(batched, per_request, "{cost}");
+    }
+}
+
+/// The refused or timed-out attempts on `target` a batched trial counted.
+fn batched_hits(log: &Log, target: usize) -> u64 {
+    log.iter()
+        .map(|(_, o)| match o {
+            Observation::DeadHits { process, count, .. } if *process == target => *count,
+            _ => 0,
+        })
+        .sum()
+}
+
 /// A `[[restart]]`ed process keeps its way to the servers: svc-0 lists only `b`
 /// (`service-url = "b"`; a fault elsewhere gives every client a transport), is killed at 300 s
 /// and back 10 s after; its new incarnation registers with `b` again (the register reaches `b`

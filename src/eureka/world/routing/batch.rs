@@ -111,10 +111,17 @@ impl<O: Observer> World<'_, O> {
         if balancer.servers.is_empty() {
             return Phase::Empty;
         }
-        let serving = |p: usize| self.processes[p].serving();
+        // How the caller's connections are answered, through the faults (a paused instance
+        // reads nothing: a read timeout), as every routing path asks (`Faults::answer`).
+        let (caller, faults) = (route.process, &self.faults);
+        let accepts = |p: usize| {
+            faults
+                .answer(caller, p, self.processes[p].answer())
+                .accepts()
+        };
         if !balancer.stats.any_failures() {
             let change_us = f64::INFINITY;
-            return if balancer.servers.iter().all(|&p| serving(p)) {
+            return if balancer.servers.iter().all(|&p| accepts(p)) {
                 Phase::Serving { change_us }
             } else {
                 Phase::Stepping { change_us }
@@ -133,10 +140,10 @@ impl<O: Observer> World<'_, O> {
                 Some(until) if until > now_ms => change_ms = change_ms.min(until),
                 _ => {
                     any_kept = true;
-                    kept_all_serving &= serving(p);
+                    kept_all_serving &= accepts(p);
                 }
             }
-            all_refusing &= !serving(p);
+            all_refusing &= !accepts(p);
         }
         let change_us = if change_ms == u64::MAX {
             f64::INFINITY
