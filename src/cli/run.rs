@@ -8,8 +8,9 @@ use std::io::{self, Write};
 use anyhow::Context;
 
 use crate::experiment::TrialOutcome;
+use crate::experiment::budget::check_outcomes;
 use crate::experiment::run_trial_range;
-use crate::report::run_report::{RunOptions, run, write_run};
+use crate::report::run_report::{RunOptions, write_run};
 use crate::report::shard::{ShardCommand, ShardGroup};
 use crate::scenario::ScenarioSource;
 
@@ -35,6 +36,7 @@ pub(crate) fn run_scenario(
         let progress = Progress::new(trials.len() as u64, "trials");
         let outcomes = run_trial_range(&scenario, trials, mode, &|| progress.tick());
         progress.finish();
+        check_outcomes(&outcomes)?;
         let command = ShardCommand::Run {
             per_request: args.per_request,
         };
@@ -54,15 +56,17 @@ pub(crate) fn run_scenario(
     }
     let (output, staging) = args.common.staged_output(&args.scenario, default_dir)?;
     let options = RunOptions { output, mode };
-    let text = if args.check_determinism {
-        let outcomes = twice(&scenario, mode)?;
-        write_run(&scenario, &options.output, &outcomes)
+    let outcomes = if args.check_determinism {
+        twice(&scenario, mode)?
     } else {
         let progress = Progress::new(u64::from(scenario.simulation.trials), "trials");
-        let text = run(&scenario, &options, &|| progress.tick());
+        let all = 0..scenario.simulation.trials;
+        let outcomes = run_trial_range(&scenario, all, mode, &|| progress.tick());
         progress.finish();
-        text
+        outcomes
     };
+    check_outcomes(&outcomes)?;
+    let text = write_run(&scenario, &options.output, &outcomes);
     let final_dir = staging.out_dir();
     let text = staging.commit(&text?)?;
     if args.format.is_text() {

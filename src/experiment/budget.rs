@@ -143,6 +143,27 @@ fn events_per_ms(scenario: &Scenario, mode: RequestMode) -> f64 {
     rate
 }
 
+/// The most events a trial of `scenario` may handle before it is stopped as a runaway: 4 times
+/// the upper bound [`TrialCost::events_max`] (which holds for every bundled scenario, tested),
+/// and never below a million.
+pub fn event_limit(scenario: &Scenario, mode: RequestMode) -> u64 {
+    trial_cost(scenario, mode)
+        .events_max
+        .saturating_mul(4)
+        .max(1_000_000)
+}
+
+/// The first trial of `outcomes` that stopped at its event limit, as an error.
+pub fn check_outcomes(outcomes: &[crate::experiment::TrialOutcome]) -> Result<(), BudgetError> {
+    match outcomes
+        .iter()
+        .find_map(|o| Some((o.trial, o.over_event_limit?)))
+    {
+        Some((trial, limit)) => Err(BudgetError::TrialLimit { trial, limit }),
+        None => Ok(()),
+    }
+}
+
 /// A period in ms as a float, at least 1.
 fn ms(period: u64) -> f64 {
     period.max(1) as f64
@@ -272,6 +293,12 @@ pub enum BudgetError {
         trials: u64,
         max: u64,
     },
+    #[error(
+        "trial {trial} stopped after {limit} events, 4 times the most this scenario's periodic \
+         rules should make: nothing was written; this is a bug of the model or of its \
+         estimate (src/experiment/budget.rs), please report it with the scenario and seed"
+    )]
+    TrialLimit { trial: u32, limit: u64 },
     #[error(
         "one trial of this scenario would need about {} of memory, more than {}; run fewer \
          instances, peers or callers{}",
@@ -494,6 +521,28 @@ mod tests {
         let err = e.check(&limits).unwrap_err().to_string();
         assert!(err.contains("x 1000000 trials"), "{err}");
         assert!(err.contains("--max-events 1000000"), "{err}");
+    }
+
+    /// A world stopped at a small event limit says so in its outcome, and the check names the
+    /// trial; the limit itself is above what every trial of kill-9.toml handles.
+    #[test]
+    fn a_trial_over_its_event_limit_is_stopped_and_reported() {
+        use crate::eureka::{Layout, World};
+        use crate::experiment::{MetricsObserver, simulate};
+        let s = bundled("kill-9", &[]);
+        let metrics = MetricsObserver::new(&Layout::new(&s));
+        let (_, ran) = World::with_mode(&s, 7, metrics, RequestMode::Batched)
+            .limit_events(100)
+            .run();
+        assert!(ran.over_limit);
+        assert_eq!(ran.events, 100);
+        let mut outcome = simulate(&s, 3, 7);
+        assert_eq!(outcome.over_event_limit, None);
+        assert!(outcome.events < event_limit(&s, RequestMode::Batched));
+        assert_eq!(check_outcomes(std::slice::from_ref(&outcome)), Ok(()));
+        outcome.over_event_limit = Some(100);
+        let err = check_outcomes(&[outcome]).unwrap_err().to_string();
+        assert!(err.starts_with("trial 3 stopped after 100 events"), "{err}");
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
     // registration, a /resume come after the measures rest), with the same outcomes.
     let targets = layout.targets.clone();
     let observer = (MetricsObserver::new(&layout), TraceLog::new(targets));
-    let world = World::with_mode(scenario, seed, observer, mode);
+    // Bounded as `run`'s trials are (`budget::event_limit`): a runaway trial stops there.
+    let world = World::with_mode(scenario, seed, observer, mode)
+        .limit_events(super::budget::event_limit(scenario, mode));
     let ((metrics, trace), ran) = world.run();
     TrialTrace {
         trial,

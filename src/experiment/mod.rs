@@ -62,6 +62,11 @@ pub struct TrialOutcome {
     /// per instant with a refused attempt in the per-request reference. Shard files carry them
     /// to `merge`, which draws the same timeline from them.
     pub dead_hit_spans: Vec<Vec<DeadHitSpan>>,
+    /// Set when the trial stopped at this event limit ([`budget::event_limit`]) before its
+    /// end: its outcomes are not to be reported ([`budget::check_outcomes`]). Never written
+    /// when unset, so shard files are as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_event_limit: Option<u64>,
 }
 
 /// Simulates one trial. Pure and deterministic: the same scenario and seed give the same outcome.
@@ -78,8 +83,11 @@ pub fn simulate_with(
 ) -> TrialOutcome {
     let layout = Layout::new(scenario);
     let metrics = MetricsObserver::new(&layout);
+    let limit = budget::event_limit(scenario, mode);
     if scenario.deploys.is_empty() {
-        let (mut observer, ran) = World::with_mode(scenario, seed, metrics, mode).run();
+        let (mut observer, ran) = World::with_mode(scenario, seed, metrics, mode)
+            .limit_events(limit)
+            .run();
         return TrialOutcome {
             trial,
             seed,
@@ -88,11 +96,13 @@ pub fn simulate_with(
             events: ran.events,
             end_ms: ran.end.ms(),
             dead_hit_spans: observer.take_hit_spans(),
+            over_event_limit: ran.over_limit.then_some(limit),
         };
     }
     let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
-    let ((mut metrics, deploys), ran) =
-        World::with_mode(scenario, seed, (metrics, deploys), mode).run();
+    let ((mut metrics, deploys), ran) = World::with_mode(scenario, seed, (metrics, deploys), mode)
+        .limit_events(limit)
+        .run();
     TrialOutcome {
         trial,
         seed,
@@ -101,6 +111,7 @@ pub fn simulate_with(
         events: ran.events,
         end_ms: ran.end.ms(),
         dead_hit_spans: metrics.take_hit_spans(),
+        over_event_limit: ran.over_limit.then_some(limit),
     }
 }
 

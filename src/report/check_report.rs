@@ -272,6 +272,7 @@ strategy = "kill-9"
                 events: 0,
                 end_ms: 900_000,
                 dead_hit_spans: vec![Vec::new()],
+                over_event_limit: None,
             })
             .collect()
     }

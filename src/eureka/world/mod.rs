@@ -181,6 +181,8 @@ pub struct World<'s, O: Observer> {
     last_planned: SimTime,
     /// `Event::Shutdown` steps scheduled and not yet handled (a stop under way).
     pending_shutdown_steps: u32,
+    /// The most events the trial may handle ([`World::limit_events`]; unlimited by default).
+    event_limit: u64,
 }
 
 /// What [`World::run`] tells besides the observer.
@@ -190,6 +192,8 @@ pub struct Ran {
     pub events: u64,
     /// The instant the trial ended: `duration-s`, or later when it waited for the news.
     pub end: SimTime,
+    /// The trial stopped at its event limit ([`World::limit_events`]) before its end.
+    pub over_limit: bool,
 }
 
 impl<'s, O: Observer> World<'s, O> {
@@ -259,6 +263,7 @@ impl<'s, O: Observer> World<'s, O> {
             ends_resolved: scenario.simulation.end == TrialEnd::Resolved,
             last_planned: SimTime(last_planned_ms(scenario)),
             pending_shutdown_steps: 0,
+            event_limit: u64::MAX,
         };
         world.connect_clients(&streams);
         match scenario.simulation.start {
@@ -316,6 +321,7 @@ impl<'s, O: Observer> World<'s, O> {
     /// reported with its reason ([`Observation::StillListed`]).
     pub fn run(mut self) -> (O, Ran) {
         let mut events = 0u64;
+        let mut over_limit = false;
         // One loop (one inlined dispatch): to `duration-s`, then, while waiting, to the cap.
         let (mut limit, mut end) = (self.end, self.end);
         loop {
@@ -327,6 +333,10 @@ impl<'s, O: Observer> World<'s, O> {
                 continue;
             }
             events += 1;
+            if events >= self.event_limit {
+                (over_limit, end) = (true, self.now());
+                break;
+            }
             if limit == self.end {
                 if self.ends_resolved && self.at_rest() {
                     end = self.now();
@@ -339,7 +349,22 @@ impl<'s, O: Observer> World<'s, O> {
         }
         self.settle_routes_until(end);
         self.report_still_listed(end);
-        (self.observer, Ran { events, end })
+        (
+            self.observer,
+            Ran {
+                events,
+                end,
+                over_limit,
+            },
+        )
+    }
+
+    /// Stops the trial after `limit` events (`Ran::over_limit`): a guard against a trial that
+    /// runs far beyond what its scenario's periodic rules make (issue 14), which the caller
+    /// reports as an error. One comparison per event.
+    pub fn limit_events(mut self, limit: u64) -> Self {
+        self.event_limit = limit;
+        self
     }
 
     /// Nothing measured can change any more unless a planned action comes: every fixed planned
