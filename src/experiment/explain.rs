@@ -93,6 +93,25 @@ mod tests {
         bundled("kill-9", &[])
     }
 
+    /// The trace leaves out only a client cache learning that a non-stopped instance is UP
+    /// (N^2 at a fleet's start): the stopped instance's cache entries are there, both ways, and
+    /// a cold start's caches learning the other instances are not.
+    #[test]
+    fn the_trace_keeps_the_stopped_instances_cache_news_and_drops_the_fleets() {
+        let s = bundled("kill-9", &["simulation.start=\"cold\"".into()]);
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let target = trace.layout.targets[0];
+        let cache = |up: bool, of_target: bool| {
+            trace.log.iter().any(|(_, o)| {
+                matches!(o, Observation::ClientCache { process, up: u, .. }
+                    if *u == up && (*process == target) == of_target)
+            })
+        };
+        assert!(cache(true, true), "the stopped instance listed UP");
+        assert!(cache(false, true), "the stopped instance dropped");
+        assert!(!cache(true, false), "another instance listed UP was kept");
+    }
+
     /// The dead hits a trial keeps as it runs (`run`'s timeline) are those the full trace
     /// observes on the instance (which goes on to duration-s, where no more come): in batched
     /// mode the counted spans themselves; and they add up to the trial's dead hits.
