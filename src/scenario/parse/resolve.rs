@@ -203,8 +203,15 @@ fn near_miss(section: Section, path: &[String]) -> Option<String> {
     };
     let head = canonical(&head.join("."));
     let last = canonical_segment(last);
+    let last_chars = last.chars().count();
     let close = |candidate_last: &str| {
         let limit = if candidate_last.len() < 12 { 1 } else { 2 };
+        // The distance is at least the difference in length: a name longer or shorter by
+        // more than the limit is no near-miss, and is not compared (a comparison costs the
+        // product of the lengths; a 1 MB key in a Spring file took seconds per candidate).
+        if last_chars.abs_diff(candidate_last.chars().count()) > limit {
+            return false;
+        }
         let d = strsim::damerau_levenshtein(&last, candidate_last);
         (d > 0 || last != candidate_last) && d <= limit
     };
@@ -425,6 +432,26 @@ mod tests {
         let errors = clients(text).err().unwrap();
         assert_eq!(errors.len(), 1, "{errors:?}");
         errors[0].clone()
+    }
+
+    /// A near-miss is a name within two edits of a key's; the filter on length keeps them all
+    /// and skips a 10 MB name at once (compared in full, it took seconds per key).
+    #[test]
+    fn near_misses_are_within_two_edits_whatever_the_name_s_length() {
+        let path = |last: &str| ["eureka".to_string(), "client".to_string(), last.to_string()];
+        assert_eq!(
+            near_miss(Section::Clients, &path("registry-fetch-interval-secondss")).as_deref(),
+            Some("eureka.client.registry-fetch-interval-seconds")
+        );
+        assert_eq!(
+            near_miss(Section::Clients, &path("registry-fetch-interval-secs")),
+            None
+        );
+        let huge = path(&"x".repeat(10_000_000));
+        let started = std::time::Instant::now();
+        assert_eq!(near_miss(Section::Clients, &huge), None);
+        let took = started.elapsed();
+        assert!(took.as_secs() < 5, "{took:?}");
     }
 
     #[test]
