@@ -8,6 +8,8 @@
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
 //! - `spring`: scenarios whose settings come from Spring files (`spring-config`);
+//! - `fuzz_regressions`: the fuzzer's crash inputs (`fuzz/regressions/`), replayed through its
+//!   targets on stable;
 //! - `shard`: `--shard I/N` run as separate processes and `merge`d, byte-identical to one run;
 //! - `harness`: what they share.
 //!
@@ -20,6 +22,7 @@ mod cli;
 mod cluster;
 mod compare;
 mod conformance;
+mod fuzz_regressions;
 mod golden;
 mod incidents;
 mod shard;
