@@ -8,7 +8,8 @@
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
 use crate::scenario::keys::{
-    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_segment, closest,
+    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_names,
+    canonical_segment, closest,
 };
 use crate::scenario::spring::{duration_ms, spring_boolean};
 
@@ -218,14 +219,14 @@ fn near_miss(section: Section, path: &[String]) -> Option<String> {
     let names = |d: &'static KeyDef| std::iter::once(d.key).chain(d.aliases.iter().copied());
     let global = DEFS
         .iter()
-        .filter(|d| section.accepts(d.section()))
-        .flat_map(names)
-        .find(|n| {
-            let c = canonical(n);
-            let (c_head, c_last) = c.rsplit_once('.').unwrap_or(("", &c));
+        .enumerate()
+        .filter(|(_, d)| section.accepts(d.section()))
+        .flat_map(|(i, d)| names(d).zip(canonical_names(i)))
+        .find(|(_, c)| {
+            let (c_head, c_last) = c.rsplit_once('.').unwrap_or(("", c));
             c_head == head && close(c_last)
         })
-        .map(str::to_string);
+        .map(|(n, _)| n.to_string());
     // `<client>.ribbon.<Key>`: the Ribbon leaves under the same client.
     let per_app = || {
         let (client, ribbon) = head.rsplit_once('.')?;
@@ -276,16 +277,16 @@ fn bind(
     let at = Location::boxed(file, entry.key_at.clone());
     let written = entry.path.join(".");
     let wanted = canonical(&written);
-    let names = |def: &'static KeyDef| std::iter::once(def.key).chain(def.aliases.iter().copied());
     let accepted = || {
         DEFS.iter()
             .enumerate()
             .filter(move |(_, d)| section.accepts(d.section()))
     };
 
+    let known = |i: usize| canonical_names(i).contains(&wanted);
     if let Some((index, def)) = accepted()
         .filter(|(_, d)| d.binding != Binding::MapKey)
-        .find(|(_, d)| names(d).any(|n| canonical(n) == wanted))
+        .find(|&(i, _)| known(i))
     {
         if def.binding == Binding::Ribbon && written != def.key {
             return Err(ScenarioError::WrongCase {
@@ -310,11 +311,9 @@ fn bind(
     let homes: Vec<String> = Section::ALL
         .into_iter()
         .filter(|s| {
-            DEFS.iter().any(|d| {
-                d.section() == *s
-                    && (names(d).any(|n| canonical(n) == wanted)
-                        || map_key(d, &entry.path).is_some())
-            })
+            DEFS.iter()
+                .enumerate()
+                .any(|(i, d)| d.section() == *s && (known(i) || map_key(d, &entry.path).is_some()))
         })
         .map(Section::header)
         .collect();
@@ -327,12 +326,21 @@ fn bind(
         });
     }
 
-    let candidates: Vec<(String, &str)> = accepted()
-        .flat_map(|(_, d)| names(d).map(move |n| (canonical(n), d.key)))
+    // A Spring file's unknown key is a near-miss or ignored (`spring_verdict`): no suggestion
+    // among all the keys for it.
+    if entry.is_spring() {
+        return Err(ScenarioError::UnknownKey {
+            at,
+            key: entry.display(),
+            suggestion: Suggestion(None),
+        });
+    }
+    let candidates: Vec<(&str, &str)> = accepted()
+        .flat_map(|(i, d)| canonical_names(i).iter().map(move |c| (c.as_str(), d.key)))
         .collect();
-    let best = closest(&wanted, candidates.iter().map(|(c, _)| c.as_str()));
+    let best = closest(&wanted, candidates.iter().map(|&(c, _)| c));
     let suggestion = best
-        .and_then(|b| candidates.iter().find(|(c, _)| c == b))
+        .and_then(|b| candidates.iter().find(|&&(c, _)| c == b))
         .map(|(_, key)| format!("{}{key}", entry.prefix));
     Err(ScenarioError::UnknownKey {
         at,
