@@ -21,8 +21,11 @@ use crate::scenario::{Scenario, ScenarioError, ScenarioSource, parse_str};
 /// The name fuzzed scenario texts are parsed under (messages must start with it).
 pub const SOURCE: &str = "fuzz.toml";
 
+/// A fuzz target: the fuzzer's bytes in, what became of them out.
+pub type Target = fn(&[u8]) -> Outcome;
+
 /// Every target by the name of its `fuzz/fuzz_targets/<name>.rs` and `fuzz/regressions/<name>/`.
-pub const TARGETS: [(&str, fn(&[u8]) -> Outcome); 4] = [
+pub const TARGETS: [(&str, Target); 4] = [
     ("scenario_toml", scenario_toml),
     ("set_override", set_override),
     ("spring_import", spring_import),

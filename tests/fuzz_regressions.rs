@@ -98,7 +98,10 @@ fn a_rate_far_below_one_request_a_day_does_not_overflow_the_queue() {
     let file = repo().join("fuzz/pending/short_run/rate-1e-8.toml");
     let outcome = replay("short_run", &file);
     assert!(
-        matches!(outcome, Ok(Outcome::Simulated { .. }) | Ok(Outcome::Refused(_))),
+        matches!(
+            outcome,
+            Ok(Outcome::Simulated { .. }) | Ok(Outcome::Refused(_))
+        ),
         "{outcome:?}"
     );
 }
