@@ -13,5 +13,10 @@ pub mod scenario;
 
 pub mod cli;
 
+/// The fuzz targets' bodies, for `fuzz/` and the stable replay of its regressions; not an
+/// interface.
+#[doc(hidden)]
+pub mod fuzzing;
+
 #[cfg(test)]
 mod import_graph;

@@ -9,6 +9,8 @@
 //! - `invariants`: the model's invariants as property tests (proptest) on random small worlds;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
 //! - `spring`: scenarios whose settings come from Spring files (`spring-config`);
+//! - `fuzz_regressions`: the fuzzer's crash inputs (`fuzz/regressions/`), replayed through its
+//!   targets on stable;
 //! - `shard`: `--shard I/N` run as separate processes and `merge`d, byte-identical to one run;
 //! - `harness`: what they share.
 //!
@@ -21,6 +23,7 @@ mod cli;
 mod cluster;
 mod compare;
 mod conformance;
+mod fuzz_regressions;
 mod golden;
 mod incidents;
 mod invariants;

@@ -1926,6 +1926,25 @@ pub(super) fn canonical_segment(segment: &str) -> String {
         .collect()
 }
 
+/// The relaxed forms ([`canonical`]) of the key and the aliases of `DEFS[index]`, computed
+/// once: binding a key compares it with every definition's names, and forming them anew for
+/// each key made most of the time of a file of many keys (50 000 unknown keys: 22 s in the
+/// fuzz build; issue 14).
+pub(super) fn canonical_names(index: usize) -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        DEFS.iter()
+            .map(|d| {
+                std::iter::once(d.key)
+                    .chain(d.aliases.iter().copied())
+                    .map(canonical)
+                    .collect()
+            })
+            .collect()
+    })[index]
+        .as_slice()
+}
+
 /// A dotted key in relaxed form, segment by segment.
 pub(super) fn canonical(key: &str) -> String {
     key.split('.')
@@ -1935,13 +1954,25 @@ pub(super) fn canonical(key: &str) -> String {
 }
 
 /// The candidate closest to `word` (compared case-insensitively), if any is reasonably close.
+///
+/// A candidate less than half or more than twice as long as `word` (in characters) is not
+/// compared: it cannot score 0.5 (the edit distance is at least the difference in length, and
+/// the score is one minus the distance over the longer length), and a comparison costs the
+/// product of the lengths in time and memory (strsim's matrix). Without this, one 200 KB
+/// unknown key in a scenario or a Spring file took seconds per candidate key (fuzzing, issue
+/// 14); the suggestion is the same.
 pub(super) fn closest<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let word = word.to_ascii_lowercase();
+    let len = word.chars().count();
     candidates
         .into_iter()
+        .filter(|c| {
+            let n = c.chars().count();
+            2 * len.min(n) >= len.max(n)
+        })
         .map(|c| {
             let score = strsim::normalized_damerau_levenshtein(&word, &c.to_ascii_lowercase());
             (score, c)
@@ -2134,5 +2165,27 @@ mod tests {
         let keys = ["trials", "seed", "release"];
         assert_eq!(closest("trails", keys), Some("trials"));
         assert_eq!(closest("zzzzzzzzzz", keys), None);
+    }
+
+    /// The length filter keeps every suggestion a full comparison gives: a candidate at half
+    /// or twice the word's length can still be the one (`ab` for `abab`: distance 2, 0.5).
+    #[test]
+    fn closest_compares_candidates_up_to_twice_or_half_the_length() {
+        assert_eq!(closest("abab", ["ab"]), Some("ab"));
+        assert_eq!(closest("ab", ["abab"]), Some("abab"));
+        assert_eq!(closest("ababa", ["ab"]), None);
+        assert_eq!(closest("", [""]), Some(""));
+    }
+
+    /// A 10 MB unknown key against every key of the table returns at once; compared in full
+    /// it would take hours (10^7 characters times the ~60 of each of ~200 keys, in time and
+    /// in memory per comparison).
+    #[test]
+    fn closest_of_a_huge_word_returns_at_once() {
+        let word = format!("eureka.client.{}", "x".repeat(10_000_000));
+        let started = std::time::Instant::now();
+        assert_eq!(closest(&word, DEFS.iter().map(|d| d.key)), None);
+        let took = started.elapsed();
+        assert!(took.as_secs() < 5, "{took:?}");
     }
 }

@@ -23,6 +23,8 @@ mod profiles;
 mod properties;
 mod yaml;
 
+use std::collections::HashMap;
+
 use super::keys::canonical;
 
 /// The largest Spring file read (a real one is a few kilobytes).
@@ -107,6 +109,9 @@ pub(in crate::scenario) fn read(
         None => own_profiles(&docs, &conditions),
     };
     let mut merged: Vec<Property> = Vec::new();
+    // Each merged property's index by its relaxed name: a search of `merged` per property made
+    // a file of n keys cost n² (50 000 keys: more than 30 s in the fuzz build; issue 14).
+    let mut index: HashMap<String, usize> = HashMap::new();
     for (doc, condition) in docs.iter().zip(&conditions) {
         if let Some(condition) = condition {
             let applies =
@@ -128,13 +133,16 @@ pub(in crate::scenario) fn read(
             {
                 continue;
             }
-            match merged.iter_mut().find(|m| canonical(&m.name) == key) {
-                Some(m) => *m = p.clone(),
-                None => merged.push(p.clone()),
+            match index.get(&key) {
+                Some(&i) => merged[i] = p.clone(),
+                None => {
+                    index.insert(key, merged.len());
+                    merged.push(p.clone());
+                }
             }
         }
     }
-    resolve_placeholders(&merged)
+    resolve_placeholders(&merged, &index)
 }
 
 /// `spring.profiles.active` and `spring.profiles.include` of the unconditional documents (the
@@ -160,12 +168,23 @@ fn own_profiles(docs: &[Document], conditions: &[Option<&Property>]) -> Vec<Stri
         .collect()
 }
 
-fn resolve_placeholders(properties: &[Property]) -> Result<Vec<Property>, SpringProblem> {
+/// The properties with their placeholders resolved; `index` finds a property by its relaxed
+/// name.
+fn resolve_placeholders(
+    properties: &[Property],
+    index: &HashMap<String, usize>,
+) -> Result<Vec<Property>, SpringProblem> {
+    let mut expansion = Expansion {
+        properties,
+        index,
+        work_left: MAX_EXPANSION_WORK,
+    };
     properties
         .iter()
         .map(|p| {
-            let value =
-                expand(&p.value, properties, &mut Vec::new()).map_err(|message| SpringProblem {
+            let value = expansion
+                .expand(&p.value, &mut Vec::new())
+                .map_err(|message| SpringProblem {
                     line: p.line,
                     column: p.column,
                     message: format!("`{}`: {message}", p.name),
@@ -175,49 +194,82 @@ fn resolve_placeholders(properties: &[Property]) -> Result<Vec<Property>, Spring
         .collect()
 }
 
-/// `text` with every `${name[:default]}` replaced; `seen` are the names being expanded.
-fn expand(text: &str, properties: &[Property], seen: &mut Vec<String>) -> Result<String, String> {
-    if seen.len() > MAX_PLACEHOLDER_DEPTH {
-        return Err(format!(
-            "placeholders nested deeper than {MAX_PLACEHOLDER_DEPTH}"
-        ));
+/// The most work resolving one file's placeholders may take, in bytes written plus
+/// placeholders looked up: 16 times the largest file. Placeholders that each use the one
+/// before twice double at every step (`a1=${a0}${a0}`, `a2=${a1}${a1}`, ...): 30 lines
+/// expand to gigabytes, or to 2^30 lookups of empty values, without any cycle or nesting
+/// deeper than [`MAX_PLACEHOLDER_DEPTH`] (fuzzing, issue 14).
+const MAX_EXPANSION_WORK: u64 = 16 * MAX_FILE_BYTES;
+
+/// One file's placeholder resolution, with the work it has left.
+struct Expansion<'a> {
+    properties: &'a [Property],
+    index: &'a HashMap<String, usize>,
+    work_left: u64,
+}
+
+impl Expansion<'_> {
+    /// Counts `amount` of work; an error once the file has used it all.
+    fn spend(&mut self, amount: usize) -> Result<(), String> {
+        let amount = u64::try_from(amount).unwrap_or(u64::MAX);
+        self.work_left = self.work_left.checked_sub(amount).ok_or_else(|| {
+            format!(
+                "its placeholders expand to more than {} MiB of text (placeholders that use \
+                 others several times over double at every step); allowed: placeholders that \
+                 expand to at most that, in all, for the file",
+                MAX_EXPANSION_WORK >> 20
+            )
+        })?;
+        Ok(())
     }
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let inner_start = start + 2;
-        let end = closing_brace(&rest[inner_start..])
-            .ok_or_else(|| format!("`{}` has a `${{` without its `}}`", text))?;
-        let inner = &rest[inner_start..inner_start + end];
-        let (name, default) = split_default(inner);
-        let name = expand(name, properties, seen)?;
-        let key = canonical(name.trim());
-        if seen.contains(&key) {
-            return Err(format!("circular placeholder reference `{name}`"));
+
+    /// `text` with every `${name[:default]}` replaced; `seen` are the names being expanded.
+    fn expand(&mut self, text: &str, seen: &mut Vec<String>) -> Result<String, String> {
+        if seen.len() > MAX_PLACEHOLDER_DEPTH {
+            return Err(format!(
+                "placeholders nested deeper than {MAX_PLACEHOLDER_DEPTH}"
+            ));
         }
-        let found = properties.iter().find(|p| canonical(&p.name) == key);
-        let value = match (found, default) {
-            (Some(p), _) => {
-                seen.push(key);
-                let v = expand(&p.value, properties, seen)?;
-                seen.pop();
-                v
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            self.spend(start + 1)?;
+            out.push_str(&rest[..start]);
+            let inner_start = start + 2;
+            let end = closing_brace(&rest[inner_start..])
+                .ok_or_else(|| format!("`{}` has a `${{` without its `}}`", text))?;
+            let inner = &rest[inner_start..inner_start + end];
+            let (name, default) = split_default(inner);
+            let name = self.expand(name, seen)?;
+            let key = canonical(name.trim());
+            if seen.contains(&key) {
+                return Err(format!("circular placeholder reference `{name}`"));
             }
-            (None, Some(default)) => expand(default, properties, seen)?,
-            (None, None) => {
-                return Err(format!(
-                    "could not resolve placeholder `${{{name}}}`: no property `{name}` in the \
-                     file and no default (write `${{{name}:default}}`); the environment is \
-                     not read"
-                ));
-            }
-        };
-        out.push_str(&value);
-        rest = &rest[inner_start + end + 1..];
+            let found = self.index.get(&key).map(|&i| &self.properties[i]);
+            let value = match (found, default) {
+                (Some(p), _) => {
+                    seen.push(key);
+                    let v = self.expand(&p.value, seen)?;
+                    seen.pop();
+                    v
+                }
+                (None, Some(default)) => self.expand(default, seen)?,
+                (None, None) => {
+                    return Err(format!(
+                        "could not resolve placeholder `${{{name}}}`: no property `{name}` in \
+                         the file and no default (write `${{{name}:default}}`); the \
+                         environment is not read"
+                    ));
+                }
+            };
+            self.spend(value.len())?;
+            out.push_str(&value);
+            rest = &rest[inner_start + end + 1..];
+        }
+        self.spend(rest.len())?;
+        out.push_str(rest);
+        Ok(out)
     }
-    out.push_str(rest);
-    Ok(out)
 }
 
 /// The offset of the `}` that closes a placeholder whose body starts `body`.

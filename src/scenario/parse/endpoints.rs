@@ -3,6 +3,8 @@
 //! [`ResolvedEndpoints`] (docs/design/peers.md §1.5, §2.7; FACTS.md §5.7), with the checks and
 //! warnings those keys need.
 
+use std::collections::{HashMap, HashSet};
+
 use super::super::error::ScenarioError;
 use super::super::keys::{AVAILABILITY_ZONES, SERVICE_URL, Section, canonical_segment, closest};
 use super::super::model::{
@@ -52,11 +54,11 @@ pub(super) fn host_of(entry: &str) -> Result<&str, String> {
 /// sets no service-url has `defaultZone` = every server and `<zone>` = the servers in `<zone>`
 /// (every server if none is); one that sets some but not `defaultZone` has `defaultZone` = every
 /// server (Spring's `http://localhost:8761/eureka/`).
-fn zone_servers(client: &ClientConfig, zone: &str, servers: &[(&str, &str)]) -> Vec<usize> {
-    let every = || (0..servers.len()).collect::<Vec<_>>();
+fn zone_servers(client: &ClientConfig, zone: &str, servers: &Servers<'_>) -> Vec<usize> {
+    let every = || (0..servers.list.len()).collect::<Vec<_>>();
     if client.service_url.is_empty() {
-        let here: Vec<usize> = (0..servers.len())
-            .filter(|&k| zone != DEFAULT_ZONE && servers[k].1 == zone)
+        let here: Vec<usize> = (0..servers.list.len())
+            .filter(|&k| zone != DEFAULT_ZONE && servers.list[k].1 == zone)
             .collect();
         return if here.is_empty() { every() } else { here };
     }
@@ -68,7 +70,7 @@ fn zone_servers(client: &ClientConfig, zone: &str, servers: &[(&str, &str)]) -> 
             .map(|(_, names)| {
                 names
                     .iter()
-                    .filter_map(|n| servers.iter().position(|(name, _)| name == n))
+                    .filter_map(|n| servers.index.get(n.as_str()).copied())
                     .collect::<Vec<_>>()
             })
     };
@@ -78,17 +80,37 @@ fn zone_servers(client: &ClientConfig, zone: &str, servers: &[(&str, &str)]) -> 
         .unwrap_or_else(every)
 }
 
+/// The (name, zone) of `Scenario::servers()`, and each server's index by its name (the first
+/// so named), so that a service URL's host is found in constant time: a search per host made a
+/// file of n peers whose processes each list every peer cost n³.
+pub(super) struct Servers<'a> {
+    list: Vec<(&'a str, &'a str)>,
+    index: HashMap<&'a str, usize>,
+}
+
+impl<'a> Servers<'a> {
+    fn new(list: Vec<(&'a str, &'a str)>) -> Servers<'a> {
+        let mut index = HashMap::new();
+        for (k, &(name, _)) in list.iter().enumerate() {
+            index.entry(name).or_insert(k);
+        }
+        Servers { list, index }
+    }
+}
+
 /// `client`'s servers: its own zone's, then its other zones' not already listed, each in the
 /// order written, without repeats (`ConfigClusterResolver#getClusterEndpointsFromConfig`,
-/// `ZoneAffinityClusterResolver#getClusterEndpoints` before the shuffle). `servers` are the
-/// (name, zone) of `Scenario::servers()`.
-pub(super) fn resolve(client: &ClientConfig, servers: &[(&str, &str)]) -> ResolvedEndpoints {
+/// `ZoneAffinityClusterResolver#getClusterEndpoints` before the shuffle).
+pub(super) fn resolve(client: &ClientConfig, servers: &Servers<'_>) -> ResolvedEndpoints {
     let zones = client.zones();
     let mut own: Vec<usize> = Vec::new();
     let mut others: Vec<usize> = Vec::new();
+    // Which servers are listed already: searching the lists made each process cost the square
+    // of the peers (3 000 peers and 3 000 apps: more than a minute in the fuzz build; issue 14).
+    let mut listed = vec![false; servers.list.len()];
     for (i, zone) in zones.iter().enumerate() {
         for k in zone_servers(client, zone, servers) {
-            if own.contains(&k) || others.contains(&k) {
+            if std::mem::replace(&mut listed[k], true) {
                 continue;
             }
             if i == 0 { &mut own } else { &mut others }.push(k);
@@ -152,6 +174,9 @@ impl Builder<'_> {
         peers: &[PeerConfig],
     ) -> Result<(), ScenarioError> {
         let names: Vec<&str> = peers.iter().map(|p| p.name.as_str()).collect();
+        // Every host is looked up among the peers: in constant time, as a file can list many
+        // peers in many tables.
+        let known: HashSet<&str> = names.iter().copied().collect();
         let allowed = if names.is_empty() {
             format!(
                 "URLs such as http://{}:8761/eureka/ or bare names, comma-separated or an array",
@@ -183,7 +208,7 @@ impl Builder<'_> {
                     if host != server.application_name && !LOCAL_HOSTS.contains(&host) {
                         strangers.push(format!("`{host}`"));
                     }
-                } else if !names.contains(&host) {
+                } else if !known.contains(host) {
                     let hint = closest(host, names.iter().copied())
                         .map(|n| format!("; did you mean `{n}`?"))
                         .unwrap_or_default();
@@ -225,10 +250,12 @@ impl Builder<'_> {
                 .map(|p| (p.name.clone(), p.zone.clone()))
                 .collect()
         };
-        let servers: Vec<(&str, &str)> = servers
-            .iter()
-            .map(|(n, z)| (n.as_str(), z.as_str()))
-            .collect();
+        let servers = Servers::new(
+            servers
+                .iter()
+                .map(|(n, z)| (n.as_str(), z.as_str()))
+                .collect(),
+        );
         let settle = |client: &mut ClientConfig| {
             for (_, entries) in &mut client.service_url {
                 for entry in entries.iter_mut() {

@@ -9,7 +9,7 @@ use super::super::model::{
     ServerConfig, SimulationConfig,
 };
 use super::resolve::Resolved;
-use super::{Builder, find_instance};
+use super::{Builder, instance_of};
 
 /// The keys of `[[fault]]` that only some kinds take.
 const KIND_KEYS: [&str; 4] = ["for-s", "down-s", "between", "target"];
@@ -102,7 +102,7 @@ impl<'a> FaultNames<'a> {
         if let Some(k) = self.servers.iter().position(|(n, _)| n == name) {
             return Ok(FaultSide::Peer(k));
         }
-        if let Ok((app, index)) = find_instance(name, self.apps) {
+        if let Some((app, index)) = instance_of(name, self.apps) {
             return match want {
                 Want::Peer => Err((
                     format!("`{name}` is an instance, not a Eureka server"),

@@ -7,7 +7,7 @@
 
 use toml_edit::{Item, TableLike, Value};
 
-use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
+use crate::scenario::error::{Location, Place, ScenarioError, Suggestion, TextIndex};
 use crate::scenario::keys::{DEFS, Raw, Section, canonical, closest};
 
 /// One key = value, flattened.
@@ -222,6 +222,7 @@ pub(in crate::scenario) fn read(
     })?;
     let mut reader = Reader {
         text,
+        places: TextIndex::new(text),
         file,
         errors: Vec::new(),
     };
@@ -236,13 +237,15 @@ pub(in crate::scenario) fn read(
 
 struct Reader<'a> {
     text: &'a str,
+    /// Where each offset of `text` is (a key's place, in time independent of the file's size).
+    places: TextIndex<'a>,
     file: &'a str,
     errors: Vec<ScenarioError>,
 }
 
 impl Reader<'_> {
     fn place(&self, span: Option<std::ops::Range<usize>>) -> Place {
-        Place::of_span(self.text, span)
+        self.places.of_span(span)
     }
 
     fn at(&self, place: Place) -> Box<Location> {
@@ -369,7 +372,7 @@ impl Reader<'_> {
         while from < start && matches!(bytes.get(from), Some(b' ' | b'\t')) {
             from += 1;
         }
-        Some(Place::of_offset(self.text, from))
+        Some(self.places.of_offset(from))
     }
 
     /// Appends every leaf of `table` to `out`, with its path below `path`.

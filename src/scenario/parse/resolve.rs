@@ -8,7 +8,8 @@
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
 use crate::scenario::keys::{
-    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_segment, closest,
+    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_names,
+    canonical_segment, closest,
 };
 use crate::scenario::spring::{duration_ms, spring_boolean};
 
@@ -203,22 +204,29 @@ fn near_miss(section: Section, path: &[String]) -> Option<String> {
     };
     let head = canonical(&head.join("."));
     let last = canonical_segment(last);
+    let last_chars = last.chars().count();
     let close = |candidate_last: &str| {
         let limit = if candidate_last.len() < 12 { 1 } else { 2 };
+        // The distance is at least the difference in length: a name longer or shorter by
+        // more than the limit is no near-miss, and is not compared (a comparison costs the
+        // product of the lengths; a 1 MB key in a Spring file took seconds per candidate).
+        if last_chars.abs_diff(candidate_last.chars().count()) > limit {
+            return false;
+        }
         let d = strsim::damerau_levenshtein(&last, candidate_last);
         (d > 0 || last != candidate_last) && d <= limit
     };
     let names = |d: &'static KeyDef| std::iter::once(d.key).chain(d.aliases.iter().copied());
     let global = DEFS
         .iter()
-        .filter(|d| section.accepts(d.section()))
-        .flat_map(names)
-        .find(|n| {
-            let c = canonical(n);
-            let (c_head, c_last) = c.rsplit_once('.').unwrap_or(("", &c));
+        .enumerate()
+        .filter(|(_, d)| section.accepts(d.section()))
+        .flat_map(|(i, d)| names(d).zip(canonical_names(i)))
+        .find(|(_, c)| {
+            let (c_head, c_last) = c.rsplit_once('.').unwrap_or(("", c));
             c_head == head && close(c_last)
         })
-        .map(str::to_string);
+        .map(|(n, _)| n.to_string());
     // `<client>.ribbon.<Key>`: the Ribbon leaves under the same client.
     let per_app = || {
         let (client, ribbon) = head.rsplit_once('.')?;
@@ -269,16 +277,16 @@ fn bind(
     let at = Location::boxed(file, entry.key_at.clone());
     let written = entry.path.join(".");
     let wanted = canonical(&written);
-    let names = |def: &'static KeyDef| std::iter::once(def.key).chain(def.aliases.iter().copied());
     let accepted = || {
         DEFS.iter()
             .enumerate()
             .filter(move |(_, d)| section.accepts(d.section()))
     };
 
+    let known = |i: usize| canonical_names(i).contains(&wanted);
     if let Some((index, def)) = accepted()
         .filter(|(_, d)| d.binding != Binding::MapKey)
-        .find(|(_, d)| names(d).any(|n| canonical(n) == wanted))
+        .find(|&(i, _)| known(i))
     {
         if def.binding == Binding::Ribbon && written != def.key {
             return Err(ScenarioError::WrongCase {
@@ -303,11 +311,9 @@ fn bind(
     let homes: Vec<String> = Section::ALL
         .into_iter()
         .filter(|s| {
-            DEFS.iter().any(|d| {
-                d.section() == *s
-                    && (names(d).any(|n| canonical(n) == wanted)
-                        || map_key(d, &entry.path).is_some())
-            })
+            DEFS.iter()
+                .enumerate()
+                .any(|(i, d)| d.section() == *s && (known(i) || map_key(d, &entry.path).is_some()))
         })
         .map(Section::header)
         .collect();
@@ -320,12 +326,21 @@ fn bind(
         });
     }
 
-    let candidates: Vec<(String, &str)> = accepted()
-        .flat_map(|(_, d)| names(d).map(move |n| (canonical(n), d.key)))
+    // A Spring file's unknown key is a near-miss or ignored (`spring_verdict`): no suggestion
+    // among all the keys for it.
+    if entry.is_spring() {
+        return Err(ScenarioError::UnknownKey {
+            at,
+            key: entry.display(),
+            suggestion: Suggestion(None),
+        });
+    }
+    let candidates: Vec<(&str, &str)> = accepted()
+        .flat_map(|(i, d)| canonical_names(i).iter().map(move |c| (c.as_str(), d.key)))
         .collect();
-    let best = closest(&wanted, candidates.iter().map(|(c, _)| c.as_str()));
+    let best = closest(&wanted, candidates.iter().map(|&(c, _)| c));
     let suggestion = best
-        .and_then(|b| candidates.iter().find(|(c, _)| c == b))
+        .and_then(|b| candidates.iter().find(|&&(c, _)| c == b))
         .map(|(_, key)| format!("{}{key}", entry.prefix));
     Err(ScenarioError::UnknownKey {
         at,
@@ -425,6 +440,26 @@ mod tests {
         let errors = clients(text).err().unwrap();
         assert_eq!(errors.len(), 1, "{errors:?}");
         errors[0].clone()
+    }
+
+    /// A near-miss is a name within two edits of a key's; the filter on length keeps them all
+    /// and skips a 10 MB name at once (compared in full, it took seconds per key).
+    #[test]
+    fn near_misses_are_within_two_edits_whatever_the_name_s_length() {
+        let path = |last: &str| ["eureka".to_string(), "client".to_string(), last.to_string()];
+        assert_eq!(
+            near_miss(Section::Clients, &path("registry-fetch-interval-secondss")).as_deref(),
+            Some("eureka.client.registry-fetch-interval-seconds")
+        );
+        assert_eq!(
+            near_miss(Section::Clients, &path("registry-fetch-interval-secs")),
+            None
+        );
+        let huge = path(&"x".repeat(10_000_000));
+        let started = std::time::Instant::now();
+        assert_eq!(near_miss(Section::Clients, &huge), None);
+        let took = started.elapsed();
+        assert!(took.as_secs() < 5, "{took:?}");
     }
 
     #[test]

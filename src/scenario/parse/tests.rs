@@ -914,3 +914,41 @@ fn a_prestop_that_ends_after_the_trial_is_refused() {
     assert!(e.contains("at-s + prestop-s below 900"), "{e}");
     ok(&text(860, 30));
 }
+
+/// A file of many tables and keys parses in time that grows with its size, not its square
+/// (fuzzing, issue 14): each key's line and column, each table's name checked against the
+/// others, each peer's name against the instance ids, each process's servers. 2 000 peers and
+/// 2 000 apps, with an unknown key each, took more than a minute in the fuzz build before.
+#[test]
+fn many_tables_parse_in_linear_time() {
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!("[[peer]]\nname = \"p{i}\"\nunknown-{i} = 1\n"));
+        text.push_str(&format!("[[app]]\nname = \"a{i}\"\nunknown-{i} = 1\n"));
+    }
+    let started = std::time::Instant::now();
+    let e = parse_str(&text, "t.toml", "t", &[])
+        .unwrap_err()
+        .to_string();
+    let took = started.elapsed();
+    assert!(
+        e.starts_with("4000 problems:\n  t.toml:3:1: unknown key `peer[0].unknown-0`"),
+        "{}",
+        &e[..200]
+    );
+    assert!(took.as_secs() < 5, "{took:?}");
+    // Every process lists every peer by name (each host found among the peers, each listed
+    // once: n² lookups, not n³).
+    let every_peer: Vec<String> = (0..2000).map(|i| format!("p{i}")).collect();
+    let names_only = format!(
+        "[clients]\neureka.client.service-url.defaultZone = \"{}\"\n{}",
+        every_peer.join(","),
+        text.replace("unknown-", "# unknown-")
+    );
+    let started = std::time::Instant::now();
+    let s = parse_str(&names_only, "t.toml", "t", &[]).unwrap();
+    let took = started.elapsed();
+    assert_eq!((s.peers.len(), s.apps.len()), (2000, 2000));
+    assert_eq!(s.apps[1999].client.endpoints.len(), 2000);
+    assert!(took.as_secs() < 5, "{took:?}");
+}

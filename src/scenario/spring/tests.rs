@@ -172,6 +172,48 @@ fn placeholders_that_cannot_resolve_are_errors() {
     assert!(err.message.contains("without its"), "{err:?}");
 }
 
+/// Placeholders that each use the one before twice double at every line: 30 lines would
+/// expand to 10 GB (or, with empty values, to 2^30 lookups). Refused at the line whose value
+/// passes the file's budget, with what is wrong and what is allowed.
+#[test]
+fn placeholder_bombs_are_refused() {
+    for first in ["xxxxxxxxxx", ""] {
+        let mut text = format!("p0={first}\n");
+        for i in 1..=30 {
+            text.push_str(&format!("p{i}=${{p{p}}}${{p{p}}}\n", p = i - 1));
+        }
+        let err = read(&text, Format::Properties, None).unwrap_err();
+        assert!(
+            err.message.contains("expand to more than 16 MiB") && err.message.contains("allowed"),
+            "{err:?}"
+        );
+        assert!(err.line > 1 && err.line <= 31, "{err:?}");
+    }
+    // Doubling that stays within the budget resolves: 2^10 copies.
+    let mut text = String::from("p0=x\n");
+    for i in 1..=10 {
+        text.push_str(&format!("p{i}=${{p{p}}}${{p{p}}}\n", p = i - 1));
+    }
+    let got = properties(&text);
+    assert_eq!(got[10].1, "x".repeat(1024));
+}
+
+/// A file of many keys, most of them placeholders of the first, reads in time that grows with
+/// its size, not its square (50 000 keys took more than 30 s before).
+#[test]
+fn many_properties_read_in_linear_time() {
+    let mut text = String::from("base=1\n");
+    for i in 0..50_000 {
+        text.push_str(&format!("eureka.client.key{i}=${{base}}\n"));
+    }
+    let started = std::time::Instant::now();
+    let got = properties(&text);
+    let took = started.elapsed();
+    assert_eq!(got.len(), 50_001);
+    assert_eq!(got[50_000].1, "1");
+    assert!(took.as_secs() < 5, "{took:?}");
+}
+
 /// `DurationStyle#detectAndParse` with milliseconds as the default unit.
 #[test]
 fn durations_read_as_spring_reads_them() {
