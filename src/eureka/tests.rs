@@ -967,3 +967,137 @@ fn a_server_opened_empty_refuses_fetches_for_five_minutes() {
         fetches("server.eureka.instance.registry.default-open-for-traffic-count=1");
     assert_eq!(failed, []);
 }
+
+/// Every bundled scenario's stem (`kill-9`, `cluster/peer-restart`, ...).
+fn bundled_stems() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names = Vec::new();
+    for dir in ["", "incidents", "cluster"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                names.push(match dir {
+                    "" => stem,
+                    _ => format!("{dir}/{stem}"),
+                });
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// Runs one trial twice, pruned (the default) and with every supervisor timeout armed
+/// (`World::arm_every_timeout`); returns both logs, both `Ran`s.
+fn pruned_and_reference(
+    scenario: &Scenario,
+    seed: u64,
+    mode: RequestMode,
+) -> ((Log, super::world::Ran), (Log, super::world::Ran)) {
+    let pruned = World::with_mode(scenario, seed, Vec::new(), mode).run();
+    let reference = World::with_mode(scenario, seed, Vec::new(), mode)
+        .arm_every_timeout()
+        .run();
+    (pruned, reference)
+}
+
+/// Issue 12: the `TaskTimeout`s a world with no `[[fault]]` leaves out could only have arrived
+/// stale, so every observation, at the same instant and in the same order, and the trial's end
+/// are those of the reference that arms them all, for every bundled scenario (the clusters
+/// without faults prune, the others must not) and a few seeds; the pruned trial handles fewer
+/// events where a client has a transport and no fault can hold a call.
+#[test]
+fn pruned_task_timeouts_change_no_observation() {
+    let mut pruned_somewhere = false;
+    for stem in bundled_stems() {
+        let s = crate::scenario::fixture::bundled(&stem, &[]);
+        for seed in [1, 2, 3] {
+            let ((log, ran), (ref_log, ref_ran)) =
+                pruned_and_reference(&s, seed, RequestMode::Batched);
+            assert_eq!(ran.end, ref_ran.end, "{stem} seed {seed}");
+            assert!(log == ref_log, "{stem} seed {seed}: observations differ");
+            assert!(ran.events <= ref_ran.events, "{stem} seed {seed}");
+            if !s.faults.is_empty() {
+                assert_eq!(ran.events, ref_ran.events, "{stem}: faults, nothing pruned");
+            }
+            pruned_somewhere |= ran.events < ref_ran.events;
+        }
+    }
+    assert!(pruned_somewhere, "no bundled scenario pruned a timeout");
+}
+
+/// The same at the edge of the bound: one-second tasks and the longest latency that still
+/// prunes (a run's 9 round trips of 2 x 55 ms = 990 ms < 1 s), three peers, a kill -9, both
+/// request modes.
+#[test]
+fn pruned_task_timeouts_hold_at_the_latency_bound() {
+    let text = r#"
+[simulation]
+duration-s = 400
+trials = 1
+[network]
+latency-ms = 25
+latency-jitter-ms = 30
+[clients]
+eureka.instance.lease-renewal-interval-in-seconds = 1
+eureka.client.registry-fetch-interval-seconds = 1
+[[peer]]
+name = "a"
+zone = "z1"
+[[peer]]
+name = "b"
+zone = "z1"
+[[peer]]
+name = "c"
+zone = "z1"
+[[app]]
+name = "svc"
+instances = 6
+[[caller]]
+name = "gateway"
+calls = "svc"
+rate-per-s = 20
+[[shutdown]]
+instance = "svc-0"
+at-s = 200
+strategy = "kill-9"
+"#;
+    let s = parse_str(text, "t.toml", "t", &[]).unwrap();
+    for mode in [RequestMode::Batched, RequestMode::PerRequest] {
+        for seed in [1, 2] {
+            let ((log, ran), (ref_log, ref_ran)) = pruned_and_reference(&s, seed, mode);
+            assert!(log == ref_log, "{mode:?} seed {seed}: observations differ");
+            assert_eq!(ran.end, ref_ran.end);
+            assert!(ran.events < ref_ran.events, "{mode:?}: nothing pruned");
+        }
+    }
+}
+
+/// One millisecond more latency and the bound no longer holds: nothing is pruned.
+#[test]
+fn task_timeouts_are_armed_beyond_the_latency_bound() {
+    let text = r#"
+[simulation]
+duration-s = 120
+trials = 1
+[network]
+latency-ms = 26
+latency-jitter-ms = 30
+[clients]
+eureka.instance.lease-renewal-interval-in-seconds = 1
+eureka.client.registry-fetch-interval-seconds = 1
+[[peer]]
+name = "a"
+zone = "z1"
+[[peer]]
+name = "b"
+zone = "z1"
+[[app]]
+name = "svc"
+instances = 3
+"#;
+    let s = parse_str(text, "t.toml", "t", &[]).unwrap();
+    let ((_, ran), (_, ref_ran)) = pruned_and_reference(&s, 1, RequestMode::Batched);
+    assert_eq!(ran.events, ref_ran.events);
+}

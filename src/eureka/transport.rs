@@ -402,13 +402,6 @@ impl ClientTransport {
         }
     }
 
-    fn session(&mut self, stack: Stack) -> &mut Session {
-        match stack {
-            Stack::Registration => &mut self.registration,
-            Stack::Query => &mut self.query,
-        }
-    }
-
     /// A call begins at `now`: the session is renewed if it is over, then the sticky server or
     /// the first candidate. Returns the server and the call's sequence number; `None` if there
     /// is no endpoint.
@@ -452,12 +445,23 @@ impl ClientTransport {
             return Delivery::Stale;
         };
         let mut flight = self.calls.swap_remove(i);
-        let order = self.endpoints.at(now, &mut self.rng).to_vec();
-        let session = self.session(flight.stack);
-        match session
+        // Borrowed field by field: the order stays in `endpoints` (no copy per reply).
+        let ClientTransport {
+            endpoints,
+            registration,
+            query,
+            rng,
+            ..
+        } = self;
+        let order = endpoints.at(now, rng);
+        let session = match flight.stack {
+            Stack::Registration => registration,
+            Stack::Query => query,
+        };
+        let next = session
             .client
-            .on_result(&mut flight.attempts, accepted(reply), &order)
-        {
+            .on_result(&mut flight.attempts, accepted(reply), order);
+        match next {
             Next::Done => Delivery::Answered(flight.attempts.server()),
             Next::GiveUp => Delivery::Failed(flight.call),
             Next::Retry(server) => {

@@ -6,7 +6,9 @@
 //! The estimate counts the periodic work of every actor, each from the rule that schedules it:
 //! - a client that registers renews every `lease-renewal-interval-in-seconds` (the heartbeat
 //!   task's run, the renew at the server, its reply and the task's timeout: 4 events,
-//!   `DiscoveryClient#renew` under `TimedSupervisorTask`) and runs its
+//!   `DiscoveryClient#renew` under `TimedSupervisorTask`; an upper bound: the timeout is armed
+//!   only where a `[[fault]]` may hold a call, `DiscoveryClient::calls_answered_in_time`) and
+//!   runs its
 //!   `InstanceInfoReplicator` every `instance-info-replication-interval-seconds` (1);
 //! - a client that fetches runs its cache refresh every `registry-fetch-interval-seconds` (task,
 //!   fetch, reply, timeout: 4);

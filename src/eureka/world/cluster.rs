@@ -5,8 +5,8 @@ use crate::engine::StreamFactory;
 use crate::eureka::ids::ServerId;
 use crate::eureka::observe::Observer;
 use crate::eureka::server::EurekaServer;
-use crate::eureka::transport::{ClientTransport, Endpoints, TransportSettings};
-use crate::scenario::{ClientConfig, Scenario};
+use crate::eureka::transport::{ClientTransport, Endpoints, NUMBER_OF_RETRIES, TransportSettings};
+use crate::scenario::{ClientConfig, NetworkConfig, Scenario};
 
 use super::World;
 
@@ -83,6 +83,25 @@ impl<O: Observer> World<'_, O> {
             let settings = transport_settings(process.client.config());
             let transport = ClientTransport::new(endpoints, settings, rng);
             process.client.use_transport(transport);
+            let within = process.client.shortest_task_interval_ms();
+            if scenario.faults.is_empty() && longest_run_ms(&scenario.network) < within {
+                process.client.calls_answered_in_time();
+            }
         }
     }
+}
+
+/// Calls in one supervised run at most: a renew and the register after its 404, a delta and
+/// the full fetch after it (a reconcile mismatch, a 403), and one more for margin.
+const CALLS_PER_RUN: u64 = 3;
+
+/// The longest a supervised run can take when no `[[fault]]` holds a call: every attempt is
+/// answered after one round trip (a server answers every call at once), a call makes at most [`NUMBER_OF_RETRIES`] attempts and a run
+/// [`CALLS_PER_RUN`] calls, each way at most `latency-ms + latency-jitter-ms`.
+fn longest_run_ms(network: &NetworkConfig) -> u64 {
+    let one_way = network.latency_ms.saturating_add(network.latency_jitter_ms);
+    one_way
+        .saturating_mul(2)
+        .saturating_mul(u64::from(NUMBER_OF_RETRIES))
+        .saturating_mul(CALLS_PER_RUN)
 }

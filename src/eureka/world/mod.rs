@@ -359,6 +359,16 @@ impl<'s, O: Observer> World<'s, O> {
         )
     }
 
+    /// The reference mode of issue 12's event pruning: every supervised run arms its
+    /// `TaskTimeout`, even where the world knows it can only arrive stale
+    /// ([`DiscoveryClient::calls_answered_in_time`]). Tests compare the two modes.
+    pub fn arm_every_timeout(mut self) -> Self {
+        for process in &mut self.processes {
+            process.client.arm_task_timeouts();
+        }
+        self
+    }
+
     /// Stops the trial after `limit` events (`Ran::over_limit`): a guard against a trial that
     /// runs far beyond what its scenario's periodic rules make (issue 14), which the caller
     /// reports as an error. One comparison per event.
