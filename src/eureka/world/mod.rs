@@ -20,6 +20,8 @@ mod shutdown;
 mod spring;
 mod steady;
 
+use std::rc::Rc;
+
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
 use crate::scenario::{ClientConfig, NetworkConfig, RestartWhen, Scenario, Start, TrialEnd};
 
@@ -670,16 +672,23 @@ fn build_processes(
     vanishes: &[bool],
 ) -> Vec<Process> {
     let servers = scenario.servers();
+    // One copy of each configuration, shared by the processes started from it.
+    let shared = |configs: Vec<&ClientConfig>| -> Vec<Rc<ClientConfig>> {
+        configs.into_iter().map(|c| Rc::new(c.clone())).collect()
+    };
+    let apps = shared(scenario.apps.iter().map(|a| &a.client).collect());
+    let callers = shared(scenario.callers.iter().map(|c| &c.client).collect());
+    let peers = shared(servers.iter().map(|s| &s.server.client).collect());
     layout
         .processes
         .iter()
         .zip(vanishes)
         .enumerate()
         .map(|(p, (slot, &host_vanishes))| {
-            let config: &ClientConfig = match slot.kind {
-                ProcessKind::AppInstance { app, .. } => &scenario.apps[app].client,
-                ProcessKind::Caller { caller } => &scenario.callers[caller].client,
-                ProcessKind::Server { peer } => &servers[peer].server.client,
+            let config = match slot.kind {
+                ProcessKind::AppInstance { app, .. } => &apps[app],
+                ProcessKind::Caller { caller } => &callers[caller],
+                ProcessKind::Server { peer } => &peers[peer],
             };
             // The applications it routes to.
             let called = match slot.kind {
@@ -692,7 +701,7 @@ fn build_processes(
             };
             let stream = streams.stream(&format!("client/{}", slot.name));
             let release = scenario.simulation.release;
-            let client = DiscoveryClient::new(p, config.clone(), release, called, stream);
+            let client = DiscoveryClient::new(p, Rc::clone(config), release, called, stream);
             Process::new(slot, client, host_vanishes)
         })
         .collect()
