@@ -75,7 +75,7 @@ pub(crate) fn check(args: CheckArgs, budget: &super::budget::BudgetArgs) -> anyh
     for (source, scenario) in &scenarios {
         let what = format!("trials of {source}");
         let progress = Progress::new(u64::from(scenario.simulation.trials), &what);
-        let file = check_file(source, scenario, &|| progress.tick());
+        let file = check_file(source, scenario, &|| progress.tick())?;
         progress.finish();
         if args.format.is_text() {
             stdout.write_all(file.text.as_bytes())?;

@@ -101,7 +101,11 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
         std::process::id()
     ));
     std::fs::write(&tmp, &text)?;
-    let parsed = crate::scenario::load(&tmp, &[]);
+    // Messages name the file being written, not the temporary one (which is gone by then).
+    let parsed = crate::scenario::ScenarioSource::read(&tmp).and_then(|mut source| {
+        source.source = args.path.display().to_string();
+        source.parse(&[])
+    });
     if let Err(e) = parsed {
         let _ = std::fs::remove_file(&tmp);
         return Err(e.into());

@@ -415,6 +415,9 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
                 || err
                     .downcast_ref::<crate::experiment::budget::BudgetError>()
                     .is_some()
+                || err
+                    .downcast_ref::<crate::report::output::OutputError>()
+                    .is_some_and(|e| matches!(e, crate::report::output::OutputError::Budget(_)))
             {
                 eprintln!("error: {}", shortened(&err.to_string()));
                 2

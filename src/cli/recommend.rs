@@ -76,6 +76,7 @@ pub(crate) fn recommend(
     let failed = |e| match e {
         RecommendError::Scenario(e) => anyhow::Error::from(e),
         RecommendError::Io(e) => anyhow::Error::from(e),
+        RecommendError::Budget(e) => anyhow::Error::from(e),
     };
     let mut out = io::stdout().lock();
     if args.format.is_text() {

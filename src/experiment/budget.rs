@@ -165,6 +165,9 @@ fn events_per_ms(scenario: &Scenario, mode: RequestMode) -> f64 {
 /// the upper bound [`TrialCost::events_max`] (which holds for every bundled scenario, tested),
 /// and never below a million.
 pub fn event_limit(scenario: &Scenario, mode: RequestMode) -> u64 {
+    if let Some(limit) = scenario.simulation.event_limit {
+        return limit;
+    }
     trial_cost(scenario, mode)
         .events_max
         .saturating_mul(4)

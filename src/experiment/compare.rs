@@ -244,19 +244,21 @@ pub struct Comparison {
 /// Runs every planned variant's trials, one variant after the other (each on all cores), calling
 /// `on_trial_done` after each trial. Deterministic: the result does not depend on the number of
 /// threads.
+/// A trial over its event limit fails the comparison ([`super::budget::check_outcomes`]).
 pub fn run_compare(
     plan: Vec<PlannedVariant>,
     mode: RequestMode,
     on_trial_done: &(dyn Fn() + Sync),
-) -> Comparison {
+) -> Result<Comparison, super::budget::BudgetError> {
     let variants = plan
         .into_iter()
         .map(|p| {
             let outcomes = run_trials_with(&p.scenario, mode, on_trial_done);
-            VariantResult::of(p, &outcomes)
+            super::budget::check_outcomes(&outcomes)?;
+            Ok(VariantResult::of(p, &outcomes))
         })
-        .collect();
-    Comparison { variants }
+        .collect::<Result<_, _>>()?;
+    Ok(Comparison { variants })
 }
 
 impl VariantResult {
@@ -387,12 +389,28 @@ mod tests {
         );
     }
 
+    /// Issue 14: a trial that stops at its event limit fails the comparison with the trial and
+    /// the limit (a limit of 50 events: a trial handles thousands), as it fails `run`.
+    #[test]
+    fn a_trial_over_its_event_limit_fails_the_comparison() {
+        let mut plan = plan_compare(&[KILL9], 2, load).unwrap();
+        plan[0].scenario.simulation.event_limit = Some(50);
+        let err = run_compare(plan, RequestMode::default(), &|| {}).unwrap_err();
+        assert_eq!(
+            err,
+            super::super::budget::BudgetError::TrialLimit {
+                trial: 0,
+                limit: 50
+            }
+        );
+    }
+
     /// Common random numbers: every variant's trial k has the same trial seed, and a variant
     /// equal to the base scenario reproduces the base run exactly.
     #[test]
     fn variants_share_trial_seeds_and_reproduce_a_plain_run() {
         let plan = plan_compare(&[KILL9], 2, load).unwrap();
-        let comparison = run_compare(plan.clone(), RequestMode::default(), &|| {});
+        let comparison = run_compare(plan.clone(), RequestMode::default(), &|| {}).unwrap();
         let outcomes = crate::experiment::run_trials(&plan[0].scenario);
         assert_eq!(
             comparison.variants[0].stats,

@@ -29,7 +29,9 @@ pub use metrics::{
     CallerOutcome, DeadHitSpan, MetricsObserver, REMOVAL_METRICS, ServerOutcome, ShutdownOutcome,
     Unresolved,
 };
-pub use recommend::{ClosedForm, Recommendation, WhatIf, closed_form, measure, what_ifs};
+pub use recommend::{
+    ClosedForm, MeasureError, Recommendation, WhatIf, closed_form, measure, what_ifs,
+};
 pub use stats::{Stats, needs_trials, percentile};
 pub use sweep::{PointResult, Sweep, Vary};
 

@@ -194,6 +194,16 @@ fn wait_ci_at(needed: &Stats, p: f64) -> Option<(u64, Option<u64>)> {
     (lo != i64::MAX).then(|| (ceil_s(lo), (hi != i64::MAX).then(|| ceil_s(hi))))
 }
 
+/// Why [`measure`] could not: the scenario with its overrides is invalid, or a trial stopped at
+/// its event limit ([`super::budget::check_outcomes`]).
+#[derive(Debug, thiserror::Error)]
+pub enum MeasureError {
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error(transparent)]
+    Budget(#[from] super::budget::BudgetError),
+}
+
 /// Measures the needed wait of shutdown 0 under `strategy`.
 pub fn measure(
     text: &str,
@@ -201,7 +211,7 @@ pub fn measure(
     overrides: &[String],
     strategy: Strategy,
     target: f64,
-) -> Result<Recommendation, ScenarioError> {
+) -> Result<Recommendation, MeasureError> {
     let base = parse_str(text, source, "recommend", overrides)?;
     let at_ms = base.shutdowns.first().map_or(0, |s| s.at_ms);
     let wait_ms = measuring_wait_ms(&base, at_ms);
@@ -210,6 +220,7 @@ pub fn measure(
     all.push(format!("shutdown[0].wait-s={}", wait_ms as f64 / 1000.0));
     let scenario = parse_str(text, source, "recommend", &all)?;
     let outcomes = run_trials(&scenario);
+    super::budget::check_outcomes(&outcomes)?;
     let needed = Stats::of(outcomes.iter().map(|o| {
         o.shutdowns
             .first()
@@ -240,7 +251,7 @@ pub fn what_ifs(
     overrides: &[String],
     strategy: Strategy,
     target: f64,
-) -> Result<Vec<WhatIf>, ScenarioError> {
+) -> Result<Vec<WhatIf>, MeasureError> {
     let base = parse_str(text, source, "recommend", overrides)?;
     let mut changes: Vec<(String, String)> = Vec::new();
     // Without the read-only cache, fetches read the read-write cache, which a change

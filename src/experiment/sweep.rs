@@ -306,24 +306,25 @@ pub struct Sweep {
 
 /// Runs every planned point's trials, one point after the other (each on all cores), calling
 /// `on_trial_done` after each trial. Deterministic: the result does not depend on the number of
-/// threads.
+/// threads. A trial over its event limit fails the sweep ([`super::budget::check_outcomes`]).
 pub fn run_sweep(
     varies: &[Vary],
     plan: Vec<PlannedPoint>,
     mode: RequestMode,
     on_trial_done: &(dyn Fn() + Sync),
-) -> Sweep {
+) -> Result<Sweep, super::budget::BudgetError> {
     let points = plan
         .into_iter()
         .map(|p| {
             let outcomes = run_trials_with(&p.scenario, mode, on_trial_done);
-            PointResult::of(p, &outcomes)
+            super::budget::check_outcomes(&outcomes)?;
+            Ok(PointResult::of(p, &outcomes))
         })
-        .collect();
-    Sweep {
+        .collect::<Result<_, _>>()?;
+    Ok(Sweep {
         varies: varies.to_vec(),
         points,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -440,11 +441,27 @@ mod tests {
         assert_eq!(identical_points(&plan), [(0, 1)]);
     }
 
+    /// Issue 14: a trial that stops at its event limit fails the sweep, as it fails `run`.
+    #[test]
+    fn a_trial_over_its_event_limit_fails_the_sweep() {
+        let varies = [vary("clients.ribbon.ServerListRefreshInterval=5000,30000")];
+        let mut plan = plan_sweep(&varies, load).unwrap();
+        plan[1].scenario.simulation.event_limit = Some(50);
+        let err = run_sweep(&varies, plan, RequestMode::default(), &|| {}).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                crate::experiment::budget::BudgetError::TrialLimit { limit: 50, .. }
+            ),
+            "{err}"
+        );
+    }
+
     #[test]
     fn every_point_runs_with_the_same_seed() {
         let varies = [vary("clients.ribbon.ServerListRefreshInterval=5000,30000")];
         let plan = plan_sweep(&varies, load).unwrap();
-        let sweep = run_sweep(&varies, plan.clone(), RequestMode::default(), &|| {});
+        let sweep = run_sweep(&varies, plan.clone(), RequestMode::default(), &|| {}).unwrap();
         assert_eq!(sweep.points.len(), 2);
         for (p, planned) in sweep.points.iter().zip(&plan) {
             let outcomes = crate::experiment::run_trials(&planned.scenario);

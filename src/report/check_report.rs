@@ -29,8 +29,14 @@ pub struct CheckedFile {
 
 /// `eureka-sim check` of one file: runs its trials (calling `on_trial_done` after each) and
 /// decides its claims.
-pub fn check(source: &str, scenario: &Scenario, on_trial_done: &(dyn Fn() + Sync)) -> CheckedFile {
+/// A trial over its event limit fails the check ([`crate::experiment::budget::check_outcomes`]).
+pub fn check(
+    source: &str,
+    scenario: &Scenario,
+    on_trial_done: &(dyn Fn() + Sync),
+) -> Result<CheckedFile, crate::experiment::budget::BudgetError> {
     let outcomes = run_trials_with(scenario, RequestMode::default(), on_trial_done);
+    crate::experiment::budget::check_outcomes(&outcomes)?;
     let results = evaluate(scenario, &outcomes);
     let seed = scenario.simulation.seed;
     let text = results
@@ -38,14 +44,14 @@ pub fn check(source: &str, scenario: &Scenario, on_trial_done: &(dyn Fn() + Sync
         .map(|r| claim_block(source, seed, r))
         .collect();
     let passed = results.iter().filter(|r| r.passed).count();
-    CheckedFile {
+    Ok(CheckedFile {
         source: source.to_string(),
         seed,
         text,
         failed: results.len() - passed,
         passed,
         results,
-    }
+    })
 }
 
 /// One block per claim: the verdict, where and which claim on the first line, then the claim,
@@ -244,6 +250,24 @@ strategy = "kill-9"
 
     fn scenario(claims: &str) -> Scenario {
         parse_str(&format!("{BASE}{claims}"), "c.toml", "c", &[]).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Issue 14: a trial that stops at its event limit fails the check with that error instead
+    /// of deciding claims on a cut trial.
+    #[test]
+    fn a_trial_over_its_event_limit_fails_the_check() {
+        let mut s = scenario(&claim("exposure_ms", "max", "<=", "1000000"));
+        s.simulation.trials = 2;
+        assert!(check("c.toml", &s, &|| {}).is_ok());
+        s.simulation.event_limit = Some(50);
+        let err = check("c.toml", &s, &|| {}).err().unwrap();
+        assert_eq!(
+            err,
+            crate::experiment::budget::BudgetError::TrialLimit {
+                trial: 0,
+                limit: 50
+            }
+        );
     }
 
     fn claim(metric: &str, statistic: &str, op: &str, value: &str) -> String {

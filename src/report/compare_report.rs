@@ -27,7 +27,7 @@ pub fn compare(
     options: &OutputOptions,
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<(Comparison, String), OutputError> {
-    let comparison = run_compare(plan, RequestMode::default(), on_trial_done);
+    let comparison = run_compare(plan, RequestMode::default(), on_trial_done)?;
     let text = write_compare(&comparison, options)?;
     Ok((comparison, text))
 }
@@ -473,7 +473,7 @@ mod tests {
             None,
         );
         let plan = plan_compare(&variants, 1, |extra| parse(&scenario(), extra)).unwrap();
-        run_compare(plan, RequestMode::default(), &|| {})
+        run_compare(plan, RequestMode::default(), &|| {}).unwrap()
     }
 
     fn csv(comparison: &Comparison) -> String {

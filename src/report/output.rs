@@ -38,6 +38,9 @@ pub enum OutputError {
     },
     #[error(transparent)]
     Plot(#[from] PlotError),
+    /// A trial stopped at its event limit: nothing is written.
+    #[error(transparent)]
+    Budget(#[from] crate::experiment::budget::BudgetError),
 }
 
 /// Where a command that writes a folder of files writes, and what its plots and report name.

@@ -23,6 +23,18 @@ pub enum RecommendError {
     Scenario(#[from] ScenarioError),
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// A trial stopped at its event limit.
+    #[error(transparent)]
+    Budget(#[from] crate::experiment::budget::BudgetError),
+}
+
+impl From<crate::experiment::MeasureError> for RecommendError {
+    fn from(e: crate::experiment::MeasureError) -> Self {
+        match e {
+            crate::experiment::MeasureError::Scenario(e) => RecommendError::Scenario(e),
+            crate::experiment::MeasureError::Budget(e) => RecommendError::Budget(e),
+        }
+    }
 }
 
 /// `eureka-sim recommend`: for each strategy that waits, measures the shortest clean wait of the

@@ -33,7 +33,7 @@ pub fn sweep(
     options: &OutputOptions,
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Result<String, OutputError> {
-    let sweep = run_sweep(varies, plan, RequestMode::default(), on_trial_done);
+    let sweep = run_sweep(varies, plan, RequestMode::default(), on_trial_done)?;
     write_sweep(&sweep, notes, options)
 }
 
@@ -586,7 +586,7 @@ mod tests {
     fn sweep_with(trials: u32, args: &[&str]) -> Sweep {
         let varies: Vec<Vary> = args.iter().map(|a| Vary::parse(a).unwrap()).collect();
         let plan = plan_sweep(&varies, |extra| parse(&scenario(trials), extra)).unwrap();
-        run_sweep(&varies, plan, RequestMode::default(), &|| {})
+        run_sweep(&varies, plan, RequestMode::default(), &|| {}).unwrap()
     }
 
     const REFRESH: &str = "clients.ribbon.ServerListRefreshInterval=30000,5000";

@@ -350,12 +350,23 @@ pub enum ScenarioError {
     Many(Vec<ScenarioError>),
 }
 
+/// At most this many of [`ScenarioError::Many`]'s problems are listed, the rest counted: a file
+/// of 50 000 unknown keys gets a screenful, not 50 000 lines (issue 14).
+pub const LISTED_PROBLEMS: usize = 20;
+
 fn list(errors: &[ScenarioError]) -> String {
-    errors
+    let mut lines: Vec<String> = errors
         .iter()
+        .take(LISTED_PROBLEMS)
         .map(|e| format!("  {e}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    if errors.len() > LISTED_PROBLEMS {
+        lines.push(format!(
+            "  ... and {} more (the first {LISTED_PROBLEMS} are listed; fix them and run again)",
+            errors.len() - LISTED_PROBLEMS
+        ));
+    }
+    lines.join("\n")
 }
 
 impl ScenarioError {
@@ -372,6 +383,27 @@ impl ScenarioError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 14: 50 000 unknown keys gave a 50 000-line message. Every problem is still found
+    /// (the count says so), only the first [`LISTED_PROBLEMS`] are listed, in file order.
+    #[test]
+    fn a_file_of_many_bad_keys_lists_the_first_twenty() {
+        let mut text = String::from("[simulation]\n");
+        for k in 0..30 {
+            text.push_str(&format!("bogus-key-{k} = 1\n"));
+        }
+        let err = crate::scenario::fixture::parse(&text, &[]).unwrap_err();
+        let message = err.to_string();
+        assert!(message.starts_with("30 problems:"), "{message}");
+        assert!(message.contains("bogus-key-19"), "{message}");
+        assert!(!message.contains("bogus-key-20"), "{message}");
+        assert!(message.contains("... and 10 more"), "{message}");
+        assert_eq!(
+            message.lines().count(),
+            1 + LISTED_PROBLEMS + 1,
+            "{message}"
+        );
+    }
 
     #[test]
     fn line_and_column_count_characters() {

@@ -98,6 +98,11 @@ pub struct SimulationConfig {
     /// `context-start-spread-ms`: each process adds a uniform `[0, x]` ms (default 30000), so
     /// registrations and the callers' first requests fall at random phases of the timers.
     pub context_start_spread_ms: u64,
+    /// The most events one trial may handle before it stops and its command fails
+    /// (`experiment::budget::event_limit`); `None`, always from a file: four times the
+    /// budget's upper bound. Not a scenario key: the seam through which tests reach the guard
+    /// that only a bug of the model or of its estimate could trip.
+    pub event_limit: Option<u64>,
 }
 
 /// `[network]`: every REST call's one-way latency is `latency-ms` plus a uniform draw in
@@ -908,6 +913,7 @@ impl Default for SimulationConfig {
             start_spread_ms: 60_000,
             context_start_ms: 3_000,
             context_start_spread_ms: 30_000,
+            event_limit: None,
         }
     }
 }

@@ -58,6 +58,10 @@ use super::release::{EurekaClientTransport, Release, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
 use spring::SpringFiles;
 
+/// The most service-url endpoints the client configurations may resolve in all (peers times
+/// configurations; `Builder::check_endpoint_count`): 2 000 peers for 5 000 apps, 80 MB.
+pub const MAX_ENDPOINTS: usize = 10_000_000;
+
 /// Reads and validates the scenario at `path`, then applies `overrides` (`--set KEY=VALUE`, in
 /// order). The scenario is named after the file stem.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
@@ -361,6 +365,9 @@ impl Builder<'_> {
         for table in array(Section::Peer) {
             peers.push(self.peer(table, &server)?);
         }
+        let configs =
+            1 + peers.len() + array(Section::App).count() + array(Section::Caller).count();
+        self.check_endpoint_count(array(Section::Peer).next_back(), peers.len(), configs)?;
         self.check_service_urls(tables, &server, &peers)?;
         let clients = settings(single(Section::Clients));
         let mut base = ClientConfig {
@@ -589,6 +596,32 @@ impl Builder<'_> {
     }
 
     /// One `[[peer]]`: `[server]` (`base`) with the table's server and client keys on top.
+    /// Every client configuration (`[server]`'s, each `[[peer]]`'s, `[[app]]`'s and
+    /// `[[caller]]`'s) resolves its service URLs to a list of servers, up to every peer: with
+    /// thousands of each that list is gigabytes before the resource budget could say so (issue
+    /// 14: 5 000 peers and 5 000 apps took 470 MB to parse). Refused beyond
+    /// [`MAX_ENDPOINTS`] entries, with the counts.
+    fn check_endpoint_count(
+        &self,
+        last_peer: Option<&Resolved>,
+        peers: usize,
+        configs: usize,
+    ) -> Result<(), ScenarioError> {
+        let entries = peers.saturating_mul(configs);
+        match last_peer {
+            Some(table) if entries > MAX_ENDPOINTS => Err(ScenarioError::Invalid {
+                at: self.at(&table.at),
+                problem: format!(
+                    "{peers} [[peer]] tables for {configs} client configurations ([server], each \
+                     [[peer]], [[app]] and [[caller]]) make {entries} service-url endpoints to \
+                     resolve; at most {MAX_ENDPOINTS} are allowed (a Eureka cluster has a few \
+                     peers: every peer replicates every change to every other)"
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     fn peer(&mut self, table: &Resolved, base: &ServerConfig) -> Result<PeerConfig, ScenarioError> {
         self.require(table)?;
         let mut draft = PeerDraft::default();

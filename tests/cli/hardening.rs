@@ -266,3 +266,38 @@ fn a_file_that_cannot_be_written_leaves_the_previous_output_whole() {
     assert_eq!(std::fs::read(dir.join("summary.csv")).unwrap(), summary);
     assert!(dir.join("trials.csv").is_dir());
 }
+
+/// Spring files nested 400 levels deep in block style and 3 000 in flow style are refused at once with
+/// their file, line and column and the depth allowed; `init` names the scenario it writes, not
+/// the temporary file it checks it under, and leaves neither behind.
+#[test]
+fn spring_files_nested_deep_are_refused_at_once() {
+    // Every line one level deeper than the last: 3 000 levels would be 9 MB, over the size
+    // limit, so 400 (the limit is 64).
+    let block: String = (0..400)
+        .map(|i| format!("{}k{i}:", "  ".repeat(i)))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + " 1\n";
+    let flow = format!("a: {}{}\n", "[".repeat(3000), "]".repeat(3000));
+    for (file, text, message) in [
+        ("block.yml", block, "block.yml:65:"),
+        ("flow.yml", flow, "flow.yml:1:"),
+    ] {
+        let t = Test::new()
+            .write(file, &text)
+            .args(["init", "q.toml", "--app-config", file])
+            .status(2)
+            .stderr_contains(message)
+            .stderr_contains("(spring-config of q.toml)")
+            .stderr_lacks(".init-")
+            .run();
+        assert!(!t.path("q.toml").exists());
+        let leftovers: Vec<_> = std::fs::read_dir(t.path("."))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".init-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}

@@ -952,3 +952,33 @@ fn many_tables_parse_in_linear_time() {
     assert_eq!(s.apps[1999].client.endpoints.len(), 2000);
     assert!(took.as_secs() < 5, "{took:?}");
 }
+
+/// Issue 14: thousands of peers for thousands of apps made the parser resolve peers x
+/// configurations service-url endpoints (5 000 x 5 000: 470 MB) before the resource budget
+/// could refuse the scenario. Beyond `MAX_ENDPOINTS` it is refused at the last `[[peer]]`
+/// table with the counts; 3 200 peers for 3 200 apps and the server (3 200 x 6 401 = 20.5 M).
+#[test]
+fn peers_times_configurations_beyond_the_limit_are_refused() {
+    let mut text = String::new();
+    for i in 0..3200 {
+        text.push_str(&format!("[[peer]]\nname = \"p{i}\"\n"));
+    }
+    for i in 0..3200 {
+        text.push_str(&format!("[[app]]\nname = \"a{i}\"\n"));
+    }
+    let e = parse_str(&text, "t.toml", "t", &[])
+        .unwrap_err()
+        .to_string();
+    let entries = 3200 * (1 + 3200 + 3200);
+    assert!(entries > crate::scenario::parse::MAX_ENDPOINTS);
+    // The last [[peer]] table opens line 2 x 3 199 + 1.
+    assert!(
+        e.starts_with("t.toml:6399:1: 3200 [[peer]] tables for 6401 client configurations"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("make {entries} service-url endpoints")),
+        "{e}"
+    );
+    assert!(e.contains("at most 10000000 are allowed"), "{e}");
+}
