@@ -86,3 +86,32 @@ fn every_regression_folder_is_a_fuzz_target() {
         );
     }
 }
+
+/// The fuzzers' dictionary (`fuzz/scenario.dict`) holds every scenario key of the README's key
+/// table (itself `eureka-sim keys --markdown`, which a test keeps equal to the code), so a new
+/// key reaches the mutator as a token, not only by chance.
+#[test]
+fn the_fuzz_dictionary_holds_every_scenario_key() {
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let dict = fs::read_to_string(repo().join("fuzz/scenario.dict")).unwrap();
+    let tokens: std::collections::HashSet<&str> = dict
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::trim)
+        .collect();
+    let keys: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `["))
+        .filter_map(|l| l.split('|').nth(2))
+        .map(|cell| cell.trim().trim_matches('`'))
+        .collect();
+    assert!(keys.len() > 100, "{} keys in the README table", keys.len());
+    let missing: Vec<&&str> = keys
+        .iter()
+        .filter(|k| !tokens.contains(format!("\"{k}\"").as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "fuzz/scenario.dict lacks {missing:?}: regenerate its keys (the command at its top)"
+    );
+}
