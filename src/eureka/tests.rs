@@ -968,26 +968,6 @@ fn a_server_opened_empty_refuses_fetches_for_five_minutes() {
     assert_eq!(failed, []);
 }
 
-/// Every bundled scenario's stem (`kill-9`, `cluster/peer-restart`, ...).
-fn bundled_stems() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut names = Vec::new();
-    for dir in ["", "incidents", "cluster"] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-                names.push(match dir {
-                    "" => stem,
-                    _ => format!("{dir}/{stem}"),
-                });
-            }
-        }
-    }
-    names.sort();
-    names
-}
-
 /// Runs one trial twice, pruned (the default) and with every supervisor timeout armed
 /// (`World::arm_every_timeout`); returns both logs, both `Ran`s.
 fn pruned_and_reference(
@@ -1010,7 +990,7 @@ fn pruned_and_reference(
 #[test]
 fn pruned_task_timeouts_change_no_observation() {
     let mut pruned_somewhere = false;
-    for stem in bundled_stems() {
+    for stem in crate::scenario::fixture::bundled_stems() {
         let s = crate::scenario::fixture::bundled(&stem, &[]);
         for seed in [1, 2, 3] {
             let ((log, ran), (ref_log, ref_ran)) =
@@ -1027,17 +1007,16 @@ fn pruned_task_timeouts_change_no_observation() {
     assert!(pruned_somewhere, "no bundled scenario pruned a timeout");
 }
 
-/// The same at the edge of the bound: one-second tasks and the longest latency that still
-/// prunes (a run's 9 round trips of 2 x 55 ms = 990 ms < 1 s), three peers, a kill -9, both
-/// request modes.
-#[test]
-fn pruned_task_timeouts_hold_at_the_latency_bound() {
-    let text = r#"
+/// One-second tasks, three peers, six instances behind a gateway and a kill -9 at 200 s, each
+/// call one way `latency_ms` plus up to 30 ms.
+fn one_second_tasks(latency_ms: u64) -> Scenario {
+    let text = format!(
+        r#"
 [simulation]
 duration-s = 400
 trials = 1
 [network]
-latency-ms = 25
+latency-ms = {latency_ms}
 latency-jitter-ms = 30
 [clients]
 eureka.instance.lease-renewal-interval-in-seconds = 1
@@ -1062,8 +1041,16 @@ rate-per-s = 20
 instance = "svc-0"
 at-s = 200
 strategy = "kill-9"
-"#;
-    let s = parse_str(text, "t.toml", "t", &[]).unwrap();
+"#
+    );
+    parse_str(&text, "t.toml", "t", &[]).unwrap()
+}
+
+/// The same at the edge of the bound: the longest latency that still prunes (a run's 9 round
+/// trips of 2 x 55 ms = 990 ms < 1 s), both request modes.
+#[test]
+fn pruned_task_timeouts_hold_at_the_latency_bound() {
+    let s = one_second_tasks(25);
     for mode in [RequestMode::Batched, RequestMode::PerRequest] {
         for seed in [1, 2] {
             let ((log, ran), (ref_log, ref_ran)) = pruned_and_reference(&s, seed, mode);
@@ -1077,27 +1064,7 @@ strategy = "kill-9"
 /// One millisecond more latency and the bound no longer holds: nothing is pruned.
 #[test]
 fn task_timeouts_are_armed_beyond_the_latency_bound() {
-    let text = r#"
-[simulation]
-duration-s = 120
-trials = 1
-[network]
-latency-ms = 26
-latency-jitter-ms = 30
-[clients]
-eureka.instance.lease-renewal-interval-in-seconds = 1
-eureka.client.registry-fetch-interval-seconds = 1
-[[peer]]
-name = "a"
-zone = "z1"
-[[peer]]
-name = "b"
-zone = "z1"
-[[app]]
-name = "svc"
-instances = 3
-"#;
-    let s = parse_str(text, "t.toml", "t", &[]).unwrap();
+    let s = one_second_tasks(26);
     let ((_, ran), (_, ref_ran)) = pruned_and_reference(&s, 1, RequestMode::Batched);
     assert_eq!(ran.events, ref_ran.events);
 }

@@ -446,21 +446,7 @@ mod tests {
     /// in both request modes (self-preservation steps its requests to the end).
     #[test]
     fn the_upper_bound_holds_for_every_bundled_scenario() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-        let mut names = Vec::new();
-        for dir in ["", "incidents", "cluster"] {
-            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-                let path = entry.unwrap().path();
-                if path.extension().is_some_and(|e| e == "toml") {
-                    let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-                    names.push(if dir.is_empty() {
-                        stem
-                    } else {
-                        format!("{dir}/{stem}")
-                    });
-                }
-            }
-        }
+        let names = crate::scenario::fixture::bundled_stems();
         assert!(names.len() > 20, "{names:?}");
         for name in names {
             let s = bundled(&name, &[]);

@@ -66,6 +66,27 @@ impl ScenarioText {
     }
 }
 
+/// The stem of every bundled scenario, as [`bundled`] takes it (`kill-9`,
+/// `cluster/peer-restart`, `incidents/...`), sorted.
+pub(crate) fn bundled_stems() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names = Vec::new();
+    for dir in ["", "incidents", "cluster"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                names.push(match dir {
+                    "" => stem,
+                    _ => format!("{dir}/{stem}"),
+                });
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
 /// The bundled `scenarios/<stem>.toml` with `overrides`, parsed as `run` parses it.
 pub(crate) fn bundled(stem: &str, overrides: &[String]) -> Scenario {
     let file = format!("{stem}.toml");
