@@ -96,8 +96,9 @@ impl<O: Observer> World<'_, O> {
 const CALLS_PER_RUN: u64 = 3;
 
 /// The longest a supervised run can take when no `[[fault]]` holds a call: every attempt is
-/// answered after one round trip (a server answers every call at once), a call makes at most [`NUMBER_OF_RETRIES`] attempts and a run
-/// [`CALLS_PER_RUN`] calls, each way at most `latency-ms + latency-jitter-ms`.
+/// answered after one round trip (a server answers every call at once), a call makes at most
+/// [`NUMBER_OF_RETRIES`] attempts and a run [`CALLS_PER_RUN`] calls, each way at most
+/// `latency-ms + latency-jitter-ms`.
 fn longest_run_ms(network: &NetworkConfig) -> u64 {
     let one_way = network.latency_ms.saturating_add(network.latency_jitter_ms);
     one_way
