@@ -268,7 +268,7 @@ fn a_file_that_cannot_be_written_leaves_the_previous_output_whole() {
 }
 
 /// Spring files nested 400 levels deep in block style and 3 000 in flow style are refused at
-/// once with their file, line and column and the depth allowed; `init` names the scenario it
+/// once with their file, line and column (exit 2); `init` names the scenario it
 /// writes, not the temporary file it checks it under, and leaves neither behind.
 #[test]
 fn spring_files_nested_deep_are_refused_at_once() {
