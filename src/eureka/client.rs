@@ -24,7 +24,7 @@ use super::protocol::{Call, DeltaPayload, FetchWhy, Payload, ReconcileHash};
 use super::protocol::{RegisterWhy, Registrant, Reply};
 use super::rate_limiter::RateLimiter;
 use super::status::InstanceStatus;
-use super::transport::{ClientTransport, Delivery, Stack};
+use super::transport::{ClientTransport, Delivery, Stack, TransportStreams};
 
 /// `InstanceInfoReplicator`'s burst size (hard-coded 2 in `DiscoveryClient#initScheduledTasks`).
 pub const REPLICATOR_BURST: u64 = 2;
@@ -396,6 +396,8 @@ pub struct DiscoveryClient {
     /// every call of this client is answered well within a run's timeout
     /// ([`DiscoveryClient::calls_answered_in_time`]), where it could only ever arrive stale.
     arms_task_timeouts: bool,
+    /// Its periodic fetches are left out ([`DiscoveryClient::leave_out_fetches`]).
+    fetches_left_out: bool,
 }
 
 impl DiscoveryClient {
@@ -440,6 +442,7 @@ impl DiscoveryClient {
             cache: None,
             members: Vec::new(),
             arms_task_timeouts: true,
+            fetches_left_out: false,
             called,
             up_lists: Vec::new(),
             rng,
@@ -528,11 +531,11 @@ impl DiscoveryClient {
     }
 
     /// The client of the process's next incarnation (a `[[restart]]` under the same id, a
-    /// peer's embedded client after a `server-restart`), with its own streams (`transport_rng`
+    /// peer's embedded client after a `server-restart`), with its own streams (`transport`
     /// for its transport, if it has one: [`ClientTransport::restarted`]). Timer events of this
     /// one still in the queue carry its generations; starting above them keeps them stale for
     /// the new client.
-    pub fn restarted(&self, rng: RngStream, transport_rng: RngStream) -> DiscoveryClient {
+    pub fn restarted(&self, rng: RngStream, transport: TransportStreams) -> DiscoveryClient {
         let mut client = DiscoveryClient::new(
             self.id,
             self.config.clone(),
@@ -549,7 +552,7 @@ impl DiscoveryClient {
         client.transport = self
             .transport
             .as_ref()
-            .map(|t| Box::new(t.restarted(transport_rng)));
+            .map(|t| Box::new(t.restarted(transport)));
         client
     }
 
@@ -580,6 +583,29 @@ impl DiscoveryClient {
     /// reference mode keeps them (`World::arm_every_timeout`) and a test compares the two.
     pub fn calls_answered_in_time(&mut self) {
         self.arms_task_timeouts = false;
+    }
+
+    /// Its cache refresh is never armed: the world promises that no one observes what it
+    /// fetches and that a fetch changes nothing on any server (issue 12; the conditions are
+    /// `World::fetches_change_nothing` and `World::fetches_observed`). In Eureka the two
+    /// stacks are separate HTTP clients (FACTS.md §5.7), and here each draws from its own
+    /// streams (`net/<name>/query`, `transport/<name>/query`; the resolver's shuffles do not
+    /// depend on who calls), so leaving the fetches out moves no other draw, and removing
+    /// events leaves every other event's order as it was (sequence numbers only grow). Set
+    /// before [`DiscoveryClient::restore_cache`]; a restarted client fetches again.
+    pub fn leave_out_fetches(&mut self) {
+        self.fetches_left_out = true;
+    }
+
+    /// Whether its periodic fetches are left out.
+    pub fn fetches_left_out(&self) -> bool {
+        self.fetches_left_out
+    }
+
+    /// Whether it routes to no application (a caller's `calls` are empty): nothing reads the
+    /// lists its fetches build.
+    pub fn calls_nothing(&self) -> bool {
+        self.called.is_empty()
     }
 
     /// Every supervised run arms its `TaskTimeout` again (the reference mode).
@@ -757,8 +783,16 @@ impl DiscoveryClient {
             .as_ref()
             .and_then(|t| t.sticky(Stack::Query))
             .unwrap_or(self.server);
-        self.apply_fetch(server, payload, applications, out);
         let interval = self.config.registry_fetch_interval_s * 1000;
+        if self.fetches_left_out {
+            // It holds what it read, and tells no one: the news of 10 000 instances UP in each
+            // of 10 000 caches was 80 % of a 20-minute trial of the production fleet (issue
+            // 12). It calls nothing, so the shuffle would draw nothing.
+            self.cache = Some(payload);
+            self.rng.phase(interval);
+            return;
+        }
+        self.apply_fetch(server, payload, applications, out);
         let next = self.rng.phase(interval);
         self.cache_refresh.arm_in(next, out);
     }
@@ -1675,12 +1709,12 @@ mod tests {
         };
         let mut c = client(config, Train::Hoxton);
         let servers = [0, 1, 2].map(ServerId).to_vec();
-        let rng = StreamFactory::new(1).stream("transport/svc-0");
+        let streams = TransportStreams::named(&StreamFactory::new(1), "svc-0");
         let endpoints = Endpoints::new(servers, Vec::new(), true);
         c.use_transport(ClientTransport::new(
             endpoints,
             TransportSettings::default(),
-            rng,
+            streams,
         ));
         let mut out = Vec::new();
         c.create(SimTime(0), WALL, ContextStart::Fixed(5_000), &mut out);

@@ -248,6 +248,19 @@ impl EurekaServer {
         }
     }
 
+    /// Whether no read from `now` on can change anything here (issue 12): both keys of the
+    /// response cache are served from its read-only level and already in it (a read then only
+    /// looks them up, `ResponseCache::get`), deltas are served (no 403 and the full fetch it
+    /// brings), and reads are never refused again (`shouldAllowAccess`). Holds as long as the
+    /// server is not restarted, which only a `[[fault]]` does.
+    pub fn reads_change_nothing(&self, now: SimTime) -> bool {
+        self.cache.uses_read_only()
+            && self.cache.served().is_some()
+            && self.delta_cache.served().is_some()
+            && !self.config.disable_delta
+            && self.reads_refused_until.is_none_or(|until| until < now)
+    }
+
     /// `#shouldAllowAccess` is false now (`ApplicationsResource#getContainers`,
     /// `#getContainerDifferential` answer 403).
     fn refuses_reads(&self, now: SimTime) -> bool {

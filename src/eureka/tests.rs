@@ -61,6 +61,14 @@ fn record(scenario: &Scenario, seed: u64) -> (Log, u64) {
     (log, epoch)
 }
 
+/// [`record`] where every client fetches, also those whose fetches no one observes
+/// (`World::with_every_fetch`): for tests that read every client's cache.
+fn record_every_fetch(scenario: &Scenario, seed: u64) -> Log {
+    World::with_every_fetch(scenario, seed, Vec::new(), RequestMode::PerRequest)
+        .run()
+        .0
+}
+
 fn process(scenario: &Scenario, name: &str) -> usize {
     Layout::new(scenario)
         .processes
@@ -1067,4 +1075,120 @@ fn task_timeouts_are_armed_beyond_the_latency_bound() {
     let s = one_second_tasks(26);
     let ((_, ran), (_, ref_ran)) = pruned_and_reference(&s, 1, RequestMode::Batched);
     assert_eq!(ran.events, ref_ran.events);
+}
+
+/// What a client's fetches tell of its own cache (`Fetched`, `ClientCache`,
+/// `ReconcileMismatch`, `DeltaForbidden`), if the observer is one of `left_out`.
+fn own_fetch_news(o: &Observation, left_out: &[usize]) -> bool {
+    let observer = match o {
+        Observation::Fetched { observer, .. }
+        | Observation::ClientCache { observer, .. }
+        | Observation::ReconcileMismatch { observer, .. }
+        | Observation::DeltaForbidden { observer } => *observer,
+        _ => return false,
+    };
+    left_out.contains(&observer)
+}
+
+/// Runs one trial with unobserved fetches left out (the default) and with every fetch
+/// (`World::with_every_fetch`); returns the clients left out and both runs.
+fn left_out_and_every_fetch(
+    scenario: &Scenario,
+    seed: u64,
+    mode: RequestMode,
+) -> (
+    Vec<usize>,
+    (Log, super::world::Ran),
+    (Log, super::world::Ran),
+) {
+    let world = World::with_mode(scenario, seed, Vec::new(), mode);
+    let left_out = (0..world.processes().len())
+        .filter(|&p| world.processes()[p].client.fetches_left_out())
+        .collect();
+    let reference = World::with_every_fetch(scenario, seed, Vec::new(), mode).run();
+    (left_out, world.run(), reference)
+}
+
+/// Issue 12: leaving out the fetches of clients that call nothing, where no read can change a
+/// server, changes nothing else: every observation but those clients' news of their own
+/// caches, at the same instant and in the same
+/// order, and the trial's end are those of the reference where every client fetches, for
+/// every bundled scenario (those with faults leave nothing out) and a few seeds, in both
+/// request modes; and it leaves out events somewhere.
+#[test]
+fn leaving_out_unobserved_fetches_changes_no_observation() {
+    let mut left_out_somewhere = false;
+    for stem in crate::scenario::fixture::bundled_stems() {
+        let s = crate::scenario::fixture::bundled(&stem, &[]);
+        for (seed, mode) in [
+            (1, RequestMode::Batched),
+            (2, RequestMode::Batched),
+            (3, RequestMode::PerRequest),
+        ] {
+            let (left_out, (mut log, ran), (mut ref_log, ref_ran)) =
+                left_out_and_every_fetch(&s, seed, mode);
+            let every = ref_log.len();
+            log.retain(|(_, o)| !own_fetch_news(o, &left_out));
+            ref_log.retain(|(_, o)| !own_fetch_news(o, &left_out));
+            if let Some(k) = (0..log.len().min(ref_log.len())).find(|&k| log[k] != ref_log[k]) {
+                panic!(
+                    "{stem} seed {seed}: observation {k} differs: {:?} against the reference's {:?}; ends {:?} {:?}; prev {:?}",
+                    log[k],
+                    ref_log[k],
+                    ran,
+                    ref_ran,
+                    &log[k.saturating_sub(3)..k]
+                );
+            }
+            assert!(log == ref_log, "{stem} seed {seed}: observations differ");
+            assert_eq!(ran.end, ref_ran.end, "{stem} seed {seed}");
+            if left_out.is_empty() {
+                assert_eq!(ran.events, ref_ran.events, "{stem}: nothing left out");
+                assert_eq!(every, ref_log.len(), "{stem}");
+            } else {
+                assert!(
+                    !s.faults.is_empty() || ran.events < ref_ran.events,
+                    "{stem}"
+                );
+                assert!(s.faults.is_empty(), "{stem}: a fault, yet fetches left out");
+                left_out_somewhere = true;
+            }
+        }
+    }
+    assert!(left_out_somewhere, "no bundled scenario left a fetch out");
+}
+
+/// Who is left out: app instances that call nothing, never a caller or a peer's embedded
+/// client; and nobody with the read-only cache off, with a `[[fault]]`, or on a cold start
+/// (its first reads fill the caches).
+#[test]
+fn only_fetches_nobody_reads_and_that_change_nothing_are_left_out() {
+    let left_out = |extra: &[&str]| {
+        let extra: Vec<String> = extra.iter().map(|e| e.to_string()).collect();
+        let s = crate::scenario::fixture::bundled("kill-9", &extra);
+        let world = World::new(&s, 1, Vec::new());
+        let names: Vec<String> = world
+            .processes()
+            .iter()
+            .filter(|p| p.client.fetches_left_out())
+            .map(|p| p.name.clone())
+            .collect();
+        let apps: Vec<String> = world
+            .processes()
+            .iter()
+            .filter(|p| matches!(p.kind, ProcessKind::AppInstance { .. }))
+            .map(|p| p.name.clone())
+            .collect();
+        (names, apps)
+    };
+    let (names, apps) = left_out(&[]);
+    assert!(!apps.is_empty());
+    assert_eq!(names, apps, "every app instance, nothing else");
+    for off in [
+        "server.eureka.server.use-read-only-response-cache=false",
+        "server.eureka.server.disable-delta=true",
+        "simulation.start=cold",
+    ] {
+        assert_eq!(left_out(&[off]).0, Vec::<String>::new(), "{off}");
+    }
 }

@@ -6,7 +6,7 @@
 //! [`ClientTransport`] puts them together for one `DiscoveryClient`: it picks each call's
 //! server, and after a failed attempt the next one, or gives up.
 
-use crate::engine::{RngStream, SimTime};
+use crate::engine::{RngStream, SimTime, StreamFactory};
 
 use super::ids::ServerId;
 use super::protocol::{Call, Reply};
@@ -75,22 +75,41 @@ impl Endpoints {
         self
     }
 
-    /// The list at `now`, resolved again when its 300 s are over (a fixed-per-host shuffle
-    /// keeps its first order).
+    /// The list at `now`. `AsyncResolver` resolves it at its warm-up (the first call) and then
+    /// on its own timer every `poll_interval_ms`, whoever calls (a fixed-per-host shuffle keeps
+    /// its first order). Every resolve since the last call is drawn, in order, from the
+    /// resolver's own stream, so the order at an instant does not depend on which stack called
+    /// when: a stack whose calls are left out (issue 12, `DiscoveryClient::fetches_unobserved`)
+    /// changes nothing the other one sees.
     pub fn at(&mut self, now: SimTime, rng: &mut RngStream) -> &[ServerId] {
-        let due = self.next_resolve.is_none_or(|at| now >= at);
-        if due && !(self.fixed_per_host && self.next_resolve.is_some()) {
-            self.order.clear();
-            for group in [&self.own, &self.others] {
-                let start = self.order.len();
-                self.order.extend_from_slice(group);
-                shuffle(&mut self.order[start..], rng);
+        match self.next_resolve {
+            None => {
+                self.resolve(rng);
+                self.next_resolve = Some(now + self.poll_interval_ms);
             }
-        }
-        if due {
-            self.next_resolve = Some(now + self.poll_interval_ms);
+            Some(mut due) if now >= due => {
+                while now >= due {
+                    if !self.fixed_per_host {
+                        self.resolve(rng);
+                    }
+                    due += self.poll_interval_ms;
+                }
+                self.next_resolve = Some(due);
+            }
+            Some(_) => {}
         }
         &self.order
+    }
+
+    /// `ZoneAffinityClusterResolver#getClusterEndpoints`: the own zone's servers, then the
+    /// others, each group shuffled.
+    fn resolve(&mut self, rng: &mut RngStream) {
+        self.order.clear();
+        for group in [&self.own, &self.others] {
+            let start = self.order.len();
+            self.order.extend_from_slice(group);
+            shuffle(&mut self.order[start..], rng);
+        }
     }
 }
 
@@ -354,16 +373,40 @@ pub enum Delivery {
     Stale,
 }
 
+/// The streams a transport draws from: one per stack (its sessions) and one for the shared
+/// resolver (its shuffles). Apart, so that what one stack does never moves what the other
+/// draws (issue 12: a client whose fetches nobody observes leaves them out).
+#[derive(Debug)]
+pub struct TransportStreams {
+    /// `transport/<name>`: the registration stack's sessions.
+    pub registration: RngStream,
+    /// `transport/<name>/query`: the query stack's sessions.
+    pub query: RngStream,
+    /// `resolver/<name>`: the endpoint shuffles.
+    pub resolver: RngStream,
+}
+
+impl TransportStreams {
+    /// The streams of the process (incarnation) called `name` (`svc-0`, `svc-0#1`).
+    pub fn named(streams: &StreamFactory, name: &str) -> TransportStreams {
+        TransportStreams {
+            registration: streams.stream(&format!("transport/{name}")),
+            query: streams.stream(&format!("transport/{name}/query")),
+            resolver: streams.stream(&format!("resolver/{name}")),
+        }
+    }
+}
+
 /// A client's way to the Eureka servers: the endpoint list, the two stacks and the calls in
 /// flight. Only built for a client with more than one endpoint (one endpoint never draws, so
-/// its calls go straight to it); it draws from its own stream, so a cluster and a standalone
+/// its calls go straight to it); it draws from its own streams, so a cluster and a standalone
 /// variant of a scenario keep their other random numbers in common.
 #[derive(Debug)]
 pub struct ClientTransport {
     endpoints: Endpoints,
     registration: Session,
     query: Session,
-    rng: RngStream,
+    streams: TransportStreams,
     calls: Vec<InFlight>,
     next_seq: u32,
 }
@@ -372,13 +415,13 @@ impl ClientTransport {
     pub fn new(
         endpoints: Endpoints,
         settings: TransportSettings,
-        rng: RngStream,
+        streams: TransportStreams,
     ) -> ClientTransport {
         ClientTransport {
             endpoints: endpoints.with_poll_interval(settings.poll_interval_ms),
             registration: Session::new(settings),
             query: Session::new(settings),
-            rng,
+            streams,
             calls: Vec::new(),
             next_seq: 1,
         }
@@ -386,8 +429,8 @@ impl ClientTransport {
 
     /// The transport of the same process after a restart: the same endpoints (a fixed
     /// per-host order stays, it is drawn from the host's address), fresh sessions, no sticky
-    /// server, no call in flight, drawing from `rng`.
-    pub fn restarted(&self, rng: RngStream) -> ClientTransport {
+    /// server, no call in flight, drawing from `streams`.
+    pub fn restarted(&self, streams: TransportStreams) -> ClientTransport {
         let mut endpoints = self.endpoints.clone();
         if !endpoints.fixed_per_host {
             endpoints.next_resolve = None;
@@ -396,7 +439,7 @@ impl ClientTransport {
             endpoints,
             registration: Session::new(self.registration.settings),
             query: Session::new(self.query.settings),
-            rng,
+            streams,
             calls: Vec::new(),
             next_seq: self.next_seq,
         }
@@ -411,15 +454,15 @@ impl ClientTransport {
             endpoints,
             registration,
             query,
-            rng,
+            streams,
             ..
         } = self;
-        let session = match stack {
-            Stack::Registration => registration,
-            Stack::Query => query,
+        let (session, rng) = match stack {
+            Stack::Registration => (registration, &mut streams.registration),
+            Stack::Query => (query, &mut streams.query),
         };
         session.before_call(now, rng);
-        let order = endpoints.at(now, rng);
+        let order = endpoints.at(now, &mut streams.resolver);
         let attempts = session.client.begin(order)?;
         let seq = self.next_seq();
         let server = attempts.server();
@@ -450,10 +493,10 @@ impl ClientTransport {
             endpoints,
             registration,
             query,
-            rng,
+            streams,
             ..
         } = self;
-        let order = endpoints.at(now, rng);
+        let order = endpoints.at(now, &mut streams.resolver);
         let session = match flight.stack {
             Stack::Registration => registration,
             Stack::Query => query,
@@ -478,17 +521,19 @@ impl ClientTransport {
     /// the order its session began with (from Eureka 1.10.14 two independent shuffles, one
     /// per session start; before, the host's one order). Returns (registration, query).
     pub fn start_steady(&mut self, now: SimTime) -> (ServerId, ServerId) {
-        let registration = self.endpoints.at(now, &mut self.rng).first().copied();
+        let resolver = &mut self.streams.resolver;
+        let registration = self.endpoints.at(now, resolver).first().copied();
         if !self.endpoints.fixed_per_host {
             self.endpoints.next_resolve = None;
         }
-        let query = self.endpoints.at(now, &mut self.rng).first().copied();
+        let query = self.endpoints.at(now, resolver).first().copied();
         let (Some(registration), Some(query)) = (registration, query) else {
             return (ServerId::FIRST, ServerId::FIRST);
         };
+        let streams = &mut self.streams;
         self.registration
-            .start_steady(now, registration, &mut self.rng);
-        self.query.start_steady(now, query, &mut self.rng);
+            .start_steady(now, registration, &mut streams.registration);
+        self.query.start_steady(now, query, &mut streams.query);
         (registration, query)
     }
 
@@ -612,6 +657,41 @@ mod tests {
         }
     }
 
+    /// `AsyncResolver` resolves on its own timer, every 300 s from its warm-up, whoever calls:
+    /// a list asked for at every 30 s and one asked for only now and then give the same order
+    /// at the same instant, and the one asked for after a long quiet has drawn every resolve
+    /// it missed (the next resolve is on the grid, not 300 s after the late call).
+    #[test]
+    fn endpoints_resolve_on_the_resolvers_timer_whoever_calls() {
+        let fresh = || StreamFactory::new(11).stream("resolver/test");
+        let (mut busy_rng, mut quiet_rng) = (fresh(), fresh());
+        let mut busy = Endpoints::new(Vec::new(), ids(&[1, 2, 3, 4]), false);
+        let mut quiet = busy.clone();
+        quiet.at(SimTime(5), &mut quiet_rng);
+        let mut by_instant = Vec::new();
+        for k in 0..200 {
+            let now = SimTime(5 + k * 30_000);
+            by_instant.push((now, busy.at(now, &mut busy_rng).to_vec()));
+        }
+        for (now, order) in by_instant.iter().step_by(37) {
+            assert_eq!(
+                quiet.at(*now, &mut quiet_rng),
+                order.as_slice(),
+                "at {now:?}"
+            );
+        }
+        // On the grid: the resolve after 5 + 19 x 300 s is due at 5 + 20 x 300 s.
+        let late = SimTime(5 + 19 * SERVICE_URL_POLL_INTERVAL_MS + 299_000);
+        let mut grid = Endpoints::new(Vec::new(), ids(&[1, 2, 3, 4]), false);
+        let mut rng = fresh();
+        grid.at(SimTime(5), &mut rng);
+        grid.at(late, &mut rng);
+        assert_eq!(
+            grid.next_resolve,
+            Some(SimTime(5 + 20 * SERVICE_URL_POLL_INTERVAL_MS))
+        );
+    }
+
     /// Sessions: the first call starts one; it lasts 1200 s x (1 + U - 0.5), in [600, 1800) s,
     /// and the call after that starts a new one with no sticky server.
     #[test]
@@ -635,9 +715,9 @@ mod tests {
     /// one draw and every step below follows from it.
     #[test]
     fn client_transport_retries_then_fails_and_keeps_stacks_apart() {
-        let rng = StreamFactory::new(9).stream("transport/p");
+        let streams = TransportStreams::named(&StreamFactory::new(9), "p");
         let endpoints = Endpoints::new(ids(&[0, 1, 2]), Vec::new(), true);
-        let mut t = ClientTransport::new(endpoints, TransportSettings::default(), rng);
+        let mut t = ClientTransport::new(endpoints, TransportSettings::default(), streams);
         let renew = Call::Renew { last_dirty: 1 };
         let (first, seq) = t.begin(SimTime(0), renew).unwrap();
         assert_eq!(

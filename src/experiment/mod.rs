@@ -38,7 +38,7 @@ pub use sweep::{PointResult, Sweep, Vary};
 use rayon::prelude::*;
 
 use crate::engine::trial_seed;
-use crate::eureka::{Layout, RequestMode, World};
+use crate::eureka::{Layout, Observer, RequestMode, World};
 use crate::scenario::Scenario;
 
 /// The outcome of one trial. Serde carries it between a shard and `merge`
@@ -83,11 +83,45 @@ pub fn simulate_with(
     seed: u64,
     mode: RequestMode,
 ) -> TrialOutcome {
+    simulate_in(scenario, trial, seed, mode, Fetches::LeaveOutUnobserved)
+}
+
+/// Which fetches a trial simulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fetches {
+    /// Those someone observes or that change a server (the default, issue 12).
+    LeaveOutUnobserved,
+    /// Every client's (the reference, [`World::with_every_fetch`]).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Every,
+}
+
+/// The world of one trial with its observer, simulating `fetches`.
+fn world<'s, O: Observer>(
+    scenario: &'s Scenario,
+    seed: u64,
+    observer: O,
+    mode: RequestMode,
+    fetches: Fetches,
+) -> World<'s, O> {
+    match fetches {
+        Fetches::LeaveOutUnobserved => World::with_mode(scenario, seed, observer, mode),
+        Fetches::Every => World::with_every_fetch(scenario, seed, observer, mode),
+    }
+}
+
+fn simulate_in(
+    scenario: &Scenario,
+    trial: u32,
+    seed: u64,
+    mode: RequestMode,
+    fetches: Fetches,
+) -> TrialOutcome {
     let layout = Layout::new(scenario);
     let metrics = MetricsObserver::new(&layout);
     let limit = budget::event_limit(scenario, mode);
     if scenario.deploys.is_empty() {
-        let (mut observer, ran) = World::with_mode(scenario, seed, metrics, mode)
+        let (mut observer, ran) = world(scenario, seed, metrics, mode, fetches)
             .limit_events(limit)
             .run();
         return TrialOutcome {
@@ -102,7 +136,8 @@ pub fn simulate_with(
         };
     }
     let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
-    let ((mut metrics, deploys), ran) = World::with_mode(scenario, seed, (metrics, deploys), mode)
+    let observers = (metrics, deploys);
+    let ((mut metrics, deploys), ran) = world(scenario, seed, observers, mode, fetches)
         .limit_events(limit)
         .run();
     TrialOutcome {
@@ -162,6 +197,32 @@ mod tests {
     use crate::eureka::Holding;
     use crate::scenario::Metric;
     use crate::scenario::fixture::{ScenarioText, bundled, parse};
+
+    /// Issue 12: with the measures that end a trial at rest (`MetricsObserver`, a deploy's
+    /// observers), leaving out the fetches no one observes gives every bundled scenario's
+    /// trials the same outcomes, ends included, as the reference where every client fetches,
+    /// in both request modes; only the count of events handled is lower.
+    #[test]
+    fn outcomes_are_those_of_the_reference_that_fetches_everything() {
+        for stem in crate::scenario::fixture::bundled_stems() {
+            let s = bundled(&stem, &[]);
+            for (trial, mode) in [
+                (0, RequestMode::Batched),
+                (1, RequestMode::Batched),
+                (2, RequestMode::PerRequest),
+            ] {
+                let seed = trial_seed(s.simulation.seed, trial);
+                let fast = simulate_in(&s, trial, seed, mode, Fetches::LeaveOutUnobserved);
+                let reference = simulate_in(&s, trial, seed, mode, Fetches::Every);
+                assert!(fast.events <= reference.events, "{stem} trial {trial}");
+                let events = TrialOutcome {
+                    events: reference.events,
+                    ..fast
+                };
+                assert_eq!(events, reference, "{stem} trial {trial} ({mode:?})");
+            }
+        }
+    }
 
     /// Two-sample Kolmogorov-Smirnov statistic.
     pub(super) fn ks(a: &[i64], b: &[i64]) -> f64 {

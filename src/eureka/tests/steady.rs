@@ -2,10 +2,11 @@
 
 use super::*;
 
-/// The test fleet (20 instances and a gateway, 5 ms latency) on a steady start, no stop.
+/// The test fleet (20 instances and a gateway, 5 ms latency) on a steady start, no stop, every
+/// client fetching (these tests read every client's cache).
 fn steady(seed: u64) -> Log {
     let s = scenario("", &["simulation.start=steady"]);
-    record(&s, seed).0
+    record_every_fetch(&s, seed)
 }
 
 /// At time 0 every instance and the gateway are UP in the registry, served by `GET /apps`, in

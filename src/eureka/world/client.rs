@@ -11,6 +11,7 @@ use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::protocol::{Call, Reply};
 use crate::eureka::status::InstanceStatus;
+use crate::eureka::transport::Stack;
 use crate::scenario::NetworkConfig;
 
 use super::{Event, World, latency, report};
@@ -31,6 +32,7 @@ impl<O: Observer> World<'_, O> {
             process: p,
             network: &self.scenario.network,
             net: &mut self.net[p],
+            net_query: &mut self.net_query[p],
             queue: &mut self.queue,
             deploys: &mut self.deploys,
             observer: &mut self.observer,
@@ -161,7 +163,9 @@ impl<O: Observer> World<'_, O> {
 pub(super) struct ClientSink<'w, O: Observer> {
     process: ProcessId,
     network: &'w NetworkConfig,
+    /// The process's latency streams: registration calls, fetches (`World::call_latency`).
     net: &'w mut RngStream,
+    net_query: &'w mut RngStream,
     queue: &'w mut EventQueue<Event>,
     deploys: &'w mut [DeployRun],
     observer: &'w mut O,
@@ -185,7 +189,11 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
         if !self.deferred.is_empty() || self.faults_active {
             return self.deferred.push(ClientEffect::Send { server, seq, call });
         }
-        let delay = latency(self.network, self.net);
+        let stream = match Stack::of(&call) {
+            Stack::Registration => &mut *self.net,
+            Stack::Query => &mut *self.net_query,
+        };
+        let delay = latency(self.network, stream);
         let from = self.process;
         let event = Event::AtServer {
             server,

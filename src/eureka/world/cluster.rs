@@ -5,7 +5,9 @@ use crate::engine::StreamFactory;
 use crate::eureka::ids::ServerId;
 use crate::eureka::observe::Observer;
 use crate::eureka::server::EurekaServer;
-use crate::eureka::transport::{ClientTransport, Endpoints, NUMBER_OF_RETRIES, TransportSettings};
+use crate::eureka::transport::{
+    ClientTransport, Endpoints, NUMBER_OF_RETRIES, TransportSettings, TransportStreams,
+};
 use crate::scenario::{ClientConfig, NetworkConfig, Scenario};
 
 use super::World;
@@ -62,8 +64,9 @@ fn transport_settings(config: &ClientConfig) -> TransportSettings {
 
 impl<O: Observer> World<'_, O> {
     /// Gives every client its way to the servers: a client with one endpoint calls it
-    /// directly; one with more gets a transport drawing from its own stream
-    /// (`transport/<name>`), which a standalone world never creates.
+    /// directly; one with more gets a transport drawing from its own streams
+    /// (`transport/<name>`, `transport/<name>/query`, `resolver/<name>`), which a standalone
+    /// world never creates.
     pub(super) fn connect_clients(&mut self, streams: &StreamFactory) {
         let scenario = self.scenario;
         let fixed = scenario
@@ -78,10 +81,10 @@ impl<O: Observer> World<'_, O> {
                 process.client.use_server(server.unwrap_or(ServerId::FIRST));
                 continue;
             }
-            let rng = streams.stream(&format!("transport/{}", process.name));
             let endpoints = Endpoints::new(own, others, fixed);
             let settings = transport_settings(process.client.config());
-            let transport = ClientTransport::new(endpoints, settings, rng);
+            let rngs = TransportStreams::named(streams, &process.name);
+            let transport = ClientTransport::new(endpoints, settings, rngs);
             process.client.use_transport(transport);
             let within = process.client.shortest_task_interval_ms();
             if scenario.faults.is_empty() && longest_run_ms(&scenario.network) < within {

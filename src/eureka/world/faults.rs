@@ -9,6 +9,7 @@ use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::protocol::{Call, Reply};
 use crate::eureka::server::EurekaServer;
+use crate::eureka::transport::{Stack, TransportStreams};
 use crate::scenario::{EurekaClientTransport, FaultKind, FaultSide};
 
 use super::{Event, World};
@@ -119,16 +120,18 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// The restarted peer's JVM creates its embedded Eureka client anew (its own streams
-    /// `client/<name>#<n>`, `transport/<name>#<n>`), which fetches, registers if it does, and
+    /// `client/<name>#<n>`, `transport/<name>#<n>` and the others of
+    /// `TransportStreams::named`), which fetches, registers if it does, and
     /// feeds the renewal threshold's recount as at a first start.
     fn restart_embedded_client(&mut self, s: ServerId, incarnation: u32) {
         let p = self.server_processes[s.index()];
         let name = &self.processes[p].name;
         let rng = self.streams.stream(&format!("client/{name}#{incarnation}"));
-        let transport_rng = self
-            .streams
-            .stream(&format!("transport/{name}#{incarnation}"));
-        self.processes[p].client = self.processes[p].client.restarted(rng, transport_rng);
+        let incarnation_name = format!("{name}#{incarnation}");
+        let transport = TransportStreams::named(&self.streams, &incarnation_name);
+        self.processes[p].client = self.processes[p].client.restarted(rng, transport);
+        let query = format!("net/{incarnation_name}/query");
+        self.net_query[p] = self.streams.stream(&query);
         self.set_serving(p, false);
         self.on_client_create(p);
     }
@@ -216,11 +219,11 @@ impl<O: Observer> World<'_, O> {
         seq: u32,
         call: Call,
     ) -> bool {
-        let _ = call;
+        let stack = Stack::of(&call);
         let server_process = self.server_processes[server.index()];
         let now = self.now();
         let failed_after = if self.faults.is_down(server) {
-            Some(self.latency(from) + self.latency(from))
+            Some(self.call_latency(from, stack) + self.call_latency(from, stack))
         } else if !self.faults.open(from, server_process) {
             Some(self.connect_timeout_ms(from))
         } else {
@@ -234,7 +237,7 @@ impl<O: Observer> World<'_, O> {
             self.faults.paused(server_process, now),
             self.read_timeout_ms(from),
         ) {
-            let latency = self.latency(from);
+            let latency = self.call_latency(from, stack);
             if until.since(now) as u64 > latency + read {
                 self.unanswered(from, seq, latency + read);
             }

@@ -36,6 +36,7 @@ use super::restart::RestartRun;
 use super::route::{AttemptEffect, RequestMode, RibbonEffect, Route, SpringEffect, SpringTimer};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
+use super::transport::Stack;
 pub use routing::Process;
 use routing::Routes;
 
@@ -155,8 +156,12 @@ pub struct World<'s, O: Observer> {
     pub(super) shutdowns: Vec<ShutdownRun>,
     pub(super) restarts: Vec<RestartRun>,
     pub(super) deploys: Vec<DeployRun>,
-    /// One latency stream per process (`net/<name>`), used for both directions of its calls.
+    /// One latency stream per process (`net/<name>`), used for both directions of its
+    /// registration stack's calls (register, renew, cancel, status) and its server's batches.
     pub(super) net: Vec<RngStream>,
+    /// One per process (`net/<name>/query`) for both directions of its fetches: apart from
+    /// `net`, so that leaving out fetches nobody observes (issue 12) moves no other draw.
+    pub(super) net_query: Vec<RngStream>,
     pub(super) wall_epoch_ms: u64,
     pub(super) observer: O,
     pub(super) request_mode: RequestMode,
@@ -185,6 +190,8 @@ pub struct World<'s, O: Observer> {
     pending_shutdown_steps: u32,
     /// The most events the trial may handle ([`World::limit_events`]; unlimited by default).
     event_limit: u64,
+    /// Unobserved fetches that change nothing are left out (off in [`World::with_every_fetch`]).
+    leaves_out_fetches: bool,
 }
 
 /// What [`World::run`] tells besides the observer.
@@ -213,6 +220,29 @@ impl<'s, O: Observer> World<'s, O> {
         observer: O,
         request_mode: RequestMode,
     ) -> Self {
+        Self::build(scenario, trial_seed, observer, request_mode, true)
+    }
+
+    /// The reference mode of issue 12's fetch pruning: [`World::with_mode`], but every client
+    /// fetches, even one whose fetches no one observes and change nothing
+    /// ([`DiscoveryClient::leave_out_fetches`]). Tests compare the two; `explain` tells its
+    /// story from this one.
+    pub fn with_every_fetch(
+        scenario: &'s Scenario,
+        trial_seed: u64,
+        observer: O,
+        request_mode: RequestMode,
+    ) -> Self {
+        Self::build(scenario, trial_seed, observer, request_mode, false)
+    }
+
+    fn build(
+        scenario: &'s Scenario,
+        trial_seed: u64,
+        observer: O,
+        request_mode: RequestMode,
+        leaves_out_fetches: bool,
+    ) -> Self {
         let streams = StreamFactory::new(trial_seed);
         let mut setup = streams.stream("setup");
         let wall_epoch_ms = WALL_EPOCH_BASE_MS + setup.below(86_400_000);
@@ -227,6 +257,10 @@ impl<'s, O: Observer> World<'s, O> {
         let net = processes
             .iter()
             .map(|p| streams.stream(&format!("net/{}", p.name)))
+            .collect();
+        let net_query = processes
+            .iter()
+            .map(|p| streams.stream(&format!("net/{}/query", p.name)))
             .collect();
         let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
@@ -247,6 +281,7 @@ impl<'s, O: Observer> World<'s, O> {
             restarts,
             deploys,
             net,
+            net_query,
             wall_epoch_ms,
             observer,
             request_mode,
@@ -266,6 +301,7 @@ impl<'s, O: Observer> World<'s, O> {
             last_planned: SimTime(last_planned_ms(scenario)),
             pending_shutdown_steps: 0,
             event_limit: u64::MAX,
+            leaves_out_fetches,
         };
         world.connect_clients(&streams);
         match scenario.simulation.start {
@@ -349,6 +385,9 @@ impl<'s, O: Observer> World<'s, O> {
                 break;
             }
         }
+        // The clock moves to the end, so what is told there is told at the end, not at the
+        // instant of the last event (which a left-out no-op event would move).
+        self.queue.advance_to(end);
         self.settle_routes_until(end);
         self.report_still_listed(end);
         (
@@ -550,9 +589,19 @@ impl<'s, O: Observer> World<'s, O> {
         );
     }
 
-    /// One network traversal for `p`'s calls: `latency-ms + U[0, jitter]`.
+    /// One network traversal for `p`'s registration calls and its server's batches:
+    /// `latency-ms + U[0, jitter]`.
     pub(super) fn latency(&mut self, p: ProcessId) -> u64 {
         latency(&self.scenario.network, &mut self.net[p])
+    }
+
+    /// One network traversal for a call of `p`'s `stack`, from that stack's stream.
+    pub(super) fn call_latency(&mut self, p: ProcessId, stack: Stack) -> u64 {
+        let stream = match stack {
+            Stack::Registration => &mut self.net[p],
+            Stack::Query => &mut self.net_query[p],
+        };
+        latency(&self.scenario.network, stream)
     }
 
     /// Sends a REST call from `p` to the server its client picks; it arrives after one
@@ -569,7 +618,7 @@ impl<'s, O: Observer> World<'s, O> {
         if self.faults.active() && !self.call_meets_faults(from, server, seq, call) {
             return;
         }
-        let delay = self.latency(from);
+        let delay = self.call_latency(from, Stack::of(&call));
         let event = Event::AtServer {
             server,
             from,
@@ -579,9 +628,9 @@ impl<'s, O: Observer> World<'s, O> {
         self.queue.schedule_in(delay, event);
     }
 
-    /// Sends the server's reply to call `seq` back to `to`.
-    pub(super) fn reply(&mut self, to: ProcessId, seq: u32, reply: Reply) {
-        let delay = self.latency(to);
+    /// Sends the server's reply to call `seq` (of `to`'s `stack`) back to `to`.
+    pub(super) fn reply(&mut self, to: ProcessId, seq: u32, stack: Stack, reply: Reply) {
+        let delay = self.call_latency(to, stack);
         let incarnation = self.processes[to].client.incarnation();
         let event = Event::AtClient {
             to,

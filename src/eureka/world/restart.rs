@@ -3,6 +3,7 @@
 use crate::engine::SimTime;
 use crate::eureka::ids::ProcessId;
 use crate::eureka::observe::{Observation, Observer};
+use crate::eureka::transport::TransportStreams;
 
 use super::{Event, World};
 
@@ -42,9 +43,12 @@ impl<O: Observer> World<'_, O> {
             let Some(rng) = self.restarts[run].take_client_stream() else {
                 return;
             };
-            let name = format!("transport/{}#1", self.processes[old].name);
-            let transport_rng = self.streams.stream(&name);
-            self.processes[old].client = self.processes[old].client.restarted(rng, transport_rng);
+            let name = format!("{}#1", self.processes[old].name);
+            let transport = TransportStreams::named(&self.streams, &name);
+            self.processes[old].client = self.processes[old].client.restarted(rng, transport);
+            // The new JVM's fetches draw from a stream of their own: what the old one's drew
+            // depends on whether they were left out (`DiscoveryClient::leave_out_fetches`).
+            self.net_query[old] = self.streams.stream(&format!("net/{name}/query"));
             self.set_serving(old, false);
         }
         self.on_client_create(new);

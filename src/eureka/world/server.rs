@@ -14,6 +14,7 @@ use super::faults::{BatchFate, batch_fate};
 use super::{Event, Process, World, latency, report};
 use crate::eureka::faults::Faults;
 use crate::eureka::protocol::Reply;
+use crate::eureka::transport::Stack;
 
 impl<O: Observer> World<'_, O> {
     /// Server bootstrap ([`EurekaServer::start`]).
@@ -69,13 +70,14 @@ impl<O: Observer> World<'_, O> {
 
     /// A REST call arrives: the resource handles it at once and replies.
     pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, seq: u32, call: Call) {
+        let stack = Stack::of(&call);
         if self.faults.is_down(s) {
             // It went down while the call was on its way: refused.
-            return self.reply(from, seq, Reply::Unreachable);
+            return self.reply(from, seq, stack, Reply::Unreachable);
         }
         let now = self.now();
         let reply = self.with_server(s, |server, out| server.on_call(now, from, call, out));
-        self.reply(from, seq, reply);
+        self.reply(from, seq, stack, reply);
     }
 
     /// A peer's replication batch arrives ([`EurekaServer::on_batch`]); the answer goes back

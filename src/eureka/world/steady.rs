@@ -66,7 +66,11 @@ impl<O: Observer> World<'_, O> {
                 })
             })
             .collect();
+        let leave_out = self.leaves_out_fetches && self.fetches_change_nothing();
         for (p, query) in query_servers.into_iter().enumerate() {
+            if leave_out && !self.fetches_observed(p) {
+                self.processes[p].client.leave_out_fetches();
+            }
             let payload = std::rc::Rc::clone(&payloads[query.index()]);
             self.with_client(p, |client, applications, out| {
                 client.restore_cache(payload, applications, out);
@@ -89,6 +93,23 @@ impl<O: Observer> World<'_, O> {
 }
 
 impl<O: Observer> World<'_, O> {
+    /// Whether no client's fetch can change anything on any server for the whole trial
+    /// ([`EurekaServer::reads_change_nothing`] on every server, none of which a `[[fault]]`
+    /// restarts, stops or cuts off: with no fault every call is answered at once).
+    fn fetches_change_nothing(&self) -> bool {
+        let now = self.now();
+        self.scenario.faults.is_empty() && self.servers.iter().all(|s| s.reads_change_nothing(now))
+    }
+
+    /// Whether what `p` fetches is observed: a caller's balancers read its lists, a peer's
+    /// embedded client's registry is counted for the renewal threshold. An app instance that
+    /// calls nothing only stores what it fetched (its observations of its own cache go to no
+    /// measure: `MetricsObserver` follows callers' caches).
+    fn fetches_observed(&self, p: usize) -> bool {
+        let process = &self.processes[p];
+        !matches!(process.kind, ProcessKind::AppInstance { .. }) || !process.client.calls_nothing()
+    }
+
     /// Steady start of a caller: its requests arrive from now on (memoryless, or the fixed grid
     /// at a uniform phase) and its balancers exist, as long-running ones are.
     fn start_caller_traffic_steady(&mut self, caller: usize) {
