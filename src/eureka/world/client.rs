@@ -4,7 +4,7 @@
 
 use crate::engine::{EventQueue, RngStream};
 use crate::eureka::client::DiscoveryClient;
-use crate::eureka::client::{ClientEffect, ClientOutput, ClientTimer, ContextStart};
+use crate::eureka::client::{ClientEffect, ClientOutput, ClientTimer, ContextStart, Task};
 use crate::eureka::deploy::DeployRun;
 use crate::eureka::ids::{ProcessId, ServerId};
 use crate::eureka::layout::ProcessKind;
@@ -89,10 +89,22 @@ impl<O: Observer> World<'_, O> {
         });
     }
 
-    /// A client timer fired; a dead process's timers are void.
+    /// A client timer fired; a dead process's timers are void. A cache refresh whose fetches
+    /// no one observes ends there, for good, once no read can change a server any more (after
+    /// a cold start's first reads filled the caches): [`DiscoveryClient::leave_out_fetches`].
     pub(super) fn on_client_timer(&mut self, p: ProcessId, timer: ClientTimer) {
         if !self.processes[p].alive() {
             return;
+        }
+        if let ClientTimer::Task {
+            task: Task::CacheRefresh,
+            ..
+        } = timer
+            && self.leaves_out_fetches
+            && !self.fetches_observed(p)
+            && self.fetches_change_nothing()
+        {
+            return self.processes[p].client.leave_out_fetches();
         }
         let (now, wall) = (self.now(), self.wall_now());
         self.with_client(p, |client, _, out| client.on_timer(now, wall, timer, out));

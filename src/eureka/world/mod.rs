@@ -191,7 +191,7 @@ pub struct World<'s, O: Observer> {
     /// The most events the trial may handle ([`World::limit_events`]; unlimited by default).
     event_limit: u64,
     /// Unobserved fetches that change nothing are left out (off in [`World::with_every_fetch`]).
-    leaves_out_fetches: bool,
+    pub(super) leaves_out_fetches: bool,
 }
 
 /// What [`World::run`] tells besides the observer.

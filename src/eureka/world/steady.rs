@@ -96,7 +96,7 @@ impl<O: Observer> World<'_, O> {
     /// Whether no client's fetch can change anything on any server for the whole trial
     /// ([`EurekaServer::reads_change_nothing`] on every server, none of which a `[[fault]]`
     /// restarts, stops or cuts off: with no fault every call is answered at once).
-    fn fetches_change_nothing(&self) -> bool {
+    pub(super) fn fetches_change_nothing(&self) -> bool {
         let now = self.now();
         self.scenario.faults.is_empty() && self.servers.iter().all(|s| s.reads_change_nothing(now))
     }
@@ -105,7 +105,7 @@ impl<O: Observer> World<'_, O> {
     /// embedded client's registry is counted for the renewal threshold. An app instance that
     /// calls nothing only stores what it fetched (its observations of its own cache go to no
     /// measure: `MetricsObserver` follows callers' caches).
-    fn fetches_observed(&self, p: usize) -> bool {
+    pub(super) fn fetches_observed(&self, p: usize) -> bool {
         let process = &self.processes[p];
         !matches!(process.kind, ProcessKind::AppInstance { .. }) || !process.client.calls_nothing()
     }
