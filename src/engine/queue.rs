@@ -208,6 +208,21 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
+    /// The end of a trial: the clock moves forward to it, never back, and what is scheduled
+    /// after counts from there.
+    #[test]
+    fn advance_to_moves_the_clock_forward_only() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(10), 'a');
+        assert_eq!(q.pop_until(SimTime(100)), Some((SimTime(10), 'a')));
+        q.advance_to(SimTime(50));
+        assert_eq!(q.now(), SimTime(50));
+        q.advance_to(SimTime(20));
+        assert_eq!(q.now(), SimTime(50));
+        q.schedule_in(5, 'b');
+        assert_eq!(q.pop_until(SimTime(100)), Some((SimTime(55), 'b')));
+    }
+
     /// Issue 14 (`rate-per-s = 5e-7` panicked with "event queue key overflow"): an event
     /// beyond the last orderable instant is dropped, and the events before it still pop in
     /// order.
