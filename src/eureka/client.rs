@@ -591,8 +591,10 @@ impl DiscoveryClient {
     /// stacks are separate HTTP clients (FACTS.md §5.7), and here each draws from its own
     /// streams (`net/<name>/query`, `transport/<name>/query`; the resolver's shuffles do not
     /// depend on who calls), so leaving the fetches out moves no other draw, and removing
-    /// events leaves every other event's order as it was (sequence numbers only grow). Set
-    /// before [`DiscoveryClient::restore_cache`]; a restarted client fetches again.
+    /// events leaves every other event's order as it was (sequence numbers only grow). Set on
+    /// a steady start before [`DiscoveryClient::restore_cache`] (the refresh is then never
+    /// armed), on a cold start at a cache-refresh timer (the world then handles none of its
+    /// timers); a restarted client fetches again.
     pub fn leave_out_fetches(&mut self) {
         self.fetches_left_out = true;
     }
