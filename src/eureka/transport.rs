@@ -79,8 +79,10 @@ impl Endpoints {
     /// on its own timer every `poll_interval_ms`, whoever calls (a fixed-per-host shuffle keeps
     /// its first order). Every resolve since the last call is drawn, in order, from the
     /// resolver's own stream, so the order at an instant does not depend on which stack called
-    /// when: a stack whose calls are left out (issue 12, `DiscoveryClient::fetches_unobserved`)
-    /// changes nothing the other one sees.
+    /// when: a stack whose calls are left out (issue 12, `DiscoveryClient::leave_out_fetches`)
+    /// changes nothing the other one sees. (`AsyncResolver` refreshed every
+    /// `eurekaServiceUrlPollIntervalSeconds`, FACTS.md §5.7; `EurekaHttpClients
+    /// #defaultBootstrapResolver`.)
     pub fn at(&mut self, now: SimTime, rng: &mut RngStream) -> &[ServerId] {
         match self.next_resolve {
             None => {

@@ -130,8 +130,7 @@ impl<O: Observer> World<'_, O> {
         let incarnation_name = format!("{name}#{incarnation}");
         let transport = TransportStreams::named(&self.streams, &incarnation_name);
         self.processes[p].client = self.processes[p].client.restarted(rng, transport);
-        let query = format!("net/{incarnation_name}/query");
-        self.net_query[p] = self.streams.stream(&query);
+        self.renew_query_stream(p, &incarnation_name);
         self.set_serving(p, false);
         self.on_client_create(p);
     }

@@ -595,6 +595,13 @@ impl<'s, O: Observer> World<'s, O> {
         latency(&self.scenario.network, &mut self.net[p])
     }
 
+    /// Gives process `p`'s next incarnation, called `name` (`svc-0#1`), fetches of its own
+    /// (`net/<name>/query`): what the earlier one's drew depends on whether they were left out
+    /// (`DiscoveryClient::leave_out_fetches`).
+    pub(super) fn renew_query_stream(&mut self, p: ProcessId, name: &str) {
+        self.net_query[p] = self.streams.stream(&format!("net/{name}/query"));
+    }
+
     /// One network traversal for a call of `p`'s `stack`, from that stack's stream.
     pub(super) fn call_latency(&mut self, p: ProcessId, stack: Stack) -> u64 {
         let stream = match stack {

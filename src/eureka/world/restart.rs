@@ -46,9 +46,7 @@ impl<O: Observer> World<'_, O> {
             let name = format!("{}#1", self.processes[old].name);
             let transport = TransportStreams::named(&self.streams, &name);
             self.processes[old].client = self.processes[old].client.restarted(rng, transport);
-            // The new JVM's fetches draw from a stream of their own: what the old one's drew
-            // depends on whether they were left out (`DiscoveryClient::leave_out_fetches`).
-            self.net_query[old] = self.streams.stream(&format!("net/{name}/query"));
+            self.renew_query_stream(old, &name);
             self.set_serving(old, false);
         }
         self.on_client_create(new);
