@@ -1,8 +1,16 @@
-//! The event queue: a radix heap ordered by `(time, sequence)`.
+//! The event queue: a radix heap ordered by `(time, class, sequence or key)`.
 //!
-//! Tie-break rule: events due at the same millisecond fire in the order they were scheduled
-//! (first in, first out), because every push takes the next value of a monotonically increasing
-//! sequence number. The order is total, so a run never depends on the queue's internals.
+//! Tie-break rule, for events due at the same millisecond:
+//! 1. keyed events ([`EventQueue::schedule_keyed`]: the periodic client timers whose event a
+//!    fast mode may schedule at another instant than the reference does) fire first, in
+//!    increasing key (the world's key names the process and the timer, so their order does not
+//!    depend on when they were scheduled);
+//! 2. then every other event, in the order it was scheduled (first in, first out): every push
+//!    takes the next value of a monotonically increasing sequence number.
+//!
+//! The order is total, so a run never depends on the queue's internals. Leaving an event out
+//! keeps the relative order of the others: sequence numbers are increasing in the order of the
+//! pushes that remain, and a keyed event's place does not depend on its push at all.
 //!
 //! Why a radix heap: the keys are monotone. A new event is due at or after now and takes a
 //! sequence number above every other, so its packed key is above the key last popped, which is
@@ -26,9 +34,14 @@
 
 use super::SimTime;
 
-/// Bits of the packed key that hold the sequence number; the time (ms) takes the other 31, up to
-/// 24.8 days, beyond the longest scenario allowed (7 days).
+/// Bits of the packed key below the time: the class bit and the 32-bit sequence number or
+/// key. The time (ms) takes the other 31, up to 24.8 days, beyond the longest scenario allowed
+/// (7 days).
 const SEQ_BITS: u32 = 33;
+
+/// The class bit: set on first-in-first-out events, clear on keyed ones, so in one
+/// millisecond every keyed event comes before every other.
+const FIFO: u64 = 1 << 32;
 
 /// The longest simulated time the queue can order.
 pub const MAX_TIME_MS: u64 = (1 << (64 - SEQ_BITS)) - 1;
@@ -104,6 +117,37 @@ impl<E> EventQueue<E> {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
+        // 2^32 events in one trial: the run's event budget (`experiment::budget`) stops a
+        // trial long before.
+        assert!(
+            seq < FIFO,
+            "event queue sequence overflow ({seq} events scheduled in one trial)"
+        );
+        self.push((time.ms() << SEQ_BITS) | FIFO | seq, event);
+    }
+
+    /// Schedules `event` at `time` ahead of the first-in-first-out events of its millisecond,
+    /// ordered by `key` among the keyed ones (the module's tie-break rule). Equal keys in one
+    /// millisecond must be events whose order does not matter (a stale timer and its
+    /// successor). A keyed event can come before one already popped only if it is due now; it
+    /// then goes after it, first in first out, as [`EventQueue::schedule`] would put it.
+    pub fn schedule_keyed(&mut self, time: SimTime, key: u32, event: E) {
+        let time = time.max(self.now);
+        if time.ms() > MAX_TIME_MS {
+            return;
+        }
+        let packed = (time.ms() << SEQ_BITS) | u64::from(key);
+        if packed < self.last {
+            return self.schedule(time, event);
+        }
+        // Counted with the others ([`EventQueue::scheduled`]); FIFO order only needs increasing
+        // numbers, not consecutive ones.
+        self.next_seq += 1;
+        self.push(packed, event);
+    }
+
+    #[inline(always)]
+    fn push(&mut self, key: u64, event: E) {
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slab[slot as usize] = Some(event);
@@ -114,14 +158,8 @@ impl<E> EventQueue<E> {
                 (self.slab.len() - 1) as u32
             }
         };
-        // 2^33 events in one trial: the run's event budget (`experiment::budget`) stops a
-        // trial long before.
-        assert!(
-            seq < (1 << SEQ_BITS),
-            "event queue sequence overflow ({seq} events scheduled in one trial)"
-        );
-        // Not below `last`: time >= now, the time of `last`, and seq is above every earlier one.
-        let key = (time.ms() << SEQ_BITS) | seq;
+        // Not below `last`: time >= now, the time of `last`; a FIFO sequence is above every
+        // earlier one, and `schedule_keyed` sends a keyed event that would be below to FIFO.
         let bucket = bucket_of(key, self.last);
         self.buckets[bucket].push(Entry { key, slot });
         self.occupied |= 1 << bucket;
@@ -341,6 +379,82 @@ mod tests {
             }
             assert!(q.is_empty());
             assert_eq!(q.pop_until(SimTime(MAX_TIME_MS)), None);
+        }
+    }
+
+    /// The tie-break rule: in one millisecond, keyed events first in increasing key, whenever
+    /// they were scheduled, then the others first in first out.
+    #[test]
+    fn keyed_events_come_first_in_their_millisecond_by_key() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(10), "fifo 1");
+        q.schedule_keyed(SimTime(10), 7, "key 7");
+        q.schedule(SimTime(10), "fifo 2");
+        q.schedule_keyed(SimTime(10), 3, "key 3");
+        q.schedule_keyed(SimTime(9), 9, "key 9 earlier");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(100)))
+            .map(|(_, e)| e)
+            .collect();
+        assert_eq!(
+            order,
+            ["key 9 earlier", "key 3", "key 7", "fifo 1", "fifo 2"]
+        );
+    }
+
+    /// A keyed event due now whose key is below the event just popped cannot go back in time:
+    /// it comes after, first in first out (and a key above still comes first).
+    #[test]
+    fn a_keyed_event_below_the_one_popped_goes_first_in_first_out() {
+        let mut q = EventQueue::new();
+        q.schedule_keyed(SimTime(10), 5, "key 5");
+        q.schedule(SimTime(10), "fifo");
+        assert_eq!(q.pop_until(SimTime(100)), Some((SimTime(10), "key 5")));
+        q.schedule_keyed(SimTime(10), 2, "key 2, late");
+        q.schedule_keyed(SimTime(10), 6, "key 6");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(100)))
+            .map(|(_, e)| e)
+            .collect();
+        assert_eq!(order, ["key 6", "fifo", "key 2, late"]);
+    }
+
+    /// Keyed and FIFO events mixed at random pop in the order of a sorted reference of
+    /// (time, class, key or insertion), a keyed event below the last popped counting as FIFO.
+    #[test]
+    fn keyed_and_fifo_schedules_pop_in_the_order_of_the_sorted_reference() {
+        for seed in 0..30u64 {
+            let mut rng = crate::engine::StreamFactory::new(seed).stream("keyed");
+            let mut q = EventQueue::new();
+            let mut pending = std::collections::BTreeSet::new();
+            let (mut now, mut last) = (0u64, (0u64, 0u64, 0u64));
+            for id in 0..4_000u64 {
+                let time = now + [0, 1, 2, 30_000][rng.below(4) as usize] + rng.below(3);
+                if rng.below(3) == 0 {
+                    // Unique keys: a random high part, the id below.
+                    let key = ((rng.below(1 << 11) << 20) | id) as u32;
+                    let packed = (time, 0, u64::from(key));
+                    let packed = if packed < last { (time, 1, id) } else { packed };
+                    pending.insert((packed, id));
+                    q.schedule_keyed(SimTime(time), key, id);
+                } else {
+                    pending.insert(((time, 1, id), id));
+                    q.schedule(SimTime(time), id);
+                }
+                if id % 3 == 0 {
+                    let (key, expected) = pending.pop_first().unwrap();
+                    (now, last) = (key.0, key);
+                    assert_eq!(
+                        q.pop_until(SimTime(MAX_TIME_MS)),
+                        Some((SimTime(now), expected))
+                    );
+                }
+            }
+            while let Some(((time, _, _), expected)) = pending.pop_first() {
+                assert_eq!(
+                    q.pop_until(SimTime(MAX_TIME_MS)),
+                    Some((SimTime(time), expected))
+                );
+            }
+            assert!(q.is_empty(), "seed {seed}");
         }
     }
 

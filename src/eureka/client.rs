@@ -328,6 +328,9 @@ struct Replicator {
     queued: u32,
     /// When the pending periodic run is due, if one is scheduled.
     periodic_due: Option<SimTime>,
+    /// The periodic run due at `periodic_due` is not armed: while the replicator is idle its
+    /// runs change nothing but the next one's due time ([`DiscoveryClient::defer_idle_replicator`]).
+    deferred: bool,
     generation: u32,
     /// `shutdown()` was called: no new periodic runs; terminated when idle.
     stopping: bool,
@@ -398,6 +401,8 @@ pub struct DiscoveryClient {
     arms_task_timeouts: bool,
     /// Its periodic fetches are left out ([`DiscoveryClient::leave_out_fetches`]).
     fetches_left_out: bool,
+    /// Idle periodic replicator runs are not armed ([`DiscoveryClient::defer_idle_replicator`]).
+    defers_idle_replicator: bool,
 }
 
 impl DiscoveryClient {
@@ -443,6 +448,7 @@ impl DiscoveryClient {
             members: Vec::new(),
             arms_task_timeouts: true,
             fetches_left_out: false,
+            defers_idle_replicator: false,
             called,
             up_lists: Vec::new(),
             rng,
@@ -549,6 +555,7 @@ impl DiscoveryClient {
         client.replicator.generation = self.replicator.generation + 1;
         client.server = self.server;
         client.arms_task_timeouts = self.arms_task_timeouts;
+        client.defers_idle_replicator = self.defers_idle_replicator;
         client.transport = self
             .transport
             .as_ref()
@@ -602,6 +609,100 @@ impl DiscoveryClient {
     /// Whether its periodic fetches are left out.
     pub fn fetches_left_out(&self) -> bool {
         self.fetches_left_out
+    }
+
+    /// Its idle periodic replicator runs are not armed (issue 12: on the production fleet they
+    /// were a quarter of all events). `InstanceInfoReplicator#run` with a clean InstanceInfo,
+    /// nothing in flight or queued and no status for `refreshInstanceInfo()` to change does
+    /// nothing but schedule itself one interval later, so while the client stays idle the runs
+    /// fall on a fixed grid. The world calls [`DiscoveryClient::arm_deferred_replicator`] after
+    /// every call into the client; once the client is no longer idle, it arms the first run of
+    /// the grid still to come. Exact because the periodic run is keyed in the queue (first in
+    /// its millisecond, whenever it was armed: `engine::queue`), and because only the client's
+    /// own calls change its state. The world sets it only where no `[[fault]]` can pause the
+    /// process (a paused timer runs late and moves the grid).
+    pub fn defer_idle_replicator(&mut self) {
+        self.defers_idle_replicator = true;
+    }
+
+    /// Whether a periodic replicator run now would do nothing but arm the next one
+    /// (`InstanceInfoReplicator#run`: `refreshInstanceInfo()` changes no status, the
+    /// InstanceInfo is clean, and no register is in flight or queued, no stop under way).
+    fn replicator_idle(&self) -> bool {
+        let r = &self.replicator;
+        let health_flips_status = self.config.healthcheck_enabled
+            && self.shutdown == ShutdownPhase::Running
+            && !matches!(
+                self.info.status,
+                InstanceStatus::Starting | InstanceStatus::Up
+            );
+        !self.info.dirty
+            && r.busy.is_none()
+            && r.queued == 0
+            && !r.stopping
+            && !r.dead
+            && !health_flips_status
+    }
+
+    /// Arms the periodic replicator run `delay_ms` from now, or defers it while idle.
+    fn arm_replicator(&mut self, now: SimTime, delay_ms: u64, out: &mut impl ClientOutput) {
+        self.replicator.periodic_due = Some(now + delay_ms);
+        self.replicator.deferred = self.defers_idle_replicator && self.replicator_idle();
+        if !self.replicator.deferred {
+            let generation = self.replicator.generation;
+            out.arm(delay_ms, ClientTimer::Replicator { generation });
+        }
+    }
+
+    /// The deferred periodic runs due by `now` have run (idle; a keyed run is the first event
+    /// of its millisecond), each arming the next: `periodic_due` moves to the first still to
+    /// come.
+    fn catch_up_deferred_replicator(&mut self, now: SimTime) {
+        let interval = self.replication_interval_ms().max(1);
+        let r = &mut self.replicator;
+        if let (true, Some(due)) = (r.deferred, r.periodic_due)
+            && due <= now
+        {
+            let runs = (now.ms() - due.ms()) / interval + 1;
+            r.periodic_due = Some(due + runs * interval);
+        }
+    }
+
+    /// After every call into the client: a deferred periodic run is armed once the
+    /// replicator is no longer idle ([`DiscoveryClient::defer_idle_replicator`]).
+    #[inline]
+    pub fn arm_deferred_replicator(&mut self, now: SimTime, out: &mut impl ClientOutput) {
+        if !self.replicator.deferred || self.replicator_idle() {
+            return;
+        }
+        self.catch_up_deferred_replicator(now);
+        self.replicator.deferred = false;
+        if self.replicator.dead {
+            return;
+        }
+        if let Some(due) = self.replicator.periodic_due {
+            let generation = self.replicator.generation;
+            out.arm(due.ms() - now.ms(), ClientTimer::Replicator { generation });
+        }
+    }
+
+    /// The renew just handled at the server was found (200), and its reply arrives
+    /// `delay_ms` from now: arms the next heartbeat one interval after that arrival, as
+    /// [`DiscoveryClient::on_reply`] would on it, and returns true; false (nothing done) where
+    /// the reply must arrive as an event: with a transport (it tracks the call and may retry)
+    /// or once the tasks have stopped. Without a transport the reply does nothing else: no
+    /// observation, no other state; a shutdown before it arrives cancels the heartbeat
+    /// executor, which makes the timer armed now stale, as the reply would then arm nothing;
+    /// a kill makes every timer void. The heartbeat timer is keyed in the queue, so arming it
+    /// early leaves its place among the events of its millisecond as it was (issue 12: the
+    /// replies were a quarter of the events of a trial).
+    pub fn renew_answered_after(&mut self, delay_ms: u64, out: &mut impl ClientOutput) -> bool {
+        if self.transport.is_some() || !self.tasks_running {
+            return false;
+        }
+        let next = delay_ms + self.heartbeat.delay_ms;
+        self.heartbeat.arm_in(next, out);
+        true
     }
 
     /// Whether it routes to no application (a caller's `calls` are empty): nothing reads the
@@ -757,9 +858,7 @@ impl DiscoveryClient {
         self.heartbeat.arm_in(next_renew, out);
         let replication = self.replication_interval_ms();
         let next_replication = self.rng.phase(replication);
-        self.replicator.periodic_due = Some(now + next_replication);
-        let generation = self.replicator.generation;
-        out.arm(next_replication, ClientTimer::Replicator { generation });
+        self.arm_replicator(now, next_replication, out);
         Some(SteadyLease {
             registrant: self.registrant(),
             next_renew_ms: next_renew,
@@ -829,8 +928,7 @@ impl DiscoveryClient {
             self.heartbeat.arm(out);
         }
         if let Some(delay) = replicator_delay {
-            let generation = self.replicator.generation;
-            out.arm(delay, ClientTimer::Replicator { generation });
+            self.arm_replicator(now, delay, out);
         }
         let context_start = match self.context_start {
             ContextStart::Fixed(ms) => ms,
@@ -1100,6 +1198,7 @@ impl DiscoveryClient {
             return;
         }
         let two_phase = self.release.replicator_two_phase_stop();
+        self.catch_up_deferred_replicator(now);
         self.listener = false;
         self.shutdown = ShutdownPhase::StoppingReplicator;
         let replicator = &mut self.replicator;
@@ -1239,11 +1338,9 @@ impl DiscoveryClient {
             return;
         }
         let interval = self.replication_interval_ms();
+        self.replicator.generation += 1;
+        self.arm_replicator(now, interval, out);
         let replicator = &mut self.replicator;
-        replicator.generation += 1;
-        replicator.periodic_due = Some(now + interval);
-        let generation = replicator.generation;
-        out.arm(interval, ClientTimer::Replicator { generation });
         if replicator.queued > 0 {
             replicator.queued -= 1;
             replicator.generation += 1;
@@ -2062,5 +2159,145 @@ mod tests {
                 call: Call::Cancel
             }]
         );
+    }
+    /// The Replicator timer armed among `effects`, if any.
+    fn replicator_armed(effects: &[ClientEffect]) -> Option<(u64, ClientTimer)> {
+        effects.iter().find_map(|e| match *e {
+            ClientEffect::Arm { delay_ms, timer } => {
+                matches!(timer, ClientTimer::Replicator { .. }).then_some((delay_ms, timer))
+            }
+            _ => None,
+        })
+    }
+
+    /// Issue 12's fused renew reply, against the reference (the reply as an event): the
+    /// next heartbeat is due at the same instant, one interval after the reply arrives, with
+    /// the same timer; a shutdown before the reply arrives leaves that timer stale, as the
+    /// reference then arms nothing; with a transport the reply stays an event.
+    #[test]
+    fn a_found_renew_answered_ahead_arms_the_heartbeat_the_reply_would() {
+        let (mut fused, out) = started(Train::Hoxton);
+        let (mut reference, _) = started(Train::Hoxton);
+        let (_, first) = armed(&out, Task::Heartbeat).unwrap();
+        let interval = fused.config().lease_renewal_interval_s * 1000;
+        let at = SimTime(interval);
+        for c in [&mut fused, &mut reference] {
+            c.on_timer(at, WALL + interval, first, &mut Vec::new());
+        }
+        let mut ahead = Vec::new();
+        assert!(fused.renew_answered_after(4, &mut ahead));
+        let mut on_reply = Vec::new();
+        let found = Reply::Renewed { found: true };
+        reference.on_reply(
+            at + 4,
+            WALL + interval + 4,
+            0,
+            found.clone(),
+            &[],
+            &mut on_reply,
+        );
+        let (delay, timer) = armed(&ahead, Task::Heartbeat).unwrap();
+        assert_eq!(Some((delay - 4, timer)), armed(&on_reply, Task::Heartbeat));
+        assert_eq!(delay, 4 + interval);
+
+        // Dalston stops the replicator at once (no two-phase stop), so the shutdown stops the
+        // heartbeat before the reply arrives.
+        let (mut fused, out) = started(Train::Dalston);
+        let (mut reference, _) = started(Train::Dalston);
+        let (_, first) = armed(&out, Task::Heartbeat).unwrap();
+        for c in [&mut fused, &mut reference] {
+            c.on_timer(at, WALL + interval, first, &mut Vec::new());
+        }
+        let mut ahead = Vec::new();
+        assert!(fused.renew_answered_after(4, &mut ahead));
+        let (delay, timer) = armed(&ahead, Task::Heartbeat).unwrap();
+        for c in [&mut fused, &mut reference] {
+            c.shutdown(at + 2, &mut Vec::new());
+        }
+        let mut on_reply = Vec::new();
+        reference.on_reply(at + 4, WALL, 0, found, &[], &mut on_reply);
+        assert_eq!(armed(&on_reply, Task::Heartbeat), None);
+        let mut out = Vec::new();
+        fused.on_timer(at + delay, WALL, timer, &mut out);
+        assert!(out.is_empty(), "a heartbeat after the shutdown: {out:?}");
+
+        let (mut with_transport, _) = supervised(1, false);
+        let mut out = Vec::new();
+        assert!(!with_transport.renew_answered_after(4, &mut out));
+        assert!(out.is_empty());
+    }
+
+    /// Issue 12's deferred replicator runs, against the reference that arms every run
+    /// (`InstanceInfoReplicator#run` re-arms one interval after it ends, FACTS.md §5.4): idle
+    /// runs arm nothing; once a status change leaves the InstanceInfo dirty (here with the
+    /// listener off, so no on-demand update), the first run of the grid still to come is
+    /// armed, at the instant and with the timer the reference's chain has pending, and it
+    /// registers as the reference's does.
+    #[test]
+    fn idle_replicator_runs_are_deferred_until_the_instance_info_is_dirty() {
+        let config = ClientConfig {
+            fetch_registry: false,
+            on_demand_update_status_change: false,
+            ..ClientConfig::default()
+        };
+        let (mut deferred, mut reference) = (
+            client(config.clone(), Train::Hoxton),
+            client(config, Train::Hoxton),
+        );
+        deferred.defer_idle_replicator();
+        let interval = deferred.replication_interval_ms();
+        let mut first = None;
+        let mut chain = None;
+        for (c, defers) in [(&mut deferred, true), (&mut reference, false)] {
+            let mut out = Vec::new();
+            c.create(SimTime(0), WALL, ContextStart::Fixed(5_000), &mut out);
+            // The first run is armed either way: starting marks the InstanceInfo dirty.
+            first = replicator_armed(&out);
+            let (delay, timer) = first.expect("the first run is armed");
+            let mut out = Vec::new();
+            c.on_timer(SimTime(delay), WALL + delay, timer, &mut out);
+            let seq = sent(&out).expect("the first run registers");
+            let mut out = Vec::new();
+            let registered = Reply::Registered {
+                why: RegisterWhy::Replicator,
+            };
+            let ended = SimTime(delay + 5);
+            c.on_reply(ended, WALL + delay + 5, seq, registered, &[], &mut out);
+            c.arm_deferred_replicator(ended, &mut out);
+            chain = replicator_armed(&out);
+            if defers {
+                assert_eq!(chain, None, "an idle run is deferred");
+            }
+        }
+        // Two idle runs of the reference, each re-arming one interval later.
+        let (delay, mut next) = chain.expect("the reference re-arms");
+        assert_eq!(delay, interval);
+        let mut at = first.unwrap().0 + 5 + delay;
+        for _ in 0..2 {
+            let mut out = Vec::new();
+            reference.on_timer(SimTime(at), WALL + at, next, &mut out);
+            let (delay, timer) = replicator_armed(&out).expect("an idle run re-arms");
+            assert_eq!(out.len(), 1, "an idle run only re-arms: {out:?}");
+            assert_eq!(delay, interval);
+            (at, next) = (at + delay, timer);
+        }
+        let changed = at - interval + 500;
+        let mut out = Vec::new();
+        deferred.set_instance_status(WALL + changed, InstanceStatus::Down, &mut out);
+        deferred.arm_deferred_replicator(SimTime(changed), &mut out);
+        let (delay, timer) = replicator_armed(&out).expect("armed once dirty");
+        assert_eq!(changed + delay, at, "the reference's pending run");
+        reference.set_instance_status(WALL + changed, InstanceStatus::Down, &mut Vec::new());
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        deferred.on_timer(SimTime(at), WALL + at, timer, &mut ours);
+        reference.on_timer(SimTime(at), WALL + at, next, &mut theirs);
+        assert!(matches!(
+            ours[..],
+            [ClientEffect::Send {
+                call: Call::Register { .. },
+                ..
+            }]
+        ));
+        assert_eq!(ours, theirs);
     }
 }

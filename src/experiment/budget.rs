@@ -68,8 +68,12 @@ pub struct TrialCost {
 pub fn trial_cost(scenario: &Scenario, mode: RequestMode) -> TrialCost {
     let duration = scenario.simulation.duration_ms.max(1);
     let cap = scenario.simulation.max_duration_ms.max(duration);
-    let per_ms = events_per_ms(scenario, mode, false);
-    let typical_per_ms = events_per_ms(scenario, mode, app_fetches_left_out(scenario));
+    let per_ms = events_per_ms(scenario, mode, Typical::Not);
+    let typical = Typical::Estimate {
+        apps_fetch_nothing: app_fetches_left_out(scenario),
+        idle_left_out: scenario.faults.is_empty(),
+    };
+    let typical_per_ms = events_per_ms(scenario, mode, typical);
     let servers = scenario.servers().len().max(1) as u64;
     let processes = fleet(scenario);
     let first_stop = scenario
@@ -115,11 +119,39 @@ fn app_fetches_left_out(scenario: &Scenario) -> bool {
         })
 }
 
-/// Events per simulated millisecond, summed over every periodic rule; without the app
-/// instances' fetches if `apps_fetch_nothing`.
-fn events_per_ms(scenario: &Scenario, mode: RequestMode, apps_fetch_nothing: bool) -> f64 {
+/// Which events [`events_per_ms`] counts: every one (the upper bound), or those a trial
+/// typically handles in the fast mode, which leaves out what no one observes.
+#[derive(Clone, Copy)]
+enum Typical {
+    Not,
+    Estimate {
+        /// The app instances' fetches are left out ([`app_fetches_left_out`]).
+        apps_fetch_nothing: bool,
+        /// No `[[fault]]`: idle replicator runs are deferred
+        /// (`DiscoveryClient::defer_idle_replicator`), and with one server (no transport) a
+        /// found renew's reply is no event (`DiscoveryClient::renew_answered_after`).
+        idle_left_out: bool,
+    },
+}
+
+/// Events per simulated millisecond, summed over every periodic rule, as `typical` says.
+fn events_per_ms(scenario: &Scenario, mode: RequestMode, typical: Typical) -> f64 {
     let servers = scenario.servers();
     let peers = servers.len().max(1) as f64;
+    let (apps_fetch_nothing, idle_left_out) = match typical {
+        Typical::Not => (false, false),
+        Typical::Estimate {
+            apps_fetch_nothing,
+            idle_left_out,
+        } => (apps_fetch_nothing, idle_left_out),
+    };
+    // Timer, renew, reply and the renew's replication; no reply event without a transport.
+    let heartbeat_events = if idle_left_out && servers.len() <= 1 {
+        3.0
+    } else {
+        4.0
+    };
+    let replicator_runs = if idle_left_out { 0.0 } else { 1.0 };
     // Each client configuration, how many run it, and whether they fetch.
     let mut clients: Vec<(&ClientConfig, f64, bool)> = Vec::new();
     clients.extend(
@@ -136,9 +168,10 @@ fn events_per_ms(scenario: &Scenario, mode: RequestMode, apps_fetch_nothing: boo
         // interval-seconds`).
         rate += count / ms(c.service_url_poll_interval_s * 1000);
         if c.register_with_eureka {
-            let heartbeat = 4.0 / ms(c.lease_renewal_interval_s * 1000);
+            let heartbeat = heartbeat_events / ms(c.lease_renewal_interval_s * 1000);
             renews += count / ms(c.lease_renewal_interval_s * 1000);
-            rate += count * (heartbeat + 1.0 / ms(c.instance_info_replication_interval_s * 1000));
+            let replicator = replicator_runs / ms(c.instance_info_replication_interval_s * 1000);
+            rate += count * (heartbeat + replicator);
         }
         if c.fetch_registry && fetches {
             rate += count * 4.0 / ms(c.registry_fetch_interval_s * 1000);

@@ -34,7 +34,7 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
     let observer = (MetricsObserver::new(&layout), TraceLog::new(targets));
     // Bounded as `run`'s trials are (`budget::event_limit`): a runaway trial stops there.
     // Every client fetches (the story may tell any client's fetch), with the same outcomes
-    // as `run`'s trial (`leaving_out_unobserved_fetches_changes_no_observation`).
+    // as `run`'s trial (`the_fast_mode_changes_no_observation`).
     let world = World::with_every_fetch(scenario, seed, observer, mode)
         .limit_events(super::budget::event_limit(scenario, mode));
     let ((metrics, trace), ran) = world.run();

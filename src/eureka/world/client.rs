@@ -40,6 +40,7 @@ impl<O: Observer> World<'_, O> {
             faults_active: self.faults.active(),
         };
         let result = rule(client, &self.applications, &mut sink);
+        client.arm_deferred_replicator(sink.queue.now(), &mut sink);
         if !self.client_effects.is_empty() {
             // Taken out while they run: an effect may call a client again (its own deferred
             // effects then start from an empty list), and the list's capacity is kept.
@@ -59,15 +60,25 @@ impl<O: Observer> World<'_, O> {
         match effect {
             ClientEffect::Observe(observation) => self.observe(observation),
             ClientEffect::Send { server, seq, call } => self.send_to(p, server, seq, call),
-            ClientEffect::Arm { delay_ms, timer } => self
-                .queue
-                .schedule_in(delay_ms, Event::Client { process: p, timer }),
+            ClientEffect::Arm { delay_ms, timer } => arm(&mut self.queue, p, delay_ms, timer),
             ClientEffect::StartWebServer { delay_ms } => {
                 self.queue.schedule_in(delay_ms, Event::WebServerReady(p));
             }
             ClientEffect::ListsChanged => self.after_client_lists_changed(p),
             ClientEffect::ShutdownDone => self.on_client_shutdown_done(p),
             ClientEffect::StatusCallDone => self.on_status_call_done(p),
+        }
+    }
+
+    /// Fast mode, where no `[[fault]]` can pause a process: every client defers its idle
+    /// periodic replicator runs ([`DiscoveryClient::defer_idle_replicator`]). Before the start,
+    /// which arms the first runs.
+    pub(super) fn defer_idle_replicators(&mut self) {
+        if !self.leaves_out_fetches || !self.scenario.faults.is_empty() {
+            return;
+        }
+        for process in &mut self.processes {
+            process.client.defer_idle_replicator();
         }
     }
 
@@ -168,6 +179,32 @@ impl<O: Observer> World<'_, O> {
     }
 }
 
+/// Arms `process`'s `timer` `delay_ms` from now. The periodic timers whose events a fast mode
+/// schedules at another instant than the reference (the heartbeat: [`World::reply`]; the
+/// replicator's periodic run: [`DiscoveryClient::defer_idle_replicator`]) are keyed by process
+/// and timer, so their place among the events of their millisecond is the same in both
+/// (`engine::queue`'s tie-break rule: first in their millisecond, heartbeat before replicator,
+/// in increasing process id).
+#[inline]
+fn arm(queue: &mut EventQueue<Event>, process: ProcessId, delay_ms: u64, timer: ClientTimer) {
+    let at = queue.now() + delay_ms;
+    let event = Event::Client { process, timer };
+    match timer {
+        ClientTimer::Task {
+            task: Task::Heartbeat,
+            ..
+        } => queue.schedule_keyed(at, timer_key(process, 0), event),
+        ClientTimer::Replicator { .. } => queue.schedule_keyed(at, timer_key(process, 1), event),
+        _ => queue.schedule(at, event),
+    }
+}
+
+/// The queue key of `process`'s keyed timer `kind` (0: heartbeat, 1: replicator). Process ids
+/// are below 2^31 (a scenario's fleet is bounded far lower: `budget`), so the key is unique.
+fn timer_key(process: ProcessId, kind: u32) -> u32 {
+    (process as u32) << 1 | kind
+}
+
 /// The world as a client sees it: observations are reported, calls sent and timers armed at
 /// once (the parts of the world they need, borrowed beside the client), until the client asks
 /// for something only the whole world can do (the balancers' lists, a shutdown's next step);
@@ -221,9 +258,7 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
         if !self.deferred.is_empty() {
             return self.deferred.push(ClientEffect::Arm { delay_ms, timer });
         }
-        let process = self.process;
-        self.queue
-            .schedule_in(delay_ms, Event::Client { process, timer });
+        arm(self.queue, self.process, delay_ms, timer);
     }
 
     fn start_web_server(&mut self, delay_ms: u64) {

@@ -304,6 +304,7 @@ impl<'s, O: Observer> World<'s, O> {
             leaves_out_fetches,
         };
         world.connect_clients(&streams);
+        world.defer_idle_replicators();
         match scenario.simulation.start {
             Start::Steady => world.start_steady(layout.first_replacement),
             Start::Cold => world.schedule_cold_start(&mut setup, layout.first_replacement),
@@ -636,8 +637,25 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     /// Sends the server's reply to call `seq` (of `to`'s `stack`) back to `to`.
+    ///
+    /// In the fast mode, with no `[[fault]]` (which could hold the reply), a found renew's reply
+    /// to a live client without a transport is not an event: the client arms its next
+    /// heartbeat now, as it would on the reply ([`DiscoveryClient::renew_answered_after`]). A
+    /// reply to a dead process is dropped either way (it could only reach a later incarnation,
+    /// which drops it).
     pub(super) fn reply(&mut self, to: ProcessId, seq: u32, stack: Stack, reply: Reply) {
         let delay = self.call_latency(to, stack);
+        if let Reply::Renewed { found: true } = reply
+            && self.leaves_out_fetches
+            && self.scenario.faults.is_empty()
+        {
+            if !self.processes[to].alive() {
+                return;
+            }
+            if self.with_client(to, |client, _, out| client.renew_answered_after(delay, out)) {
+                return;
+            }
+        }
         let incarnation = self.processes[to].client.incarnation();
         let event = Event::AtClient {
             to,
