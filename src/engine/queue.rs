@@ -146,6 +146,23 @@ impl<E> EventQueue<E> {
         self.push(packed, event);
     }
 
+    /// The key a first-in-first-out event scheduled now at `time` would take, without
+    /// scheduling it: the place in the order of an event a fast mode leaves out and handles
+    /// when the first later event comes ([`EventQueue::last_key`] above it). It takes its
+    /// sequence number, so the events scheduled after come after it, as they would.
+    pub fn reserve(&mut self, time: SimTime) -> u64 {
+        let time = time.max(self.now).ms().min(MAX_TIME_MS);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        (time << SEQ_BITS) | FIFO | seq
+    }
+
+    /// The key of the event last popped (the one being handled): an event with a key below
+    /// it has come before it.
+    pub fn last_key(&self) -> u64 {
+        self.last
+    }
+
     #[inline(always)]
     fn push(&mut self, key: u64, event: E) {
         let slot = match self.free.pop() {
@@ -456,6 +473,23 @@ mod tests {
             }
             assert!(q.is_empty(), "seed {seed}");
         }
+    }
+
+    /// A reserved key orders as the event it stands for would pop: after the events
+    /// scheduled before it (and every keyed event) in its millisecond, before those scheduled
+    /// after it.
+    #[test]
+    fn a_reserved_key_falls_where_its_event_would_pop() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(10), "before");
+        let reserved = q.reserve(SimTime(10));
+        q.schedule(SimTime(10), "after");
+        q.schedule_keyed(SimTime(10), 1, "keyed");
+        let mut seen = Vec::new();
+        while let Some((_, e)) = q.pop_until(SimTime(100)) {
+            seen.push((e, q.last_key() > reserved));
+        }
+        assert_eq!(seen, [("keyed", false), ("before", false), ("after", true)]);
     }
 
     /// A pop stopped by its horizon changes nothing: an event scheduled afterwards between now

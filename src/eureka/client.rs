@@ -292,13 +292,37 @@ impl SupervisedTask {
     /// The body whose call was `seq` is over. If the supervisor still waited for it, the run
     /// was done in time: the delay is the interval again and the task re-arms.
     fn ended(&mut self, seq: u32, out: &mut impl ClientOutput) {
-        self.bodies.retain(|b| b.seq != seq);
-        if self.current == Some(seq) {
-            self.current = None;
-            self.delay_ms = self.interval_ms;
+        if self.ended_armed_ahead(seq) {
             self.arm(out);
         }
     }
+
+    /// [`SupervisedTask::ended`] whose re-arm was done ahead, when the reply was handled
+    /// ([`DiscoveryClient::renew_answered_ahead`]): whether the run was done in time.
+    fn ended_armed_ahead(&mut self, seq: u32) -> bool {
+        self.bodies.retain(|b| b.seq != seq);
+        let in_time = self.current == Some(seq);
+        if in_time {
+            self.current = None;
+            self.delay_ms = self.interval_ms;
+        }
+        in_time
+    }
+}
+
+/// A found renew's reply (200), handled when the server answers instead of as an event when
+/// it arrives ([`DiscoveryClient::renew_answered_ahead`], issue 12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenewAnswered {
+    /// The renew's call.
+    pub seq: u32,
+    /// From now until the reply arrives.
+    pub delay_ms: u64,
+    /// When it arrives.
+    pub at: SimTime,
+    /// Its place in the queue's order (`EventQueue::reserve`): it is carried out before the
+    /// first call into the client from an event ordered after it.
+    pub key: u64,
 }
 
 /// Steady start: what the server holds for a client that registered long ago.
@@ -403,6 +427,9 @@ pub struct DiscoveryClient {
     fetches_left_out: bool,
     /// Idle periodic replicator runs are not armed ([`DiscoveryClient::defer_idle_replicator`]).
     defers_idle_replicator: bool,
+    /// A found renew's reply whose transport and run bookkeeping wait for the first call
+    /// into the client ordered after it ([`DiscoveryClient::apply_pending_renew`]).
+    pending_renew: Option<RenewAnswered>,
 }
 
 impl DiscoveryClient {
@@ -449,6 +476,7 @@ impl DiscoveryClient {
             arms_task_timeouts: true,
             fetches_left_out: false,
             defers_idle_replicator: false,
+            pending_renew: None,
             called,
             up_lists: Vec::new(),
             rng,
@@ -686,23 +714,66 @@ impl DiscoveryClient {
         }
     }
 
-    /// The renew just handled at the server was found (200), and its reply arrives
-    /// `delay_ms` from now: arms the next heartbeat one interval after that arrival, as
-    /// [`DiscoveryClient::on_reply`] would on it, and returns true; false (nothing done) where
-    /// the reply must arrive as an event: with a transport (it tracks the call and may retry)
-    /// or once the tasks have stopped. Without a transport the reply does nothing else: no
-    /// observation, no other state; a shutdown before it arrives cancels the heartbeat
-    /// executor, which makes the timer armed now stale, as the reply would then arm nothing;
-    /// a kill makes every timer void. The heartbeat timer is keyed in the queue, so arming it
-    /// early leaves its place among the events of its millisecond as it was (issue 12: the
-    /// replies were a quarter of the events of a trial).
-    pub fn renew_answered_after(&mut self, delay_ms: u64, out: &mut impl ClientOutput) -> bool {
-        if self.transport.is_some() || !self.tasks_running {
-            return false;
+    /// Whether the reply to a found renew may be handled when the server answers
+    /// ([`DiscoveryClient::renew_answered_ahead`]): the tasks run, and with a transport every
+    /// call is answered in time (no `TaskTimeout` can end the run first) and no earlier
+    /// reply is still pending.
+    pub fn takes_renew_reply_ahead(&self) -> bool {
+        self.tasks_running
+            && (self.transport.is_none()
+                || (!self.arms_task_timeouts && self.pending_renew.is_none()))
+    }
+
+    /// The renew `answered.seq` was found (200); its reply arrives `answered.delay_ms` from
+    /// now. The next heartbeat is armed now, one interval after the arrival, as
+    /// [`DiscoveryClient::on_reply`] would arm it then (issue 12: the replies were a quarter
+    /// of a trial's events). Without a transport that is all the reply does. With one, the
+    /// transport's and the run's bookkeeping wait for the first call into the client ordered
+    /// after the reply ([`DiscoveryClient::apply_pending_renew`]), so they happen in the
+    /// reference's order. Exact because, between now and the arrival, nothing else can end
+    /// the run: no heartbeat timer is pending (this run arms the next), no `TaskTimeout` is
+    /// armed (`takes_renew_reply_ahead`), and a shutdown that stops the tasks cancels the
+    /// heartbeat executor, which makes the timer armed now stale as the reference would then
+    /// arm none; a kill voids every timer. The heartbeat timer is keyed in the queue, so its
+    /// place among the events of its millisecond does not depend on when it was armed.
+    pub fn renew_answered_ahead(&mut self, answered: RenewAnswered, out: &mut impl ClientOutput) {
+        let delay_ms = answered.delay_ms;
+        if self.transport.is_none() {
+            return self
+                .heartbeat
+                .arm_in(delay_ms + self.heartbeat.delay_ms, out);
         }
-        let next = delay_ms + self.heartbeat.delay_ms;
-        self.heartbeat.arm_in(next, out);
-        true
+        if self.heartbeat.current == Some(answered.seq) {
+            self.heartbeat
+                .arm_in(delay_ms + self.heartbeat.interval_ms, out);
+        }
+        self.pending_renew = Some(answered);
+    }
+
+    /// Carries out a pending renew reply ordered before `before` (the key of the event being
+    /// handled) as [`DiscoveryClient::on_reply`] would have on its arrival, without the re-arm
+    /// already done: the transport hears the answer, and the run ends.
+    #[inline]
+    pub fn apply_pending_renew(&mut self, before: u64) {
+        match self.pending_renew {
+            Some(answered) if answered.key < before => {
+                self.pending_renew = None;
+                self.renew_arrived(answered);
+            }
+            _ => {}
+        }
+    }
+
+    fn renew_arrived(&mut self, answered: RenewAnswered) {
+        let Some(transport) = self.transport.as_mut() else {
+            return;
+        };
+        let found = Reply::Renewed { found: true };
+        if let Delivery::Answered(_) = transport.on_reply(answered.at, answered.seq, &found)
+            && self.tasks_running
+        {
+            self.heartbeat.ended_armed_ahead(answered.seq);
+        }
     }
 
     /// Whether it routes to no application (a caller's `calls` are empty): nothing reads the
@@ -1228,6 +1299,9 @@ impl DiscoveryClient {
 
     /// The process dies at once: nothing more is sent, timers are void.
     pub fn kill(&mut self) {
+        // A renew reply still on its way would reach a dead process (the world carried out
+        // those that arrived: `World::kill_process`).
+        self.pending_renew = None;
         self.tasks_running = false;
         self.listener = false;
         self.replicator.dead = true;
@@ -2170,10 +2244,20 @@ mod tests {
         })
     }
 
-    /// Issue 12's fused renew reply, against the reference (the reply as an event): the
-    /// next heartbeat is due at the same instant, one interval after the reply arrives, with
-    /// the same timer; a shutdown before the reply arrives leaves that timer stale, as the
-    /// reference then arms nothing; with a transport the reply stays an event.
+    /// A found renew answered 4 ms after `at`, as the world hands it over ahead.
+    fn answered_ahead(seq: u32, at: SimTime) -> RenewAnswered {
+        RenewAnswered {
+            seq,
+            delay_ms: 4,
+            at: at + 4,
+            key: 0,
+        }
+    }
+
+    /// Issue 12's renew reply handled ahead, against the reference (the reply as an event):
+    /// the next heartbeat is due at the same instant, one interval after the reply arrives,
+    /// with the same timer; a shutdown before the reply arrives leaves that timer stale, as
+    /// the reference then arms nothing.
     #[test]
     fn a_found_renew_answered_ahead_arms_the_heartbeat_the_reply_would() {
         let (mut fused, out) = started(Train::Hoxton);
@@ -2184,18 +2268,13 @@ mod tests {
         for c in [&mut fused, &mut reference] {
             c.on_timer(at, WALL + interval, first, &mut Vec::new());
         }
+        assert!(fused.takes_renew_reply_ahead());
         let mut ahead = Vec::new();
-        assert!(fused.renew_answered_after(4, &mut ahead));
+        fused.renew_answered_ahead(answered_ahead(0, at), &mut ahead);
         let mut on_reply = Vec::new();
         let found = Reply::Renewed { found: true };
-        reference.on_reply(
-            at + 4,
-            WALL + interval + 4,
-            0,
-            found.clone(),
-            &[],
-            &mut on_reply,
-        );
+        let wall = WALL + interval + 4;
+        reference.on_reply(at + 4, wall, 0, found.clone(), &[], &mut on_reply);
         let (delay, timer) = armed(&ahead, Task::Heartbeat).unwrap();
         assert_eq!(Some((delay - 4, timer)), armed(&on_reply, Task::Heartbeat));
         assert_eq!(delay, 4 + interval);
@@ -2209,7 +2288,7 @@ mod tests {
             c.on_timer(at, WALL + interval, first, &mut Vec::new());
         }
         let mut ahead = Vec::new();
-        assert!(fused.renew_answered_after(4, &mut ahead));
+        fused.renew_answered_ahead(answered_ahead(0, at), &mut ahead);
         let (delay, timer) = armed(&ahead, Task::Heartbeat).unwrap();
         for c in [&mut fused, &mut reference] {
             c.shutdown(at + 2, &mut Vec::new());
@@ -2220,11 +2299,57 @@ mod tests {
         let mut out = Vec::new();
         fused.on_timer(at + delay, WALL, timer, &mut out);
         assert!(out.is_empty(), "a heartbeat after the shutdown: {out:?}");
+        assert!(!fused.takes_renew_reply_ahead(), "the tasks have stopped");
+    }
 
-        let (mut with_transport, _) = supervised(1, false);
-        let mut out = Vec::new();
-        assert!(!with_transport.renew_answered_after(4, &mut out));
-        assert!(out.is_empty());
+    /// With a transport (one executor thread, so a run still counted would reject the next),
+    /// the reply handled ahead arms the heartbeat the reference's reply arms, its
+    /// bookkeeping waits for a later call into the client, and then the next run goes out as
+    /// the reference's does; a second reply waits for the first to be carried out.
+    #[test]
+    fn a_renew_answered_ahead_through_a_transport_ends_its_run_when_applied() {
+        let (mut fused, out) = supervised(1, false);
+        let (mut reference, _) = supervised(1, false);
+        fused.calls_answered_in_time();
+        reference.calls_answered_in_time();
+        let (delay, first) = armed(&out, Task::Heartbeat).unwrap();
+        let at = SimTime(delay);
+        let mut seqs = Vec::new();
+        for c in [&mut fused, &mut reference] {
+            let mut out = Vec::new();
+            c.on_timer(at, WALL + delay, first, &mut out);
+            seqs.push(sent(&out).expect("the renew"));
+        }
+        assert_eq!(seqs[0], seqs[1]);
+        assert!(fused.takes_renew_reply_ahead());
+        let mut ahead = Vec::new();
+        fused.renew_answered_ahead(answered_ahead(seqs[0], at), &mut ahead);
+        assert!(
+            !fused.takes_renew_reply_ahead(),
+            "one pending reply at a time"
+        );
+        let mut on_reply = Vec::new();
+        let found = Reply::Renewed { found: true };
+        reference.on_reply(at + 4, WALL, seqs[1], found, &[], &mut on_reply);
+        let (ahead_delay, timer) = armed(&ahead, Task::Heartbeat).unwrap();
+        assert_eq!(
+            Some((ahead_delay - 4, timer)),
+            armed(&on_reply, Task::Heartbeat)
+        );
+
+        fused.apply_pending_renew(0);
+        assert!(
+            !fused.takes_renew_reply_ahead(),
+            "not before its place in the order"
+        );
+        fused.apply_pending_renew(1);
+        assert!(fused.takes_renew_reply_ahead());
+        let next = at + ahead_delay;
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        fused.on_timer(next, WALL, timer, &mut ours);
+        reference.on_timer(next, WALL, timer, &mut theirs);
+        assert!(sent(&ours).is_some(), "not rejected: {ours:?}");
+        assert_eq!(ours, theirs);
     }
 
     /// Issue 12's deferred replicator runs, against the reference that arms every run

@@ -286,12 +286,22 @@ pub trait Observer {
     fn at_rest(&self) -> bool {
         self.settled()
     }
+
+    /// Whether it reads [`Observation::Renewed`]; if not, the servers do not report renews
+    /// (`EurekaServer::report_renewals`). Yes by default.
+    fn reads_renewals(&self) -> bool {
+        true
+    }
 }
 
 /// Ignores everything (for benchmarks of the bare engine).
 impl Observer for () {
     #[inline]
     fn observe(&mut self, _: SimTime, _: Observation) {}
+
+    fn reads_renewals(&self) -> bool {
+        false
+    }
 }
 
 /// Feeds two observers (e.g. the metrics and a trace of the same trial).
@@ -308,6 +318,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
 
     fn at_rest(&self) -> bool {
         self.0.at_rest() && self.1.at_rest()
+    }
+
+    fn reads_renewals(&self) -> bool {
+        self.0.reads_renewals() || self.1.reads_renewals()
     }
 }
 

@@ -1113,7 +1113,7 @@ fn left_out_and_every_fetch(
 /// Issue 12: the fast mode changes nothing else than the events it leaves out. It leaves out
 /// the fetches of clients that call nothing where no read can change a server, the idle
 /// periodic replicator runs (`DiscoveryClient::defer_idle_replicator`) and the found renews'
-/// replies without a transport (`DiscoveryClient::renew_answered_after`). Every observation
+/// replies (`DiscoveryClient::renew_answered_ahead`). Every observation
 /// but the left-out clients' news of their own caches, at the same instant and in the same
 /// order, and the trial's end are those of the reference that handles every event, for every
 /// bundled scenario (those with faults leave nothing out), as written and on a cold start

@@ -128,8 +128,7 @@ enum Typical {
         /// The app instances' fetches are left out ([`app_fetches_left_out`]).
         apps_fetch_nothing: bool,
         /// No `[[fault]]`: idle replicator runs are deferred
-        /// (`DiscoveryClient::defer_idle_replicator`), and with one server (no transport) a
-        /// found renew's reply is no event (`DiscoveryClient::renew_answered_after`).
+        /// (`DiscoveryClient::defer_idle_replicator`), and a found renew's reply is no event (`DiscoveryClient::renew_answered_ahead`).
         idle_left_out: bool,
     },
 }
@@ -145,12 +144,8 @@ fn events_per_ms(scenario: &Scenario, mode: RequestMode, typical: Typical) -> f6
             idle_left_out,
         } => (apps_fetch_nothing, idle_left_out),
     };
-    // Timer, renew, reply and the renew's replication; no reply event without a transport.
-    let heartbeat_events = if idle_left_out && servers.len() <= 1 {
-        3.0
-    } else {
-        4.0
-    };
+    // Timer, renew, reply and the renew's replication; the reply is no event in the fast mode.
+    let heartbeat_events = if idle_left_out { 3.0 } else { 4.0 };
     let replicator_runs = if idle_left_out { 0.0 } else { 1.0 };
     // Each client configuration, how many run it, and whether they fetch.
     let mut clients: Vec<(&ClientConfig, f64, bool)> = Vec::new();

@@ -189,6 +189,11 @@ impl DeployObserver {
 }
 
 impl Observer for DeployObserver {
+    /// A deploy's dips are read from the balancers' lists, not from renews.
+    fn reads_renewals(&self) -> bool {
+        false
+    }
+
     /// No dip is open (every route lists a serving instance, the registry one UP) and no stopped
     /// old instance is still listed anywhere: no dead hit, error or dip can come without a new
     /// action.
@@ -283,6 +288,11 @@ impl DeployObservers {
 }
 
 impl Observer for DeployObservers {
+    /// A deploy's dips are read from the balancers' lists, not from renews.
+    fn reads_renewals(&self) -> bool {
+        false
+    }
+
     fn observe(&mut self, at: SimTime, observation: Observation) {
         for observer in &mut self.0 {
             observer.observe(at, observation.clone());

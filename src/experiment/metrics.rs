@@ -691,6 +691,11 @@ impl Observer for MetricsObserver {
         self.settled() && self.capacity.nothing_missing()
     }
 
+    /// Leases are measured by what the registries list, not by their renews.
+    fn reads_renewals(&self) -> bool {
+        false
+    }
+
     #[inline]
     fn observe(&mut self, at: SimTime, observation: Observation) {
         self.capacity.observe(at, &observation);

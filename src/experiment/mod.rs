@@ -231,6 +231,44 @@ mod tests {
         }
     }
 
+    /// Issue 12: `MetricsObserver` reads no renews, so the servers do not report them
+    /// (`EurekaServer::report_renewals`); its outcomes are those it gives beside a log that
+    /// reads every renew (which turns the reports on), trial ends included.
+    #[test]
+    fn metrics_are_the_same_whether_or_not_renews_are_reported() {
+        use crate::eureka::Observation;
+        /// Counts renews, and is at rest at once (so the pair ends as the metrics do).
+        struct Renews(usize);
+        impl Observer for Renews {
+            fn observe(&mut self, _: crate::engine::SimTime, observation: Observation) {
+                self.0 += usize::from(matches!(observation, Observation::Renewed { .. }));
+            }
+        }
+        for stem in [
+            "kill-9",
+            "self-preservation",
+            "cluster/three-peers-two-zones",
+        ] {
+            let s = bundled(stem, &[]);
+            let layout = Layout::new(&s);
+            for trial in 0..2 {
+                let seed = trial_seed(s.simulation.seed, trial);
+                let metrics = MetricsObserver::new(&layout);
+                assert!(!metrics.reads_renewals());
+                let (alone, ran) = World::new(&s, seed, metrics).run();
+                let beside = (MetricsObserver::new(&layout), Renews(0));
+                let ((with_log, renews), ran_with_log) = World::new(&s, seed, beside).run();
+                assert!(renews.0 > 0, "{stem}: renews reported beside a reader");
+                assert_eq!(ran.end, ran_with_log.end, "{stem} trial {trial}");
+                assert_eq!(
+                    alone.outcomes(ran.end),
+                    with_log.outcomes(ran_with_log.end),
+                    "{stem} trial {trial}"
+                );
+            }
+        }
+    }
+
     /// Two-sample Kolmogorov-Smirnov statistic.
     pub(super) fn ks(a: &[i64], b: &[i64]) -> f64 {
         let (mut a, mut b) = (a.to_vec(), b.to_vec());

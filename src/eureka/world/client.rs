@@ -28,6 +28,7 @@ impl<O: Observer> World<'_, O> {
         rule: impl FnOnce(&mut DiscoveryClient, &[usize], &mut ClientSink<'_, O>) -> R,
     ) -> R {
         let client = &mut self.processes[p].client;
+        client.apply_pending_renew(self.queue.last_key());
         let mut sink = ClientSink {
             process: p,
             network: &self.scenario.network,
@@ -70,10 +71,16 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
-    /// Fast mode, where no `[[fault]]` can pause a process: every client defers its idle
-    /// periodic replicator runs ([`DiscoveryClient::defer_idle_replicator`]). Before the start,
-    /// which arms the first runs.
-    pub(super) fn defer_idle_replicators(&mut self) {
+    /// The servers report renews only to an observer that reads them
+    /// ([`crate::eureka::server::EurekaServer::report_renewals`]). In the fast mode, where no `[[fault]]` can pause a
+    /// process, every client defers its idle periodic replicator runs
+    /// ([`DiscoveryClient::defer_idle_replicator`]). Before the start, which arms the first
+    /// runs.
+    pub(super) fn leave_out_unobserved(&mut self) {
+        let reads_renewals = self.observer.reads_renewals();
+        for server in &mut self.servers {
+            server.report_renewals(reads_renewals);
+        }
         if !self.leaves_out_fetches || !self.scenario.faults.is_empty() {
             return;
         }
@@ -161,7 +168,9 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn kill_process(&mut self, p: ProcessId) {
         // On a vanished host, attempts time out from now on instead of being refused.
         self.set_alive(p, false);
-        self.processes[p].client.kill();
+        let client = &mut self.processes[p].client;
+        client.apply_pending_renew(self.queue.last_key());
+        client.kill();
         if self.processes[p].serving() {
             self.stop_serving_abruptly(p);
         } else {

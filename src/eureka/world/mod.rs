@@ -25,7 +25,7 @@ use std::rc::Rc;
 use crate::engine::{EventQueue, RngStream, SimTime, StreamFactory};
 use crate::scenario::{ClientConfig, NetworkConfig, RestartWhen, Scenario, Start, TrialEnd};
 
-use super::client::{ClientEffect, ClientTimer, DiscoveryClient};
+use super::client::{ClientEffect, ClientTimer, DiscoveryClient, RenewAnswered};
 use super::deploy::DeployRun;
 use super::faults::Faults;
 use super::ids::{ProcessId, RouteId, ServerId};
@@ -304,7 +304,7 @@ impl<'s, O: Observer> World<'s, O> {
             leaves_out_fetches,
         };
         world.connect_clients(&streams);
-        world.defer_idle_replicators();
+        world.leave_out_unobserved();
         match scenario.simulation.start {
             Start::Steady => world.start_steady(layout.first_replacement),
             Start::Cold => world.schedule_cold_start(&mut setup, layout.first_replacement),
@@ -616,7 +616,10 @@ impl<'s, O: Observer> World<'s, O> {
     /// latency.
     pub(super) fn send(&mut self, from: ProcessId, call: Call) {
         let now = self.now();
-        let (server, seq) = self.processes[from].client.route_call(now, call);
+        let key = self.queue.last_key();
+        let client = &mut self.processes[from].client;
+        client.apply_pending_renew(key);
+        let (server, seq) = client.route_call(now, call);
         self.send_to(from, server, seq, call);
     }
 
@@ -639,21 +642,30 @@ impl<'s, O: Observer> World<'s, O> {
     /// Sends the server's reply to call `seq` (of `to`'s `stack`) back to `to`.
     ///
     /// In the fast mode, with no `[[fault]]` (which could hold the reply), a found renew's reply
-    /// to a live client without a transport is not an event: the client arms its next
-    /// heartbeat now, as it would on the reply ([`DiscoveryClient::renew_answered_after`]). A
-    /// reply to a dead process is dropped either way (it could only reach a later incarnation,
-    /// which drops it).
+    /// to a live client is no event: the client handles it now
+    /// ([`DiscoveryClient::renew_answered_ahead`]) at the place in the order the event would
+    /// have taken ([`EventQueue::reserve`]). A reply to a dead process is dropped either way
+    /// (it could only reach a later incarnation, which drops it).
     pub(super) fn reply(&mut self, to: ProcessId, seq: u32, stack: Stack, reply: Reply) {
         let delay = self.call_latency(to, stack);
         if let Reply::Renewed { found: true } = reply
             && self.leaves_out_fetches
             && self.scenario.faults.is_empty()
         {
-            if !self.processes[to].alive() {
+            let process = &self.processes[to];
+            if !process.alive() {
                 return;
             }
-            if self.with_client(to, |client, _, out| client.renew_answered_after(delay, out)) {
-                return;
+            if process.client.takes_renew_reply_ahead() {
+                let at = self.now() + delay;
+                let key = self.queue.reserve(at);
+                let answered = RenewAnswered {
+                    seq,
+                    delay_ms: delay,
+                    at,
+                    key,
+                };
+                return self.with_client(to, |c, _, out| c.renew_answered_ahead(answered, out));
             }
         }
         let incarnation = self.processes[to].client.incarnation();
