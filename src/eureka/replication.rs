@@ -130,6 +130,13 @@ impl PeerReplicator {
             self.order.push_back(key);
         }
         self.pending[slot] = Some(task);
+        // Armed already and the pool not full: the next batch's due instant cannot have moved
+        // earlier (the oldest task is still the oldest, the shaper's pause only runs out), and
+        // [`PeerReplicator::arm_for_next_batch`] would keep the timer. Checked first: on the
+        // production fleet this was 801 400 calls in 20 minutes (issue 12).
+        if self.armed_at.is_some() && self.order.len() < MAX_ELEMENTS_IN_PEER_REPLICATION_POOL {
+            return;
+        }
         self.arm_for_next_batch(now, out);
     }
 
