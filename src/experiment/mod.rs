@@ -83,7 +83,15 @@ pub fn simulate_with(
     seed: u64,
     mode: RequestMode,
 ) -> TrialOutcome {
-    simulate_in(scenario, trial, seed, mode, Fetches::LeaveOutUnobserved)
+    let layout = Layout::new(scenario);
+    simulate_in(
+        scenario,
+        &layout,
+        trial,
+        seed,
+        mode,
+        Fetches::LeaveOutUnobserved,
+    )
 }
 
 /// Which fetches a trial simulates.
@@ -110,15 +118,17 @@ fn world<'s, O: Observer>(
     }
 }
 
+/// One trial of `scenario`, whose layout is `layout` (a pure function of the scenario: a run
+/// builds it once for all its trials).
 fn simulate_in(
     scenario: &Scenario,
+    layout: &Layout,
     trial: u32,
     seed: u64,
     mode: RequestMode,
     fetches: Fetches,
 ) -> TrialOutcome {
-    let layout = Layout::new(scenario);
-    let metrics = MetricsObserver::new(&layout);
+    let metrics = MetricsObserver::new(layout);
     let limit = budget::event_limit(scenario, mode);
     if scenario.deploys.is_empty() {
         let (mut observer, ran) = world(scenario, seed, metrics, mode, fetches)
@@ -135,7 +145,7 @@ fn simulate_in(
             over_event_limit: ran.over_limit.then_some(limit),
         };
     }
-    let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
+    let deploys = deploy_metrics::DeployObservers::new(scenario, layout);
     let observers = (metrics, deploys);
     let ((mut metrics, deploys), ran) = world(scenario, seed, observers, mode, fetches)
         .limit_events(limit)
@@ -179,10 +189,13 @@ pub fn run_trial_range(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Vec<TrialOutcome> {
     let seed = scenario.simulation.seed;
+    let layout = Layout::new(scenario);
+    let fetches = Fetches::LeaveOutUnobserved;
     trials
         .into_par_iter()
         .map(|trial| {
-            let outcome = simulate_with(scenario, trial, trial_seed(seed, trial), mode);
+            let seed = trial_seed(seed, trial);
+            let outcome = simulate_in(scenario, &layout, trial, seed, mode, fetches);
             on_trial_done();
             outcome
         })
@@ -215,8 +228,10 @@ mod tests {
                     (2, RequestMode::PerRequest),
                 ] {
                     let seed = trial_seed(s.simulation.seed, trial);
-                    let fast = simulate_in(&s, trial, seed, mode, Fetches::LeaveOutUnobserved);
-                    let reference = simulate_in(&s, trial, seed, mode, Fetches::Every);
+                    let layout = Layout::new(&s);
+                    let fast =
+                        simulate_in(&s, &layout, trial, seed, mode, Fetches::LeaveOutUnobserved);
+                    let reference = simulate_in(&s, &layout, trial, seed, mode, Fetches::Every);
                     assert!(fast.events <= reference.events, "{stem} trial {trial}");
                     let events = TrialOutcome {
                         events: reference.events,
