@@ -83,15 +83,32 @@ pub fn simulate_with(
     seed: u64,
     mode: RequestMode,
 ) -> TrialOutcome {
-    let layout = Layout::new(scenario);
+    let shared = RunShared::new(scenario, mode);
     simulate_in(
         scenario,
-        &layout,
+        &shared,
         trial,
         seed,
         mode,
         Fetches::LeaveOutUnobserved,
     )
+}
+
+/// What every trial of a run shares, pure functions of the scenario and the request mode: a
+/// run builds them once for all its trials.
+struct RunShared {
+    layout: Layout,
+    /// [`budget::event_limit`].
+    event_limit: u64,
+}
+
+impl RunShared {
+    fn new(scenario: &Scenario, mode: RequestMode) -> RunShared {
+        RunShared {
+            layout: Layout::new(scenario),
+            event_limit: budget::event_limit(scenario, mode),
+        }
+    }
 }
 
 /// Which fetches a trial simulates.
@@ -118,18 +135,18 @@ fn world<'s, O: Observer>(
     }
 }
 
-/// One trial of `scenario`, whose layout is `layout` (a pure function of the scenario: a run
-/// builds it once for all its trials).
+/// One trial of `scenario`, with what the run's trials share (`shared`, for `mode`).
 fn simulate_in(
     scenario: &Scenario,
-    layout: &Layout,
+    shared: &RunShared,
     trial: u32,
     seed: u64,
     mode: RequestMode,
     fetches: Fetches,
 ) -> TrialOutcome {
+    let layout = &shared.layout;
     let metrics = MetricsObserver::new(layout);
-    let limit = budget::event_limit(scenario, mode);
+    let limit = shared.event_limit;
     if scenario.deploys.is_empty() {
         let (mut observer, ran) = world(scenario, seed, metrics, mode, fetches)
             .limit_events(limit)
@@ -189,13 +206,13 @@ pub fn run_trial_range(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Vec<TrialOutcome> {
     let seed = scenario.simulation.seed;
-    let layout = Layout::new(scenario);
+    let shared = RunShared::new(scenario, mode);
     let fetches = Fetches::LeaveOutUnobserved;
     trials
         .into_par_iter()
         .map(|trial| {
             let seed = trial_seed(seed, trial);
-            let outcome = simulate_in(scenario, &layout, trial, seed, mode, fetches);
+            let outcome = simulate_in(scenario, &shared, trial, seed, mode, fetches);
             on_trial_done();
             outcome
         })
@@ -228,10 +245,10 @@ mod tests {
                     (2, RequestMode::PerRequest),
                 ] {
                     let seed = trial_seed(s.simulation.seed, trial);
-                    let layout = Layout::new(&s);
+                    let shared = RunShared::new(&s, mode);
                     let fast =
-                        simulate_in(&s, &layout, trial, seed, mode, Fetches::LeaveOutUnobserved);
-                    let reference = simulate_in(&s, &layout, trial, seed, mode, Fetches::Every);
+                        simulate_in(&s, &shared, trial, seed, mode, Fetches::LeaveOutUnobserved);
+                    let reference = simulate_in(&s, &shared, trial, seed, mode, Fetches::Every);
                     assert!(fast.events <= reference.events, "{stem} trial {trial}");
                     let events = TrialOutcome {
                         events: reference.events,
