@@ -312,8 +312,14 @@ impl ShutdownOutcome {
     pub fn unresolved_reasons(&self) -> Vec<Unresolved> {
         Unresolved::ALL
             .into_iter()
-            .filter(|r| self.removal_unresolved.contains(&Some(*r)))
+            .filter(|&r| self.has_unresolved_reason(r))
             .collect()
+    }
+
+    /// Whether `reason` is one of [`ShutdownOutcome::unresolved_reasons`], without building
+    /// the list: the summary asks it of every trial for every reason.
+    pub fn has_unresolved_reason(&self, reason: Unresolved) -> bool {
+        self.removal_unresolved.contains(&Some(reason))
     }
 }
 

@@ -83,7 +83,32 @@ pub fn simulate_with(
     seed: u64,
     mode: RequestMode,
 ) -> TrialOutcome {
-    simulate_in(scenario, trial, seed, mode, Fetches::LeaveOutUnobserved)
+    let shared = RunShared::new(scenario, mode);
+    simulate_in(
+        scenario,
+        &shared,
+        trial,
+        seed,
+        mode,
+        Fetches::LeaveOutUnobserved,
+    )
+}
+
+/// What every trial of a run shares, pure functions of the scenario and the request mode: a
+/// run builds them once for all its trials.
+struct RunShared {
+    layout: Layout,
+    /// [`budget::event_limit`].
+    event_limit: u64,
+}
+
+impl RunShared {
+    fn new(scenario: &Scenario, mode: RequestMode) -> RunShared {
+        RunShared {
+            layout: Layout::new(scenario),
+            event_limit: budget::event_limit(scenario, mode),
+        }
+    }
 }
 
 /// Which fetches a trial simulates.
@@ -110,16 +135,18 @@ fn world<'s, O: Observer>(
     }
 }
 
+/// One trial of `scenario`, with what the run's trials share (`shared`, for `mode`).
 fn simulate_in(
     scenario: &Scenario,
+    shared: &RunShared,
     trial: u32,
     seed: u64,
     mode: RequestMode,
     fetches: Fetches,
 ) -> TrialOutcome {
-    let layout = Layout::new(scenario);
-    let metrics = MetricsObserver::new(&layout);
-    let limit = budget::event_limit(scenario, mode);
+    let layout = &shared.layout;
+    let metrics = MetricsObserver::new(layout);
+    let limit = shared.event_limit;
     if scenario.deploys.is_empty() {
         let (mut observer, ran) = world(scenario, seed, metrics, mode, fetches)
             .limit_events(limit)
@@ -135,7 +162,7 @@ fn simulate_in(
             over_event_limit: ran.over_limit.then_some(limit),
         };
     }
-    let deploys = deploy_metrics::DeployObservers::new(scenario, &layout);
+    let deploys = deploy_metrics::DeployObservers::new(scenario, layout);
     let observers = (metrics, deploys);
     let ((mut metrics, deploys), ran) = world(scenario, seed, observers, mode, fetches)
         .limit_events(limit)
@@ -179,10 +206,13 @@ pub fn run_trial_range(
     on_trial_done: &(dyn Fn() + Sync),
 ) -> Vec<TrialOutcome> {
     let seed = scenario.simulation.seed;
+    let shared = RunShared::new(scenario, mode);
+    let fetches = Fetches::LeaveOutUnobserved;
     trials
         .into_par_iter()
         .map(|trial| {
-            let outcome = simulate_with(scenario, trial, trial_seed(seed, trial), mode);
+            let seed = trial_seed(seed, trial);
+            let outcome = simulate_in(scenario, &shared, trial, seed, mode, fetches);
             on_trial_done();
             outcome
         })
@@ -215,8 +245,10 @@ mod tests {
                     (2, RequestMode::PerRequest),
                 ] {
                     let seed = trial_seed(s.simulation.seed, trial);
-                    let fast = simulate_in(&s, trial, seed, mode, Fetches::LeaveOutUnobserved);
-                    let reference = simulate_in(&s, trial, seed, mode, Fetches::Every);
+                    let shared = RunShared::new(&s, mode);
+                    let fast =
+                        simulate_in(&s, &shared, trial, seed, mode, Fetches::LeaveOutUnobserved);
+                    let reference = simulate_in(&s, &shared, trial, seed, mode, Fetches::Every);
                     assert!(fast.events <= reference.events, "{stem} trial {trial}");
                     let events = TrialOutcome {
                         events: reference.events,

@@ -127,6 +127,16 @@ pub fn heatmap_svg_string(plot: &Heatmap) -> Result<String, PlotError> {
     svg_string(plot)
 }
 
+/// Writes `svg`, a document from one of the `*_svg_string` functions, to `path`: the file
+/// `render_*` writes in [`ImageFormat::Svg`], for a caller that also inlines the document (a
+/// plot drawn once, not once per use).
+pub fn write_svg(svg: &str, path: &Path) -> Result<(), PlotError> {
+    std::fs::write(path, svg).map_err(|source| PlotError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// What every plot kind provides to the two backends.
 trait Drawable {
     /// The plot's name in error messages ("timeline", "CDF plot", ...).
@@ -163,13 +173,7 @@ fn svg_string<P: Drawable>(plot: &P) -> Result<String, PlotError> {
 
 fn render<P: Drawable>(plot: &P, format: ImageFormat, path: &Path) -> Result<(), PlotError> {
     match format {
-        ImageFormat::Svg => {
-            let svg = svg_string(plot)?;
-            std::fs::write(path, svg).map_err(|source| PlotError::Write {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+        ImageFormat::Svg => write_svg(&svg_string(plot)?, path),
         ImageFormat::Png => {
             plot.check().map_err(|problem| PlotError::Data {
                 plot: P::KIND,

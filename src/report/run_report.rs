@@ -20,7 +20,7 @@ use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, create_dir, write_text, write_with};
 use super::plot::{
     CdfPlot, CdfSeries, ImageFormat, TimelinePlot, cdf_svg_string, render_cdf, render_timeline,
-    timeline_svg_string,
+    timeline_svg_string, write_svg,
 };
 use super::{
     render_deploy, render_summary, render_summary_json, summarize, write_callers_csv,
@@ -134,7 +134,9 @@ fn write_figures(
         let mut figures = Vec::new();
         let cdf = exposure_cdf(scenario, s, outcomes);
         let path = out_dir.join(format!("exposure-cdf{suffix}.svg"));
-        render_cdf(&cdf, ImageFormat::Svg, &path)?;
+        // Drawn once, for the file and the report.
+        let svg = cdf_svg_string(&cdf)?;
+        write_svg(&svg, &path)?;
         if png {
             render_cdf(&cdf, ImageFormat::Png, &path.with_extension("png"))?;
         }
@@ -142,7 +144,7 @@ fn write_figures(
             caption: "Exposure over the trials: the share of trials in which callers stopped \
                       routing to the instance within x seconds of its stop."
                 .to_string(),
-            svg: cdf_svg_string(&cdf)?,
+            svg,
         });
         let median = median_trial(outcomes, s).and_then(|t| outcomes.iter().find(|o| o.trial == t));
         if let Some(trial) = median {
@@ -150,13 +152,14 @@ fn write_figures(
             // here, so a 1-trial run costs one (issue 12).
             let plot = run_timeline(scenario, s, trial);
             let path = out_dir.join(format!("timeline{suffix}.svg"));
-            render_timeline(&plot, ImageFormat::Svg, &path)?;
+            let svg = timeline_svg_string(&plot)?;
+            write_svg(&svg, &path)?;
             if png {
                 render_timeline(&plot, ImageFormat::Png, &path.with_extension("png"))?;
             }
             figures.push(Figure {
                 caption: timeline_caption(&plot),
-                svg: timeline_svg_string(&plot)?,
+                svg,
             });
         }
         all.push(figures);

@@ -249,7 +249,7 @@ fn unresolved_line(s: usize, outcomes: &[TrialOutcome]) -> String {
             let n = outcomes
                 .iter()
                 .filter_map(|o| o.shutdowns.get(s))
-                .filter(|o| o.unresolved_reasons().contains(&reason))
+                .filter(|o| o.has_unresolved_reason(reason))
                 .count();
             (n > 0).then(|| format!("{n} {}", reason.label()))
         })

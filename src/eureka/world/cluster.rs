@@ -29,7 +29,7 @@ pub(super) fn build_servers(
         .map(|(k, peer)| {
             let stream = match k {
                 0 => streams.stream("server"),
-                _ => streams.stream(&format!("server/{}", peer.name)),
+                _ => streams.stream_of(&["server/", &peer.name]),
             };
             EurekaServer::peer(ServerId(k as u32), &peer.server, release, processes, stream)
         })

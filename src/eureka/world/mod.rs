@@ -256,11 +256,11 @@ impl<'s, O: Observer> World<'s, O> {
         let applications = processes.iter().map(|p| p.application).collect();
         let net = processes
             .iter()
-            .map(|p| streams.stream(&format!("net/{}", p.name)))
+            .map(|p| streams.stream_of(&["net/", &p.name]))
             .collect();
         let net_query = processes
             .iter()
-            .map(|p| streams.stream(&format!("net/{}/query", p.name)))
+            .map(|p| streams.stream_of(&["net/", &p.name, "/query"]))
             .collect();
         let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
         let restarts = RestartRun::build_all(scenario, &layout, &streams);
@@ -785,7 +785,7 @@ fn build_processes(
                     .collect(),
                 _ => Vec::new(),
             };
-            let stream = streams.stream(&format!("client/{}", slot.name));
+            let stream = streams.stream_of(&["client/", &slot.name]);
             let release = scenario.simulation.release;
             let client = DiscoveryClient::new(p, Rc::clone(config), release, called, stream);
             Process::new(slot, client, host_vanishes)

@@ -33,9 +33,36 @@ pub fn step(
     same_server: u32,
     costs: AttemptCosts,
 ) -> Step {
+    let mut dead = Vec::new();
+    let end = step_into(start, answers, next_servers, same_server, costs, &mut dead);
+    Step {
+        next: end.next,
+        dead,
+        accepted: end.accepted,
+        failed: end.failed,
+    }
+}
+
+/// How one request ends: a [`Step`] but for its dead attempts.
+#[derive(Debug, Clone, Copy)]
+struct StepEnd {
+    next: usize,
+    accepted: Option<usize>,
+    failed: bool,
+}
+
+/// [`step`], its dead attempts appended to `dead`: [`run_batch`] keeps every position's in one
+/// list rather than one allocation each.
+fn step_into(
+    start: usize,
+    answers: &[Answer],
+    next_servers: u32,
+    same_server: u32,
+    costs: AttemptCosts,
+    dead: &mut Vec<(usize, u64)>,
+) -> StepEnd {
     let n = answers.len();
     let mut pos = start;
-    let mut out = Step::default();
     let mut spent_ms = 0;
     for _ in 0..next_servers {
         let chosen = pos;
@@ -43,21 +70,40 @@ pub fn step(
         for _ in 0..same_server {
             let attempted = costs.attempt(&mut spent_ms, answers[chosen]);
             if answers[chosen].accepts() {
-                out.next = pos;
-                out.accepted = Some(chosen);
-                return out;
+                return StepEnd {
+                    next: pos,
+                    accepted: Some(chosen),
+                    failed: false,
+                };
             }
-            out.dead.push((chosen, attempted.delay_ms));
+            dead.push((chosen, attempted.delay_ms));
             if attempted.gave_up {
-                out.next = pos;
-                out.failed = true;
-                return out;
+                return StepEnd {
+                    next: pos,
+                    accepted: None,
+                    failed: true,
+                };
             }
         }
     }
-    out.next = pos;
-    out.failed = true;
-    out
+    StepEnd {
+        next: pos,
+        accepted: None,
+        failed: true,
+    }
+}
+
+/// What a batch's requests left on one list position.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    /// Refused or timed-out attempts on it.
+    dead: u64,
+    /// Requests that chose it first and failed.
+    failed: u64,
+    /// Delay waited on its connect timeouts (ms).
+    delay_ms: u64,
+    /// 1-based index of the last request with a dead attempt on it (0: none).
+    last: u64,
 }
 
 /// Totals of a batch of requests.
@@ -109,9 +155,19 @@ pub fn run_batch(
             ..BatchOutcome::default()
         };
     }
-    let steps: Vec<Step> = (0..n)
-        .map(|s| step(s, answers, next_servers, same_server, costs))
+    // Each position's step; their dead attempts in one list, position s's ending at
+    // `steps[s].1`.
+    let mut dead = Vec::new();
+    let steps: Vec<(StepEnd, usize)> = (0..n)
+        .map(|s| {
+            let end = step_into(s, answers, next_servers, same_server, costs, &mut dead);
+            (end, dead.len())
+        })
         .collect();
+    let dead_of = |s: usize| {
+        let from = if s == 0 { 0 } else { steps[s - 1].1 };
+        &dead[from..steps[s].1]
+    };
     // The walk start, s1, s2, ... enters a cycle within n steps.
     let mut first_seen = vec![usize::MAX; n];
     let mut walk = Vec::with_capacity(n + 1);
@@ -119,7 +175,7 @@ pub fn run_batch(
     while first_seen[s] == usize::MAX {
         first_seen[s] = walk.len();
         walk.push(s);
-        s = steps[s].next;
+        s = steps[s].0.next;
     }
     let prefix = first_seen[s];
     let cycle = walk.len() - prefix;
@@ -142,45 +198,42 @@ pub fn run_batch(
             after / cycle as u64 + u64::from(offset < after % cycle as u64)
         }
     };
-    let mut dead_counts = vec![0u64; n];
-    let mut failed_counts = vec![0u64; n];
-    let mut delay_sums = vec![0u64; n];
+    let mut tallies = vec![Tally::default(); n];
     for (k, &state) in walk.iter().enumerate() {
         let times = visits(k);
         if times == 0 {
             continue;
         }
-        for &(position, delay_ms) in &steps[state].dead {
-            dead_counts[position] += times;
-            delay_sums[position] += times * delay_ms;
+        for &(position, delay_ms) in dead_of(state) {
+            tallies[position].dead += times;
+            tallies[position].delay_ms += times * delay_ms;
         }
-        if steps[state].failed {
-            failed_counts[state] += times;
+        if steps[state].0.failed {
+            tallies[state].failed += times;
         }
     }
     // The last request touching each dead server lies within the last prefix + cycle requests.
-    let mut last = vec![0u64; n];
     let window = (prefix + cycle) as u64;
     let mut i = requests;
     while i > requests.saturating_sub(window) {
         i -= 1;
-        for &(position, _) in &steps[state_at(i)].dead {
-            if last[position] == 0 {
-                last[position] = i + 1;
+        for &(position, _) in dead_of(state_at(i)) {
+            if tallies[position].last == 0 {
+                tallies[position].last = i + 1;
             }
         }
     }
     let dead_hits = (0..n)
-        .filter(|&p| dead_counts[p] > 0)
-        .map(|p| (servers[p], dead_counts[p], last[p]))
+        .filter(|&p| tallies[p].dead > 0)
+        .map(|p| (servers[p], tallies[p].dead, tallies[p].last))
         .collect();
     let failed = (0..n)
-        .filter(|&p| failed_counts[p] > 0)
-        .map(|p| (servers[p], failed_counts[p]))
+        .filter(|&p| tallies[p].failed > 0)
+        .map(|p| (servers[p], tallies[p].failed))
         .collect();
     let delays = (0..n)
-        .filter(|&p| delay_sums[p] > 0)
-        .map(|p| (servers[p], delay_sums[p]))
+        .filter(|&p| tallies[p].delay_ms > 0)
+        .map(|p| (servers[p], tallies[p].delay_ms))
         .collect();
     BatchOutcome {
         dead_hits,
