@@ -1,5 +1,6 @@
 //! `trials.csv`, `callers.csv`, `servers.csv` and `summary.csv`.
 
+use std::fmt::{Display, Write as _};
 use std::io::Write;
 
 use crate::eureka::Layout;
@@ -75,8 +76,6 @@ pub fn summary_header() -> Vec<&'static str> {
     header
 }
 
-use super::opt;
-
 /// One row per trial and shutdown; empty cells are "no value" (see README, "Reading the metrics").
 pub fn write_trials_csv<W: Write>(
     out: W,
@@ -85,33 +84,29 @@ pub fn write_trials_csv<W: Write>(
 ) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(TRIALS_HEADER)?;
+    let mut record = Record::default();
     for trial in outcomes {
         for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
-            writer.write_record([
-                trial.trial.to_string(),
-                trial.seed.to_string(),
-                shutdown.instance.clone(),
-                shutdown.strategy.name().to_string(),
-                opt(outcome.t_stop_ms),
-                opt(outcome.exposure_ms),
-                outcome.dead_hits.to_string(),
-                outcome.errors.to_string(),
-                outcome.inflight_failed.to_string(),
-                outcome.timeout_delay_ms.to_string(),
-                opt(outcome.last_dead_hit_ms),
-                opt(outcome.server_removed_ms),
-                opt(outcome.readonly_removed_ms),
-                opt(outcome.client_removed_ms),
-                opt(outcome.ribbon_removed_ms),
-                outcome.lost_capacity_ms.to_string(),
-                trial.end_ms.to_string(),
-                outcome
-                    .unresolved_reasons()
-                    .iter()
-                    .map(|r| r.name())
-                    .collect::<Vec<_>>()
-                    .join(";"),
-            ])?;
+            record
+                .cell(trial.trial)
+                .cell(trial.seed)
+                .cell(&shutdown.instance)
+                .cell(shutdown.strategy.name())
+                .opt(outcome.t_stop_ms)
+                .opt(outcome.exposure_ms)
+                .cell(outcome.dead_hits)
+                .cell(outcome.errors)
+                .cell(outcome.inflight_failed)
+                .cell(outcome.timeout_delay_ms)
+                .opt(outcome.last_dead_hit_ms)
+                .opt(outcome.server_removed_ms)
+                .opt(outcome.readonly_removed_ms)
+                .opt(outcome.client_removed_ms)
+                .opt(outcome.ribbon_removed_ms)
+                .cell(outcome.lost_capacity_ms)
+                .cell(trial.end_ms)
+                .joined(outcome.unresolved_reasons().iter().map(|r| r.name()), ";")
+                .write(&mut writer)?;
         }
     }
     writer.flush()?;
@@ -129,25 +124,24 @@ pub fn write_callers_csv<W: Write>(
     let process_name = |p: usize| layout.processes.get(p).map_or("?", |s| s.name.as_str());
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(CALLERS_HEADER)?;
+    let mut record = Record::default();
     for trial in outcomes {
         for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
             for caller in &outcome.callers {
-                writer.write_record([
-                    trial.trial.to_string(),
-                    trial.seed.to_string(),
-                    shutdown.instance.clone(),
-                    process_name(caller.process).to_string(),
-                    caller
-                        .server
-                        .and_then(|k| servers.get(k.index()))
-                        .map_or(String::new(), |s| s.name.clone()),
-                    opt(caller.exposure_ms),
-                    caller.dead_hits.to_string(),
-                    caller.errors.to_string(),
-                    opt(caller.last_dead_hit_ms),
-                    opt(caller.client_removed_ms),
-                    opt(caller.ribbon_removed_ms),
-                ])?;
+                let server = caller.server.and_then(|k| servers.get(k.index()));
+                record
+                    .cell(trial.trial)
+                    .cell(trial.seed)
+                    .cell(&shutdown.instance)
+                    .cell(process_name(caller.process))
+                    .opt(server.map(|s| &s.name))
+                    .opt(caller.exposure_ms)
+                    .cell(caller.dead_hits)
+                    .cell(caller.errors)
+                    .opt(caller.last_dead_hit_ms)
+                    .opt(caller.client_removed_ms)
+                    .opt(caller.ribbon_removed_ms)
+                    .write(&mut writer)?;
             }
         }
     }
@@ -164,22 +158,73 @@ pub fn write_servers_csv<W: Write>(
     let servers = scenario.servers();
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(SERVERS_HEADER)?;
+    let mut record = Record::default();
     for trial in outcomes {
         for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
             for (k, server) in outcome.servers.iter().enumerate() {
-                writer.write_record([
-                    trial.trial.to_string(),
-                    trial.seed.to_string(),
-                    shutdown.instance.clone(),
-                    servers.get(k).map_or("?", |s| s.name.as_str()).to_string(),
-                    opt(server.server_removed_ms),
-                    opt(server.readonly_removed_ms),
-                ])?;
+                record
+                    .cell(trial.trial)
+                    .cell(trial.seed)
+                    .cell(&shutdown.instance)
+                    .cell(servers.get(k).map_or("?", |s| s.name.as_str()))
+                    .opt(server.server_removed_ms)
+                    .opt(server.readonly_removed_ms)
+                    .write(&mut writer)?;
             }
         }
     }
     writer.flush()?;
     Ok(())
+}
+
+/// One record's cells, written into one buffer that every record of a file reuses: no `String`
+/// per cell (a 200-trial run writes some 5 000 cells).
+#[derive(Default)]
+struct Record {
+    text: String,
+    /// Where each cell ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Record {
+    /// Appends the cell `value`, as `to_string` writes it.
+    fn cell(&mut self, value: impl Display) -> &mut Record {
+        let _ = write!(self.text, "{value}");
+        self.ends.push(self.text.len());
+        self
+    }
+
+    /// Appends the cell `value`, empty for `None` (as `report::opt`).
+    fn opt(&mut self, value: Option<impl Display>) -> &mut Record {
+        match value {
+            Some(value) => self.cell(value),
+            None => self.cell(""),
+        }
+    }
+
+    /// Appends the cell of `parts` joined by `separator`.
+    fn joined<'a>(&mut self, parts: impl Iterator<Item = &'a str>, separator: &str) -> &mut Record {
+        for (k, part) in parts.enumerate() {
+            if k > 0 {
+                self.text.push_str(separator);
+            }
+            self.text.push_str(part);
+        }
+        self.ends.push(self.text.len());
+        self
+    }
+
+    /// Writes the record and empties it for the next one.
+    fn write<W: Write>(&mut self, writer: &mut csv::Writer<W>) -> csv::Result<()> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        let cells = starts
+            .zip(&self.ends)
+            .map(|(from, &to)| &self.text[from..to]);
+        let written = writer.write_record(cells);
+        self.text.clear();
+        self.ends.clear();
+        written
+    }
 }
 
 /// One row per shutdown and metric. The mean has one decimal so the file is byte-stable; a
