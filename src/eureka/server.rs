@@ -1160,19 +1160,24 @@ mod tests {
         .unwrap()
     }
 
+    /// An UP instance's InstanceInfo with the default lease (90 s, renewed every 30 s).
+    fn up_registrant() -> Registrant {
+        Registrant {
+            status: InstanceStatus::Up,
+            overridden_status: InstanceStatus::Unknown,
+            last_dirty: 1,
+            lease_duration_ms: 90_000,
+            renewal_interval_ms: 30_000,
+        }
+    }
+
     /// A register is answered and observed (registered, then UP in the registry); a cancel
     /// takes it out again.
     #[test]
     fn register_then_cancel_replies_and_observes() {
         let mut server = server();
         server.start(SimTime(0), 1_700_000_000_000, &mut Vec::new());
-        let info = Registrant {
-            status: InstanceStatus::Up,
-            overridden_status: InstanceStatus::Unknown,
-            last_dirty: 1,
-            lease_duration_ms: 90_000,
-            renewal_interval_ms: 30_000,
-        };
+        let info = up_registrant();
         let why = RegisterWhy::Init;
         let mut out = Vec::new();
         let reply = server.on_call(SimTime(10), 0, Call::Register { info, why }, &mut out);
@@ -1216,13 +1221,7 @@ mod tests {
     /// the reports off, and is answered and counted the same either way.
     #[test]
     fn a_renew_is_reported_only_where_renewals_are_read() {
-        let info = Registrant {
-            status: InstanceStatus::Up,
-            overridden_status: InstanceStatus::Unknown,
-            last_dirty: 1,
-            lease_duration_ms: 90_000,
-            renewal_interval_ms: 30_000,
-        };
+        let info = up_registrant();
         let mut replies = Vec::new();
         for reports in [true, false] {
             let mut server = server();
