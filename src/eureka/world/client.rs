@@ -72,8 +72,8 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// The servers report renews only to an observer that reads them
-    /// ([`crate::eureka::server::EurekaServer::report_renewals`]). In the fast mode, where no `[[fault]]` can pause a
-    /// process, every client defers its idle periodic replicator runs
+    /// ([`crate::eureka::server::EurekaServer::report_renewals`]). In the fast mode, where no
+    /// `[[fault]]` can pause a process, every client defers its idle periodic replicator runs
     /// ([`DiscoveryClient::defer_idle_replicator`]). Before the start, which arms the first
     /// runs.
     pub(super) fn leave_out_unobserved(&mut self) {
