@@ -35,26 +35,38 @@ wall() {
 }
 
 # eureka-sim's run lasts tens of milliseconds, where one run's wall time is mostly the noise of a
-# shared machine: it runs REPEAT times (default 5), before and after the oracle, and the median
-# counts. The oracle's run lasts seconds and runs once.
+# shared machine (the same command varies 2x within minutes here): the oracle runs
+# ORACLE_REPEAT times (default 3) and eureka-sim REPEAT times (default 5) between and around each
+# oracle run, so both medians are taken over the same stretch of time.
 repeat=${REPEAT:-5}
+oracle_repeat=${ORACLE_REPEAT:-3}
 ours_runs=()
+theirs_runs=()
 race_ours() {
     ours_runs+=("$(RAYON_NUM_THREADS=1 wall "${pin[@]}" "$bin" run "$root/bench/oracle-kill9.toml" \
         --trials "$trials" --seed 1 --out "$out/eureka-sim")")
 }
-for ((k = 0; k < (repeat + 1) / 2; k++)); do race_ours; done
 oracle_abs=$(cd "$oracle_dir" && pwd)
-theirs=$(cd "$oracle_abs" && wall "${pin[@]}" python3 oracle.py --case cases/kill9_default.json \
-    --seeds "0..$((trials - 1))" --jobs 1 --out "$out/oracle.json")
-oracle_events=$(grep -o '[0-9]* events;' "$out/log" | head -1 || true)
-for ((k = (repeat + 1) / 2; k < repeat; k++)); do race_ours; done
-ours=$(printf '%s\n' "${ours_runs[@]}" | sort -g | sed -n "$(((${#ours_runs[@]} + 1) / 2))p")
+race_theirs() {
+    theirs_runs+=("$(cd "$oracle_abs" && wall "${pin[@]}" python3 oracle.py \
+        --case cases/kill9_default.json --seeds "0..$((trials - 1))" --jobs 1 \
+        --out "$out/oracle.json")")
+    oracle_events=$(grep -o '[0-9]* events;' "$out/log" | head -1 || true)
+}
+# The median of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for ((k = 0; k < oracle_repeat; k++)); do
+    for ((j = 0; j < repeat; j++)); do race_ours; done
+    race_theirs
+done
+for ((j = 0; j < repeat; j++)); do race_ours; done
+ours=$(printf '%s\n' "${ours_runs[@]}" | median)
+theirs=$(printf '%s\n' "${theirs_runs[@]}" | median)
 
 printf 'world: %s (eureka-sim: bench/oracle-kill9.toml), %s trials, %s\n' \
     "$oracle_dir/cases/kill9_default.json" "$trials" "${pin[*]:-no taskset}"
 printf '  eureka-sim run (1 thread, ends at rest, outputs written):  %8.3f s  (median of %d)\n' \
-    "$ours" "$repeat"
-printf '  SimPy oracle (--jobs 1, window mode):                      %8.3f s  (%s)\n' \
-    "$theirs" "${oracle_events%;}"
+    "$ours" "${#ours_runs[@]}"
+printf '  SimPy oracle (--jobs 1, window mode):                      %8.3f s  (median of %d; %s)\n' \
+    "$theirs" "${#theirs_runs[@]}" "${oracle_events%;}"
 printf '  ratio: eureka-sim is %.1fx faster\n' "$(echo "$theirs / $ours" | bc -l)"

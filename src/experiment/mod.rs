@@ -124,13 +124,16 @@ enum Fetches {
 /// The world of one trial with its observer, simulating `fetches`.
 fn world<'s, O: Observer>(
     scenario: &'s Scenario,
+    shared: &RunShared,
     seed: u64,
     observer: O,
     mode: RequestMode,
     fetches: Fetches,
 ) -> World<'s, O> {
     match fetches {
-        Fetches::LeaveOutUnobserved => World::with_mode(scenario, seed, observer, mode),
+        Fetches::LeaveOutUnobserved => {
+            World::with_layout(scenario, &shared.layout, seed, observer, mode)
+        }
         Fetches::Every => World::with_every_fetch(scenario, seed, observer, mode),
     }
 }
@@ -148,7 +151,7 @@ fn simulate_in(
     let metrics = MetricsObserver::new(layout);
     let limit = shared.event_limit;
     if scenario.deploys.is_empty() {
-        let (mut observer, ran) = world(scenario, seed, metrics, mode, fetches)
+        let (mut observer, ran) = world(scenario, shared, seed, metrics, mode, fetches)
             .limit_events(limit)
             .run();
         return TrialOutcome {
@@ -164,7 +167,7 @@ fn simulate_in(
     }
     let deploys = deploy_metrics::DeployObservers::new(scenario, layout);
     let observers = (metrics, deploys);
-    let ((mut metrics, deploys), ran) = world(scenario, seed, observers, mode, fetches)
+    let ((mut metrics, deploys), ran) = world(scenario, shared, seed, observers, mode, fetches)
         .limit_events(limit)
         .run();
     TrialOutcome {

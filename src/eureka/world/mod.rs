@@ -220,7 +220,21 @@ impl<'s, O: Observer> World<'s, O> {
         observer: O,
         request_mode: RequestMode,
     ) -> Self {
-        Self::build(scenario, trial_seed, observer, request_mode, true)
+        let layout = Layout::new(scenario);
+        Self::build(scenario, &layout, trial_seed, observer, request_mode, true)
+    }
+
+    /// [`World::with_mode`] over `layout`, the scenario's [`Layout::new`] built once for all the
+    /// trials of a run (it is a pure function of the scenario, and formatting every instance id
+    /// again in each trial was a tenth of a short trial's cost).
+    pub fn with_layout(
+        scenario: &'s Scenario,
+        layout: &Layout,
+        trial_seed: u64,
+        observer: O,
+        request_mode: RequestMode,
+    ) -> Self {
+        Self::build(scenario, layout, trial_seed, observer, request_mode, true)
     }
 
     /// The reference mode of issue 12's fetch pruning: [`World::with_mode`], but every client
@@ -233,11 +247,13 @@ impl<'s, O: Observer> World<'s, O> {
         observer: O,
         request_mode: RequestMode,
     ) -> Self {
-        Self::build(scenario, trial_seed, observer, request_mode, false)
+        let layout = Layout::new(scenario);
+        Self::build(scenario, &layout, trial_seed, observer, request_mode, false)
     }
 
     fn build(
         scenario: &'s Scenario,
+        layout: &Layout,
         trial_seed: u64,
         observer: O,
         request_mode: RequestMode,
@@ -246,13 +262,16 @@ impl<'s, O: Observer> World<'s, O> {
         let streams = StreamFactory::new(trial_seed);
         let mut setup = streams.stream("setup");
         let wall_epoch_ms = WALL_EPOCH_BASE_MS + setup.below(86_400_000);
-        let layout = Layout::new(scenario);
-        let shutdowns = ShutdownRun::build_all(scenario, &layout);
+        debug_assert_eq!(
+            layout.processes.len(),
+            Layout::new(scenario).processes.len()
+        );
+        let shutdowns = ShutdownRun::build_all(scenario, layout);
         let mut vanishes = vec![false; layout.processes.len()];
         for run in &shutdowns {
             vanishes[run.process] |= run.config.host_vanishes;
         }
-        let processes = build_processes(scenario, &layout, &streams, &vanishes);
+        let processes = build_processes(scenario, layout, &streams, &vanishes);
         let applications = processes.iter().map(|p| p.application).collect();
         let net = processes
             .iter()
@@ -262,9 +281,9 @@ impl<'s, O: Observer> World<'s, O> {
             .iter()
             .map(|p| streams.stream_of(&["net/", &p.name, "/query"]))
             .collect();
-        let routes = Routes::new(Route::build_all(scenario, &layout, &streams));
-        let restarts = RestartRun::build_all(scenario, &layout, &streams);
-        let deploys = DeployRun::build_all(scenario, &layout);
+        let routes = Routes::new(Route::build_all(scenario, layout, &streams));
+        let restarts = RestartRun::build_all(scenario, layout, &streams);
+        let deploys = DeployRun::build_all(scenario, layout);
         let servers = cluster::build_servers(scenario, processes.len(), &streams);
         let server_processes = layout.server_processes();
         let mut world = World {
