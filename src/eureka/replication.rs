@@ -20,6 +20,7 @@
 //! Not wired into the world yet (issue 11 builds on it, `docs/design/peers.md` §4).
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crate::engine::SimTime;
 
@@ -48,8 +49,9 @@ pub const MAX_THREADS_FOR_PEER_REPLICATION: usize = 20;
 pub enum ReplicatorEffect {
     /// Wake the dispatcher `delay_ms` from now (a timer armed with `generation`).
     Arm { delay_ms: u64, generation: u32 },
-    /// Send this batch to the peer.
-    Send(ReplicationBatch),
+    /// Send this batch to the peer (shared with the replicator's batches in flight, which keep
+    /// it for its outcome: one copy of the tasks, not two).
+    Send(Rc<ReplicationBatch>),
 }
 
 /// What an answered batch asks of the sending server.
@@ -93,7 +95,7 @@ pub struct PeerReplicator {
     /// `processingOrder`: the keys of pending tasks, oldest first.
     order: VecDeque<TaskKey>,
     shaper: TrafficShaper,
-    in_flight: Vec<ReplicationBatch>,
+    in_flight: Vec<Rc<ReplicationBatch>>,
     next_batch: u64,
     /// Guards the dispatcher's timer; `armed_at` is when it fires.
     generation: u32,
@@ -183,7 +185,7 @@ impl PeerReplicator {
         if self.in_flight.len() < MAX_THREADS_FOR_PEER_REPLICATION
             && self.next_due(now).is_some_and(|due| due <= now)
         {
-            let mut tasks = Vec::new();
+            let mut tasks = Vec::with_capacity(self.order.len().min(BATCH_SIZE));
             while tasks.len() < BATCH_SIZE {
                 let Some(key) = self.order.pop_front() else {
                     break;
@@ -195,12 +197,12 @@ impl PeerReplicator {
                 }
             }
             if !tasks.is_empty() {
-                let batch = ReplicationBatch {
+                let batch = Rc::new(ReplicationBatch {
                     id: self.next_batch,
                     tasks,
-                };
+                });
                 self.next_batch += 1;
-                self.in_flight.push(batch.clone());
+                self.in_flight.push(Rc::clone(&batch));
                 out.push(ReplicatorEffect::Send(batch));
             }
         }
@@ -247,7 +249,9 @@ impl PeerReplicator {
                 } else {
                     self.shaper.last_network_failure = Some(now);
                 }
-                self.reprocess(now, batch.tasks);
+                // The batch's event may still hold it (a failure told before delivery).
+                let tasks = Rc::try_unwrap(batch).map_or_else(|b| b.tasks.clone(), |b| b.tasks);
+                self.reprocess(now, tasks);
             }
             BatchOutcome::Failed => {}
         }

@@ -56,7 +56,7 @@ pub trait ServerOutput {
     fn arm(&mut self, delay_ms: u64, timer: ServerTimer);
     /// `POST peerreplication/batch/` to `peer`; its outcome comes back through
     /// [`EurekaServer::on_batch_outcome`].
-    fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch);
+    fn send_batch(&mut self, peer: ServerId, batch: Rc<ReplicationBatch>);
 }
 
 /// A server's request of the world, as data.
@@ -69,7 +69,7 @@ pub enum ServerEffect {
     /// Send this batch to `peer`.
     SendBatch {
         peer: ServerId,
-        batch: ReplicationBatch,
+        batch: Rc<ReplicationBatch>,
     },
 }
 
@@ -82,7 +82,7 @@ impl ServerOutput for Vec<ServerEffect> {
         self.push(ServerEffect::Arm { delay_ms, timer });
     }
 
-    fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch) {
+    fn send_batch(&mut self, peer: ServerId, batch: Rc<ReplicationBatch>) {
         self.push(ServerEffect::SendBatch { peer, batch });
     }
 }

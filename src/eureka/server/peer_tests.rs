@@ -20,7 +20,7 @@ enum Item {
     Batch {
         to: usize,
         from: usize,
-        batch: ReplicationBatch,
+        batch: std::rc::Rc<ReplicationBatch>,
     },
     Outcome {
         to: usize,

@@ -116,7 +116,7 @@ pub enum Event {
     PeerBatch {
         to: ServerId,
         from: ServerId,
-        batch: Box<ReplicationBatch>,
+        batch: Rc<ReplicationBatch>,
     },
     /// The peer's answer to batch `batch` reaches the server `to` that sent it.
     PeerBatchReply {

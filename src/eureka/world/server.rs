@@ -1,5 +1,7 @@
 //! The world's handlers for `server` (the rules and their state live in `eureka::server`).
 
+use std::rc::Rc;
+
 use crate::engine::{EventQueue, RngStream};
 use crate::eureka::deploy::DeployRun;
 use crate::eureka::ids::{ProcessId, ServerId};
@@ -146,7 +148,7 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
     }
 
     /// The batch reaches the peer after one latency of this server's process.
-    fn send_batch(&mut self, peer: ServerId, batch: ReplicationBatch) {
+    fn send_batch(&mut self, peer: ServerId, batch: Rc<ReplicationBatch>) {
         let delay = latency(self.network, self.net);
         let now = self.queue.now();
         let from_process = self.server_processes[self.server.index()];
@@ -180,7 +182,7 @@ impl<O: Observer> ServerOutput for ServerSink<'_, O> {
             let event = Event::PeerBatch {
                 to: peer,
                 from: self.server,
-                batch: Box::new(batch),
+                batch,
             };
             self.queue.schedule_in(delay, event);
         }
