@@ -29,10 +29,12 @@ use crate::eureka::RequestMode;
 use crate::scenario::{ClientConfig, Scenario, Start};
 
 /// Bytes a trial holds for each process of the fleet (its client, lease, registry entries in
-/// every server, routes' lists), measured: 10 000 instances on one server, 1 trial, 20 MB above
-/// the 8 MB of an empty run (`/usr/bin/time -v`, kill-9.toml with `app[0].instances=10000`);
-/// 3 peers about 2.5x that.
-const BYTES_PER_PROCESS_PER_SERVER: u64 = 2_500;
+/// every server, routes' lists), measured with mimalloc (which keeps more pages than glibc's
+/// malloc did: 20 MB then): 10 000 instances on one server, 1 trial, 32.6 MB above the 15 MB of
+/// an empty run (`/usr/bin/time -v`, kill-9.toml with `app[0].instances=10000`); 3 peers
+/// (`bench/fleet-10k-3peers-24h.toml`, 10 060 processes) 93 MB above it, 3.1 KB per process
+/// per server.
+const BYTES_PER_PROCESS_PER_SERVER: u64 = 3_300;
 
 /// What the process holds besides the trials (the binary, the thread stacks, the scenario).
 pub const BASE_BYTES: u64 = 16 << 20;
@@ -41,10 +43,10 @@ pub const BASE_BYTES: u64 = 16 << 20;
 /// the vector's growth).
 const TRACE_BYTES_PER_EVENT: u64 = 112;
 
-/// Events handled per second per core, a floor measured on this project's machines (0.8 M/s
-/// at 10 000 instances, issue 12; small worlds run faster): the time estimate is an upper
-/// bound.
-const EVENTS_PER_SECOND: f64 = 700_000.0;
+/// Events handled per second per core, a floor measured on this project's machines (1.0 to
+/// 1.3 M/s at 10 000 instances on 3 peers, `bench/fleet-10k-3peers-24h.toml`, issue 12; small
+/// worlds run faster): the time estimate is an upper bound.
+const EVENTS_PER_SECOND: f64 = 1_000_000.0;
 
 /// Events per request stepped one by one (arrival, attempt, breaker, retry).
 const STEPPED_EVENTS: f64 = 4.0;
@@ -179,7 +181,7 @@ fn events_per_ms(scenario: &Scenario, mode: RequestMode, typical: Typical) -> f6
         rate += 1.0 / ms(server.renewal_threshold_update_interval_ms);
         rate += 1.0 / ms(server.delta_retention_timer_interval_ms);
     }
-    rate += renews * 2.0 * (peers - 1.0);
+    rate += replication_per_ms(renews, peers, typical);
     for caller in &scenario.callers {
         for target in &caller.calls {
             let lb = &caller.client.load_balancer;
@@ -207,6 +209,26 @@ fn events_per_ms(scenario: &Scenario, mode: RequestMode, typical: Typical) -> f6
         }
     }
     rate
+}
+
+/// Events per ms of replicating `renews` renews per ms to the other peers of a cluster of
+/// `peers`: a batch's arrival and its answer. Each server takes `renews / peers` of them and
+/// sends each to every other peer. The upper bound counts a batch per renew; typically a link
+/// sends one batch per `MAX_BATCHING_DELAY_MS` while it has traffic, or one per `BATCH_SIZE`
+/// tasks when that is more often (`PeerReplicator::next_due`), never more than one per task.
+/// (Counting a batch per renew made the day of 10 000 instances on 3 peers 2.1e8 events where
+/// it handles 6.1e7.)
+fn replication_per_ms(renews: f64, peers: f64, typical: Typical) -> f64 {
+    use crate::eureka::replication::{BATCH_SIZE, MAX_BATCHING_DELAY_MS};
+    let links = peers * (peers - 1.0);
+    let per_link = renews / peers;
+    let batches = match typical {
+        Typical::Not => per_link,
+        Typical::Estimate { .. } => {
+            per_link.min((per_link / BATCH_SIZE as f64).max(1.0 / MAX_BATCHING_DELAY_MS as f64))
+        }
+    };
+    2.0 * links * batches
 }
 
 /// The most events a trial of `scenario` may handle before it is stopped as a runaway: 4 times
@@ -488,6 +510,25 @@ mod tests {
                 "{name}: estimate {estimate}, real {real} (x{ratio:.2})"
             );
         }
+    }
+
+    /// Replication is counted in batches (hand-computed): 10 000 instances renewing every 30 s
+    /// on 3 peers send 111 renews a second down each of the 6 links, fewer than 250 per 500 ms,
+    /// so each link sends 2 batches a second, 24 events a second in all (arrival and answer);
+    /// 3 instances on 2 peers send each renew alone (0.05 a second per link, 0.2 events a
+    /// second). The upper bound counts a batch per renew to each other peer.
+    #[test]
+    fn replication_is_counted_in_batches() {
+        let typical = Typical::Estimate {
+            apps_fetch_nothing: true,
+            idle_left_out: true,
+        };
+        let fleet = 10_000.0 / 30_000.0;
+        assert!((replication_per_ms(fleet, 3.0, typical) - 0.024).abs() < 1e-12);
+        assert!((replication_per_ms(fleet, 3.0, Typical::Not) - 4.0 * fleet).abs() < 1e-12);
+        let few = 3.0 / 30_000.0;
+        assert!((replication_per_ms(few, 2.0, typical) - 0.0002).abs() < 1e-12);
+        assert_eq!(replication_per_ms(fleet, 1.0, typical), 0.0);
     }
 
     /// The upper bound holds for every bundled scenario, the incidents and clusters included,
