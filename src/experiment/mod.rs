@@ -235,7 +235,9 @@ mod tests {
     /// observers), leaving out the fetches no one observes gives every bundled scenario's
     /// trials the same outcomes, ends included, as the reference where every client fetches,
     /// as written and on a cold start, in both request modes; only the count of events
-    /// handled is lower.
+    /// handled is lower. The fast mode runs over the run's shared layout
+    /// (`World::with_layout`), the reference over a layout of its own (`World::with_every_fetch`),
+    /// so this holds the shared layout too.
     #[test]
     fn outcomes_are_those_of_the_reference_that_fetches_everything() {
         let cold = ["simulation.start=cold".to_string()];
