@@ -180,12 +180,12 @@ impl Drawable for CdfPlot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{ImageFormat, cdf_svg_string, render_cdf};
     use super::*;
 
-    fn example() -> CdfPlot {
+    pub(in crate::report::plot) fn example() -> CdfPlot {
         CdfPlot {
             title: "exposure by strategy\nscenario default.toml".to_string(),
             x_label: "exposure (s)".to_string(),

@@ -372,12 +372,12 @@ fn draw_scale<DB: DrawingBackend>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{ImageFormat, PlotError, heatmap_svg_string, render_heatmap};
     use super::*;
 
-    fn example() -> Heatmap {
+    pub(in crate::report::plot) fn example() -> Heatmap {
         let xs: Vec<String> = ["15", "30", "60", "90"].map(String::from).to_vec();
         let ys: Vec<String> = ["5", "30"].map(String::from).to_vec();
         let values = vec![

@@ -234,12 +234,12 @@ impl Drawable for LinePlot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{PlotError, line_svg_string};
     use super::*;
 
-    fn example() -> LinePlot {
+    pub(in crate::report::plot) fn example() -> LinePlot {
         LinePlot {
             title: "p99 exposure by eviction interval\nscenario default.toml".to_string(),
             x_label: "eviction interval (s)".to_string(),

@@ -405,12 +405,12 @@ impl Drawable for TimelinePlot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{ImageFormat, render_timeline, timeline_svg_string};
     use super::*;
 
-    fn example() -> TimelinePlot {
+    pub(in crate::report::plot) fn example() -> TimelinePlot {
         TimelinePlot {
             title: "kill-15 of app-1 & friends\nscenario <default>, eviction 60 s".to_string(),
             stages: vec![
