@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::scenario::error::{Location, Place, ScenarioError};
-use crate::scenario::keys::{Raw, Section, canonical};
+use crate::scenario::keys::{Raw, Section, canonical, path_is};
 use crate::scenario::spring::{self, Format, MAX_FILE_BYTES, Property};
 
 use super::raw::{Entry, RawScenario, RawTable};
@@ -85,7 +85,7 @@ fn named_files(table: &RawTable) -> Option<(Vec<String>, Entry)> {
         .entries
         .iter()
         .rev()
-        .find(|e| canonical(&e.path.join(".")) == canonical(SPRING_CONFIG))?;
+        .find(|e| path_is(&e.path, SPRING_CONFIG))?;
     // Any other type: `resolve` reports it.
     Some((
         strings(&entry.value, |s| vec![s.to_string()])?,
@@ -115,7 +115,7 @@ fn profiles(raw: &RawScenario) -> Option<Vec<String>> {
         .entries
         .iter()
         .rev()
-        .find(|e| canonical(&e.path.join(".")) == canonical(SPRING_PROFILES))?;
+        .find(|e| path_is(&e.path, SPRING_PROFILES))?;
     let split = |s: &str| {
         s.split(',')
             .map(|p| p.trim().to_string())
