@@ -177,7 +177,9 @@ fn svg_string<P: Drawable>(plot: &P) -> Result<String, PlotError> {
         problem,
     })?;
     let layout = plot.layout();
-    let mut svg = String::new();
+    // Room for a timeline of a few hundred marks (38 KB) or a CDF (18 KB) at once, rather than
+    // the document copied at each doubling.
+    let mut svg = String::with_capacity(64 * 1024);
     {
         let root = svg::SvgBackend::new(&mut svg, plot.size(&layout)).into_drawing_area();
         draw_on(plot, &layout, &root)?;

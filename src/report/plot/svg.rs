@@ -23,6 +23,13 @@ use plotters_backend::{
     FontStyle, FontTransform,
 };
 
+/// ` name="`, the start of an attribute, as one string: one copy into the document, not three.
+macro_rules! key {
+    ($name:literal) => {
+        concat!(" ", $name, "=\"")
+    };
+}
+
 /// Draws into `buf`, which holds the whole document once [`DrawingBackend::present`] returned.
 pub(super) struct SvgBackend<'a> {
     buf: &'a mut String,
@@ -41,14 +48,14 @@ impl<'a> SvgBackend<'a> {
         };
         let (w, h) = size;
         svg.open("svg");
-        svg.attr_num("width", w);
-        svg.attr_num("height", h);
+        svg.attr_num(key!("width"), w);
+        svg.attr_num(key!("height"), h);
         svg.buf.push_str(" viewBox=\"0 0 ");
         push_num(svg.buf, w);
         svg.buf.push(' ');
         push_num(svg.buf, h);
         svg.buf.push('"');
-        svg.attr("xmlns", "http://www.w3.org/2000/svg");
+        svg.attr(key!("xmlns"), "http://www.w3.org/2000/svg");
         svg.buf.push_str(">\n");
         svg
     }
@@ -65,10 +72,9 @@ impl<'a> SvgBackend<'a> {
         self.buf.push('"');
     }
 
+    /// `key`, from [`key!`]: ` name="`.
     fn attr_start(&mut self, key: &str) {
-        self.buf.push(' ');
         self.buf.push_str(key);
-        self.buf.push_str("=\"");
     }
 
     fn attr_num(&mut self, key: &str, value: impl Into<i64>) {
@@ -85,7 +91,7 @@ impl<'a> SvgBackend<'a> {
 
     /// `opacity`: the colour's alpha as `format!("{}")` writes it.
     fn attr_opacity(&mut self, color: BackendColor) {
-        self.attr_start("opacity");
+        self.attr_start(key!("opacity"));
         if color.alpha == 1.0 {
             self.buf.push('1');
         } else {
@@ -96,7 +102,7 @@ impl<'a> SvgBackend<'a> {
 
     /// `points`: every coordinate as `x,y ` (a trailing space included, as plotters writes it).
     fn attr_points(&mut self, path: impl IntoIterator<Item = BackendCoord>) {
-        self.attr_start("points");
+        self.attr_start(key!("points"));
         for (x, y) in path {
             push_num(self.buf, x);
             self.buf.push(',');
@@ -128,9 +134,8 @@ fn push_num(buf: &mut String, value: impl Into<i64>) {
             break;
         }
     }
-    for &d in &digits[start..] {
-        buf.push(char::from(d));
-    }
+    // Pushed as chars: checking a slice of ASCII bytes as UTF-8 costs more than the digits.
+    buf.extend(digits[start..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends `#RRGGBB`, upper-case hex, as plotters' `make_svg_color`.
@@ -189,13 +194,13 @@ impl DrawingBackend for SvgBackend<'_> {
             return Ok(());
         }
         self.open("rect");
-        self.attr_num("x", x);
-        self.attr_num("y", y);
-        self.attr("width", "1");
-        self.attr("height", "1");
-        self.attr("stroke", "none");
+        self.attr_num(key!("x"), x);
+        self.attr_num(key!("y"), y);
+        self.attr(key!("width"), "1");
+        self.attr(key!("height"), "1");
+        self.attr(key!("stroke"), "none");
         self.attr_opacity(color);
-        self.attr_color("fill", color);
+        self.attr_color(key!("fill"), color);
         self.close_empty();
         Ok(())
     }
@@ -212,12 +217,12 @@ impl DrawingBackend for SvgBackend<'_> {
         }
         self.open("line");
         self.attr_opacity(color);
-        self.attr_color("stroke", color);
-        self.attr_num("stroke-width", style.stroke_width());
-        self.attr_num("x1", from.0);
-        self.attr_num("y1", from.1);
-        self.attr_num("x2", to.0);
-        self.attr_num("y2", to.1);
+        self.attr_color(key!("stroke"), color);
+        self.attr_num(key!("stroke-width"), style.stroke_width());
+        self.attr_num(key!("x1"), from.0);
+        self.attr_num(key!("y1"), from.1);
+        self.attr_num(key!("x2"), to.0);
+        self.attr_num(key!("y2"), to.1);
         self.close_empty();
         Ok(())
     }
@@ -234,17 +239,17 @@ impl DrawingBackend for SvgBackend<'_> {
             return Ok(());
         }
         self.open("rect");
-        self.attr_num("x", upper_left.0);
-        self.attr_num("y", upper_left.1);
-        self.attr_num("width", bottom_right.0 - upper_left.0);
-        self.attr_num("height", bottom_right.1 - upper_left.1);
+        self.attr_num(key!("x"), upper_left.0);
+        self.attr_num(key!("y"), upper_left.1);
+        self.attr_num(key!("width"), bottom_right.0 - upper_left.0);
+        self.attr_num(key!("height"), bottom_right.1 - upper_left.1);
         self.attr_opacity(color);
         if fill {
-            self.attr_color("fill", color);
-            self.attr("stroke", "none");
+            self.attr_color(key!("fill"), color);
+            self.attr(key!("stroke"), "none");
         } else {
-            self.attr("fill", "none");
-            self.attr_color("stroke", color);
+            self.attr(key!("fill"), "none");
+            self.attr_color(key!("stroke"), color);
         }
         self.close_empty();
         Ok(())
@@ -260,10 +265,10 @@ impl DrawingBackend for SvgBackend<'_> {
             return Ok(());
         }
         self.open("polyline");
-        self.attr("fill", "none");
+        self.attr(key!("fill"), "none");
         self.attr_opacity(color);
-        self.attr_color("stroke", color);
-        self.attr_num("stroke-width", style.stroke_width());
+        self.attr_color(key!("stroke"), color);
+        self.attr_num(key!("stroke-width"), style.stroke_width());
         self.attr_points(path);
         self.close_empty();
         Ok(())
@@ -280,7 +285,7 @@ impl DrawingBackend for SvgBackend<'_> {
         }
         self.open("polygon");
         self.attr_opacity(color);
-        self.attr_color("fill", color);
+        self.attr_color(key!("fill"), color);
         self.attr_points(path);
         self.close_empty();
         Ok(())
@@ -298,18 +303,18 @@ impl DrawingBackend for SvgBackend<'_> {
             return Ok(());
         }
         self.open("circle");
-        self.attr_num("cx", center.0);
-        self.attr_num("cy", center.1);
-        self.attr_num("r", radius);
+        self.attr_num(key!("cx"), center.0);
+        self.attr_num(key!("cy"), center.1);
+        self.attr_num(key!("r"), radius);
         self.attr_opacity(color);
         if fill {
-            self.attr_color("fill", color);
-            self.attr("stroke", "none");
+            self.attr_color(key!("fill"), color);
+            self.attr(key!("stroke"), "none");
         } else {
-            self.attr("fill", "none");
-            self.attr_color("stroke", color);
+            self.attr(key!("fill"), "none");
+            self.attr_color(key!("stroke"), color);
         }
-        self.attr_num("stroke-width", style.stroke_width());
+        self.attr_num(key!("stroke-width"), style.stroke_width());
         self.close_empty();
         Ok(())
     }
@@ -326,10 +331,10 @@ impl DrawingBackend for SvgBackend<'_> {
         }
         let anchor = style.anchor();
         self.open("text");
-        self.attr_num("x", x);
-        self.attr_num("y", y);
+        self.attr_num(key!("x"), x);
+        self.attr_num(key!("y"), y);
         self.attr(
-            "dy",
+            key!("dy"),
             match anchor.v_pos {
                 VPos::Top => "0.76em",
                 VPos::Center => "0.5ex",
@@ -337,25 +342,25 @@ impl DrawingBackend for SvgBackend<'_> {
             },
         );
         self.attr(
-            "text-anchor",
+            key!("text-anchor"),
             match anchor.h_pos {
                 HPos::Left => "start",
                 HPos::Right => "end",
                 HPos::Center => "middle",
             },
         );
-        self.attr_start("font-family");
+        self.attr_start(key!("font-family"));
         push_escaped(self.buf, style.family().as_str());
         self.buf.push('"');
-        self.attr_start("font-size");
+        self.attr_start(key!("font-size"));
         let _ = write!(self.buf, "{}", style.size() / 1.24);
         self.buf.push('"');
         self.attr_opacity(color);
-        self.attr_color("fill", color);
+        self.attr_color(key!("fill"), color);
         match style.style() {
             FontStyle::Normal => {}
-            FontStyle::Bold => self.attr("font-weight", "bold"),
-            other => self.attr("font-style", other.as_str()),
+            FontStyle::Bold => self.attr(key!("font-weight"), "bold"),
+            other => self.attr(key!("font-style"), other.as_str()),
         }
         let degrees = match style.transform() {
             FontTransform::Rotate90 => Some(90),
@@ -364,7 +369,7 @@ impl DrawingBackend for SvgBackend<'_> {
             FontTransform::None => None,
         };
         if let Some(degrees) = degrees {
-            self.attr_start("transform");
+            self.attr_start(key!("transform"));
             let _ = write!(self.buf, "rotate({degrees}, {x}, {y})");
             self.buf.push('"');
         }
