@@ -93,6 +93,16 @@ fn named_files(table: &RawTable) -> Option<(Vec<String>, Entry)> {
     ))
 }
 
+/// Whether scenario `text` may name Spring files: false only when none of its keys can be
+/// `spring-config`, so that reading a scenario without one does not parse the text a second time
+/// just to learn so (callgrind, `run bench/oracle-kill9.toml --trials 1`: `ScenarioSource::read`
+/// 0.55 M -> 0.10 M instructions, the run 5.93 M -> 5.36 M with the digits of `plot/svg.rs`). A key is written whole (bare or quoted), so its relaxed form
+/// is a run of the relaxed text; only an escape in a quoted key could spell it otherwise, and a
+/// text with a backslash anywhere is parsed.
+pub(super) fn may_name_files(text: &str) -> bool {
+    text.contains('\\') || canonical(text).contains(&canonical(SPRING_CONFIG))
+}
+
 /// Every file the `spring-config` keys of `raw` name, in table order.
 pub(super) fn named(raw: &RawScenario) -> Vec<String> {
     raw.singles
