@@ -101,7 +101,15 @@ footer { margin-top: 3rem; color: #888; font-size: .85rem; }
 
 /// The whole document.
 pub fn render_html(report: &HtmlReport) -> String {
-    let mut out = String::new();
+    // Room for the figures, which are most of the document, and the style sheet: the document
+    // is not copied again and again as it grows.
+    let figures: usize = report
+        .sections
+        .iter()
+        .flat_map(|s| &s.figures)
+        .map(|f| f.svg.len())
+        .sum();
+    let mut out = String::with_capacity(figures + STYLE.len() + 4096);
     let title = escape(&report.title);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -154,7 +162,7 @@ fn render_section(out: &mut String, index: usize, section: &Section) {
     }
     for figure in &section.figures {
         out.push_str("<figure>\n<div class=\"plot\">\n");
-        out.push_str(&inline_svg(&figure.svg));
+        push_inline_svg(out, &figure.svg);
         out.push_str("\n</div>\n");
         if !figure.caption.is_empty() {
             let _ = writeln!(out, "<figcaption>{}</figcaption>", escape(&figure.caption));
@@ -218,10 +226,42 @@ fn inline_svg(svg: &str) -> String {
             None => break,
         }
     }
-    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
-        .replace(" xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
+    svg.replace(XMLNS, "")
+        .replace(XMLNS_XLINK, "")
         .trim_end()
         .to_string()
+}
+
+const XMLNS: &str = " xmlns=\"http://www.w3.org/2000/svg\"";
+const XMLNS_XLINK: &str = " xmlns:xlink=\"http://www.w3.org/1999/xlink\"";
+
+/// Appends [`inline_svg`] of `svg` to `out`. A plot declares its namespace on its root tag
+/// only, so when nothing after that tag mentions `xmlns` (one fast `contains` scan) only the
+/// root tag is rewritten and the rest is copied once, instead of searched and copied by two
+/// `replace`s and copied twice more (callgrind, `run bench/oracle-kill9.toml --trials 1`:
+/// `render_html` 0.62 M -> 0.27 M instructions). No pattern can span the root tag's end: neither
+/// holds a `>`.
+fn push_inline_svg(out: &mut String, svg: &str) {
+    let mut doc = svg.trim();
+    while doc.starts_with("<?") || doc.starts_with("<!") {
+        match doc.find('>') {
+            Some(end) => doc = doc[end + 1..].trim_start(),
+            None => break,
+        }
+    }
+    let root_end = doc.find('>').map_or(doc.len(), |i| i + 1);
+    let (root, rest) = doc.split_at(root_end);
+    if rest.contains("xmlns") {
+        out.push_str(&inline_svg(svg));
+        return;
+    }
+    let root = root.replace(XMLNS, "").replace(XMLNS_XLINK, "");
+    if rest.is_empty() {
+        out.push_str(root.trim_end());
+    } else {
+        out.push_str(&root);
+        out.push_str(rest);
+    }
 }
 
 #[cfg(test)]
@@ -339,6 +379,30 @@ mod tests {
         assert!(!html.contains("http://") && !html.contains("https://"));
         assert!(html.contains("<svg width=\"1000\""));
         assert!(html.contains("kill-9 (n = 3, 1 unresolved: 33.3 %)"));
+    }
+
+    /// Rewriting the root tag only gives what removing the namespaces everywhere gives: with a
+    /// prolog and a doctype, namespaces after the root tag, no tag at all, blank ends.
+    #[test]
+    fn inlining_the_root_tag_only_equals_replacing_everywhere() {
+        let docs = [
+            "",
+            "  \n ",
+            "no tag",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\">",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\"  \n",
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg width=\"1\" \
+             xmlns=\"http://www.w3.org/2000/svg\" \
+             xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n<rect/>\n</svg>\n",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\">\n<g xmlns=\"http://www.w3.org/2000/svg\"/>\
+             <text>xmlns</text>\n</svg>  ",
+            "<?unclosed",
+        ];
+        for doc in docs {
+            let mut out = String::from("before");
+            push_inline_svg(&mut out, doc);
+            assert_eq!(out, format!("before{}", inline_svg(doc)), "{doc:?}");
+        }
     }
 
     #[test]

@@ -134,6 +134,9 @@ fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String, ScenarioError> {
 /// The readable Spring files `text` names (nothing when it does not parse: `parse` says why).
 fn spring_texts(text: &str, source: &str) -> BTreeMap<String, String> {
     let none = BTreeMap::new();
+    if !spring::may_name_files(text) {
+        return none;
+    }
     let files = SpringFiles::beside(source, &none);
     let Ok((raw, _)) = raw::read(text, source) else {
         return none;

@@ -110,12 +110,22 @@ impl CdfPlot {
 impl Drawable for CdfPlot {
     const KIND: &'static str = "CDF plot";
 
-    fn size(&self) -> (u32, u32) {
-        (WIDTH, self.header().height() + HEIGHT_CHART)
+    type Layout = Header;
+
+    fn layout(&self) -> Header {
+        self.header()
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Failure> {
-        let body = self.header().draw(root)?;
+    fn size(&self, header: &Header) -> (u32, u32) {
+        (WIDTH, header.height() + HEIGHT_CHART)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        header: &Header,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Failure> {
+        let body = header.draw(root)?;
         let range = self.x_range();
         let (lo, hi) = range.unwrap_or((0.0, 1.0));
         let mut chart = ChartBuilder::on(&body)
@@ -180,12 +190,12 @@ impl Drawable for CdfPlot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{ImageFormat, cdf_svg_string, render_cdf};
     use super::*;
 
-    fn example() -> CdfPlot {
+    pub(in crate::report::plot) fn example() -> CdfPlot {
         CdfPlot {
             title: "exposure by strategy\nscenario default.toml".to_string(),
             x_label: "exposure (s)".to_string(),

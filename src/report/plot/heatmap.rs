@@ -138,18 +138,28 @@ impl Drawable for Heatmap {
         Ok(())
     }
 
-    fn size(&self) -> (u32, u32) {
+    type Layout = Header;
+
+    fn layout(&self) -> Header {
+        self.header()
+    }
+
+    fn size(&self, header: &Header) -> (u32, u32) {
         // Tall enough for the y description, which is written along the axis.
         let y_desc = text_width(&self.y_label, AXIS_PX, false) + 24;
         let rows = (self.ys.len() as u32 * CELL_PX)
             .max(4 * CELL_PX)
             .max(y_desc);
-        let height = self.header().height() + rows + X_AXIS_PX + 2 * MARGIN;
+        let height = header.height() + rows + X_AXIS_PX + 2 * MARGIN;
         (WIDTH, height)
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Failure> {
-        let body = self.header().draw(root)?;
+    fn draw<DB: DrawingBackend>(
+        &self,
+        header: &Header,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Failure> {
+        let body = header.draw(root)?;
         let (grid, scale) = body.split_horizontally(WIDTH - SCALE_PX);
         let (nx, ny) = (self.xs.len(), self.ys.len());
         let (w, h) = (nx.max(1) as f64, ny.max(1) as f64);
@@ -372,12 +382,12 @@ fn draw_scale<DB: DrawingBackend>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{ImageFormat, PlotError, heatmap_svg_string, render_heatmap};
     use super::*;
 
-    fn example() -> Heatmap {
+    pub(in crate::report::plot) fn example() -> Heatmap {
         let xs: Vec<String> = ["15", "30", "60", "90"].map(String::from).to_vec();
         let ys: Vec<String> = ["5", "30"].map(String::from).to_vec();
         let values = vec![

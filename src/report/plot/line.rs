@@ -115,12 +115,22 @@ impl Drawable for LinePlot {
         Ok(())
     }
 
-    fn size(&self) -> (u32, u32) {
-        (WIDTH, self.header().height() + HEIGHT_CHART)
+    type Layout = Header;
+
+    fn layout(&self) -> Header {
+        self.header()
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Failure> {
-        let body = self.header().draw(root)?;
+    fn size(&self, header: &Header) -> (u32, u32) {
+        (WIDTH, header.height() + HEIGHT_CHART)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        header: &Header,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Failure> {
+        let body = header.draw(root)?;
         let ranges = self.ranges();
         let ((x_lo, x_hi), (y_lo, y_hi)) = ranges.unwrap_or(((0.0, 1.0), (0.0, 1.0)));
         let mut chart = ChartBuilder::on(&body)
@@ -234,12 +244,12 @@ impl Drawable for LinePlot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{PlotError, line_svg_string};
     use super::*;
 
-    fn example() -> LinePlot {
+    pub(in crate::report::plot) fn example() -> LinePlot {
         LinePlot {
             title: "p99 exposure by eviction interval\nscenario default.toml".to_string(),
             x_label: "eviction interval (s)".to_string(),

@@ -106,6 +106,26 @@ impl Bins {
     }
 }
 
+/// What the size and the drawing of a timeline share (`Drawable::Layout`).
+pub(super) struct Layout {
+    /// The lane labels, top to bottom.
+    labels: Vec<String>,
+    /// The width of the area left of the plot that holds them.
+    label_area_px: u32,
+    bins: Bins,
+    header: Header,
+}
+
+/// The width of the area left of the plot that holds the lane `labels`.
+fn label_area_px(labels: &[String]) -> u32 {
+    let widest = labels
+        .iter()
+        .map(|l| text_width(l, LABEL_PX, false))
+        .max()
+        .unwrap_or(0);
+    (widest + 18).clamp(90, WIDTH * 2 / 5)
+}
+
 impl TimelinePlot {
     /// The visible range in ms: the caller's, or one covering everything if it is empty.
     fn visible_ms(&self) -> (i64, i64) {
@@ -136,25 +156,17 @@ impl TimelinePlot {
         self.dead_hits.iter().map(|h| h.count).sum()
     }
 
-    fn label_area_px(&self) -> u32 {
-        let widest = self
-            .lane_labels()
-            .iter()
-            .map(|l| text_width(l, LABEL_PX, false))
-            .max()
-            .unwrap_or(0);
-        (widest + 18).clamp(90, WIDTH * 2 / 5)
-    }
-
-    fn plot_px(&self) -> u32 {
+    /// The width of the plotting area, right of the lane labels' `label_area_px`.
+    fn plot_px(label_area_px: u32) -> u32 {
         WIDTH
-            .saturating_sub(MARGIN_LEFT + MARGIN_RIGHT + self.label_area_px())
+            .saturating_sub(MARGIN_LEFT + MARGIN_RIGHT + label_area_px)
             .max(BIN_PX)
     }
 
-    fn bins(&self) -> Bins {
+    /// The dead hits binned over a plotting area `plot_px` wide.
+    fn bins(&self, plot_px: u32) -> Bins {
         let range = self.visible_ms();
-        let n = (self.plot_px() / BIN_PX).max(1) as usize;
+        let n = (plot_px / BIN_PX).max(1) as usize;
         let mut bins = Bins {
             range,
             counts: vec![0; n],
@@ -219,10 +231,6 @@ impl TimelinePlot {
         ]
     }
 
-    fn header(&self) -> Header {
-        Header::new(&self.title, &self.notes(&self.bins()), WIDTH)
-    }
-
     fn lanes(&self) -> usize {
         self.stages.len() + 1
     }
@@ -231,16 +239,37 @@ impl TimelinePlot {
 impl Drawable for TimelinePlot {
     const KIND: &'static str = "timeline";
 
-    fn size(&self) -> (u32, u32) {
+    type Layout = Layout;
+
+    /// The lane labels, the bins and the header, each worked out once for the image (the
+    /// bins were counted three times and the labels measured four, `Drawable::Layout`).
+    fn layout(&self) -> Layout {
+        let labels = self.lane_labels();
+        let label_area_px = label_area_px(&labels);
+        let bins = self.bins(Self::plot_px(label_area_px));
+        let header = Header::new(&self.title, &self.notes(&bins), WIDTH);
+        Layout {
+            labels,
+            label_area_px,
+            bins,
+            header,
+        }
+    }
+
+    fn size(&self, layout: &Layout) -> (u32, u32) {
         let chart = (self.lanes() as f64 + HEADROOM) * LANE_PX;
         let height =
-            self.header().height() + MARGIN_TOP + chart.ceil() as u32 + X_AXIS_PX + MARGIN_BOTTOM;
+            layout.header.height() + MARGIN_TOP + chart.ceil() as u32 + X_AXIS_PX + MARGIN_BOTTOM;
         (WIDTH, height)
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Failure> {
-        let body = self.header().draw(root)?;
-        let bins = self.bins();
+    fn draw<DB: DrawingBackend>(
+        &self,
+        layout: &Layout,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Failure> {
+        let body = layout.header.draw(root)?;
+        let bins = &layout.bins;
         let (lo_ms, hi_ms) = bins.range;
         let (lo, hi) = (lo_ms as f64 / 1000.0, hi_ms as f64 / 1000.0);
         let n = self.lanes();
@@ -252,7 +281,7 @@ impl Drawable for TimelinePlot {
             .margin_top(MARGIN_TOP)
             .margin_bottom(MARGIN_BOTTOM)
             .x_label_area_size(X_AXIS_PX)
-            .y_label_area_size(self.label_area_px())
+            .y_label_area_size(layout.label_area_px)
             .build_cartesian_2d(lo..hi, 0.0..top)
             .msg()?;
 
@@ -281,8 +310,7 @@ impl Drawable for TimelinePlot {
             let r = chart.plotting_area().get_x_axis_pixel_range();
             (r.start, r.end)
         };
-        let labels = self.lane_labels();
-        for (k, label) in labels.iter().enumerate() {
+        for (k, label) in layout.labels.iter().enumerate() {
             let (_, y) = chart.backend_coord(&(lo, (n - 1 - k) as f64 + 0.5));
             root.draw(&Text::new(
                 label.clone(),
@@ -405,12 +433,12 @@ impl Drawable for TimelinePlot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::common::hex;
     use super::super::{ImageFormat, render_timeline, timeline_svg_string};
     use super::*;
 
-    fn example() -> TimelinePlot {
+    pub(in crate::report::plot) fn example() -> TimelinePlot {
         TimelinePlot {
             title: "kill-15 of app-1 & friends\nscenario <default>, eviction 60 s".to_string(),
             stages: vec![
@@ -443,7 +471,7 @@ mod tests {
         assert!(svg.contains("never left"));
         assert!(svg.contains("-90.0 s") && svg.contains("-89.995 s") && svg.contains("-35.0 s"));
         // One mark per non-empty slice of the dead-hit lane.
-        let slices = plot.bins().counts.iter().filter(|c| **c > 0).count();
+        let slices = plot.layout().bins.counts.iter().filter(|c| **c > 0).count();
         assert!(slices > 50, "{slices}");
         assert_eq!(
             svg.matches(&format!("fill=\"{}\"", hex(DEAD))).count(),
@@ -462,7 +490,7 @@ mod tests {
             to: 0,
             count: 600,
         }];
-        let bins = plot.bins();
+        let bins = plot.layout().bins;
         let total: u64 = bins.counts.iter().map(|&c| u64::from(c)).sum();
         assert_eq!(total, 600);
         assert_eq!((bins.before, bins.after), (0, 0));
@@ -485,7 +513,7 @@ mod tests {
         plot.dead_hits = (0..50_000).map(|i| HitSpan::at(-100_000 + i * 3)).collect();
         let svg = timeline_svg_string(&plot).unwrap();
         assert!(svg.len() < 300_000, "{} bytes", svg.len());
-        let bins = plot.bins();
+        let bins = plot.layout().bins;
         assert_eq!(
             bins.counts.iter().map(|&c| c as usize).sum::<usize>() + bins.before + bins.after,
             50_000

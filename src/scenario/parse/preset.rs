@@ -3,7 +3,7 @@
 //! own keys, which override them.
 
 use crate::scenario::error::Place;
-use crate::scenario::keys::{Raw, Section, canonical};
+use crate::scenario::keys::{Raw, Section, path_is};
 use crate::scenario::presets::{PresetTable, preset};
 
 use super::raw::{Entry, RawScenario, RawTable, literal};
@@ -23,7 +23,7 @@ pub(super) fn apply(raw: &mut RawScenario) {
         .iter()
         .rev()
         .find_map(|e| match &e.value {
-            Raw::Str(name) if canonical(&e.path.join(".")) == "preset" => Some(name.clone()),
+            Raw::Str(name) if path_is(&e.path, "preset") => Some(name.clone()),
             _ => None,
         });
     let Some(preset) = named.as_deref().and_then(preset) else {

@@ -8,7 +8,7 @@
 use toml_edit::{Item, TableLike, Value};
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion, TextIndex};
-use crate::scenario::keys::{DEFS, Raw, Section, canonical, closest};
+use crate::scenario::keys::{DEFS, Raw, Section, canonical, closest, path_is};
 
 /// One key = value, flattened.
 #[derive(Debug, Clone)]
@@ -72,7 +72,7 @@ impl RawTable {
             _ => "name",
         };
         self.entries.iter().rev().find_map(|e| match &e.value {
-            Raw::Str(s) if canonical(&e.path.join(".")) == key => Some(s.as_str()),
+            Raw::Str(s) if path_is(&e.path, key) => Some(s.as_str()),
             _ => None,
         })
     }

@@ -263,3 +263,36 @@ fn a_source_carries_its_spring_files() {
     fs::remove_file(dir.path().join("svc.yml")).unwrap();
     assert_eq!(source.parse(&[]).unwrap(), first);
 }
+
+/// The text check that spares a scenario without Spring files a second parse says "maybe" for
+/// every spelling of the key Spring's relaxed binding accepts, quoted and escaped ones included,
+/// and "no" only for texts whose keys name no file.
+#[test]
+fn only_a_text_that_names_no_spring_file_skips_the_second_parse() {
+    let naming = [
+        "[server]\nspring-config = \"a.yml\"\n",
+        "[server]\nSpring_Config = \"a.yml\"\n",
+        "[server]\nspringConfig = \"a.yml\"\n",
+        "[server]\ns-p_r-ing-con_fig = \"a.yml\"\n",
+        "[server]\n'spring-config' = \"a.yml\"\n",
+        "[server]\n\"spring\\u002Dconfig\" = \"a.yml\"\n",
+        "[server]\n\"\\u0073pring-config\" = \"a.yml\"\n",
+    ];
+    for text in naming {
+        let (raw, _) = raw::read(text, "s.toml").unwrap();
+        assert_eq!(spring::named(&raw), ["a.yml"], "{text}");
+        assert!(spring::may_name_files(text), "{text}");
+    }
+    let silent = [
+        "",
+        "[simulation]\nspring-cloud = \"Hoxton\"\nspring-boot = \"2.3\"\n",
+        "[server]\nspring.config = \"a.yml\"\n",
+        "[server]\nspring-configs = \"a.yml\"\n",
+    ];
+    for text in silent {
+        let (raw, _) = raw::read(text, "s.toml").unwrap();
+        assert!(spring::named(&raw).is_empty(), "{text}");
+    }
+    assert!(!spring::may_name_files(silent[1]));
+    assert!(!spring::may_name_files(silent[2]));
+}
