@@ -81,7 +81,7 @@ impl<O: Observer> World<'_, O> {
         for server in &mut self.servers {
             server.report_renewals(reads_renewals);
         }
-        if !self.leaves_out_fetches || !self.scenario.faults.is_empty() {
+        if !self.leaves_out_unobserved || !self.scenario.faults.is_empty() {
             return;
         }
         for process in &mut self.processes {
@@ -118,7 +118,7 @@ impl<O: Observer> World<'_, O> {
             task: Task::CacheRefresh,
             ..
         } = timer
-            && self.leaves_out_fetches
+            && self.leaves_out_unobserved
             && !self.fetches_observed(p)
             && self.fetches_change_nothing()
         {

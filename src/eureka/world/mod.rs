@@ -190,8 +190,10 @@ pub struct World<'s, O: Observer> {
     pending_shutdown_steps: u32,
     /// The most events the trial may handle ([`World::limit_events`]; unlimited by default).
     event_limit: u64,
-    /// Unobserved fetches that change nothing are left out (off in [`World::with_every_fetch`]).
-    pub(super) leaves_out_fetches: bool,
+    /// The fast mode: events no one observes and that change nothing are left out (unobserved
+    /// fetches, idle replicator runs, found renews' replies); off in the reference,
+    /// [`World::with_every_fetch`].
+    pub(super) leaves_out_unobserved: bool,
 }
 
 /// What [`World::run`] tells besides the observer.
@@ -257,7 +259,7 @@ impl<'s, O: Observer> World<'s, O> {
         trial_seed: u64,
         observer: O,
         request_mode: RequestMode,
-        leaves_out_fetches: bool,
+        leaves_out_unobserved: bool,
     ) -> Self {
         let streams = StreamFactory::new(trial_seed);
         let mut setup = streams.stream("setup");
@@ -320,7 +322,7 @@ impl<'s, O: Observer> World<'s, O> {
             last_planned: SimTime(last_planned_ms(scenario)),
             pending_shutdown_steps: 0,
             event_limit: u64::MAX,
-            leaves_out_fetches,
+            leaves_out_unobserved,
         };
         world.connect_clients(&streams);
         world.leave_out_unobserved();
@@ -668,7 +670,7 @@ impl<'s, O: Observer> World<'s, O> {
     pub(super) fn reply(&mut self, to: ProcessId, seq: u32, stack: Stack, reply: Reply) {
         let delay = self.call_latency(to, stack);
         if let Reply::Renewed { found: true } = reply
-            && self.leaves_out_fetches
+            && self.leaves_out_unobserved
             && self.scenario.faults.is_empty()
         {
             let process = &self.processes[to];

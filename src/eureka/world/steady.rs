@@ -66,7 +66,7 @@ impl<O: Observer> World<'_, O> {
                 })
             })
             .collect();
-        let leave_out = self.leaves_out_fetches && self.fetches_change_nothing();
+        let leave_out = self.leaves_out_unobserved && self.fetches_change_nothing();
         for (p, query) in query_servers.into_iter().enumerate() {
             if leave_out && !self.fetches_observed(p) {
                 self.processes[p].client.leave_out_fetches();
