@@ -35,14 +35,29 @@ import zipfile
 CONF = os.path.dirname(os.path.abspath(__file__))
 JARS = {m: os.path.join(CONF, m, "target", m + ".jar") for m in ("server", "service", "caller")}
 COMPRESSED = os.path.join(CONF, "compressed.properties")
-# --caller ribbon: the Hoxton.SR12 Ribbon caller (its own Maven project) replaces the "caller" jar and
-# also reads compressed-ribbon.properties.
-RIBBON_JAR = os.path.join(CONF, "caller-ribbon", "target", "caller-ribbon.jar")
-RIBBON_POM = os.path.join(CONF, "caller-ribbon", "pom.xml")
-COMPRESSED_RIBBON = os.path.join(CONF, "compressed-ribbon.properties")
-RIBBON_VERSIONS = {"spring-cloud-netflix-ribbon": "spring-cloud-netflix-ribbon", "ribbon-loadbalancer": "ribbon",
-                   "ribbon-eureka": "ribbon-eureka", "archaius-core": "archaius", "spring-retry": "spring-retry"}
-CALLER_CONFIG = {"caller": [COMPRESSED]}   # config files the caller module reads (--caller ribbon adds one)
+# The callers the rig can run, by `--caller` name. Each is a Spring Boot jar that runs the same
+# fixed-rate loop and writes the same log line (send_epoch_ms,chosen_instance_id,outcome,latency_ms)
+# to `caller.log-file`. "jar": the built jar; "pom": the Maven project that builds it (None: a module
+# of ./pom.xml); "config": extra properties files it reads after compressed.properties; "train": the
+# Spring Cloud release train it is built on; "versions": extra libraries to report from its jar
+# ({artifact prefix: name}); "props": extra command-line properties (name -> value; "{port}" is
+# replaced by the caller's own port, base-port + 50, for callers that serve HTTP).
+CALLERS = {
+    "loadbalancer": {"jar": os.path.join(CONF, "caller", "target", "caller.jar"), "pom": None,
+                     "config": [], "train": "2025.1.4", "versions": {}, "props": {}},
+    "ribbon": {"jar": os.path.join(CONF, "caller-ribbon", "target", "caller-ribbon.jar"),
+               "pom": os.path.join(CONF, "caller-ribbon", "pom.xml"),
+               "config": [os.path.join(CONF, "compressed-ribbon.properties")], "train": "Hoxton.SR12",
+               "versions": {"spring-cloud-netflix-ribbon": "spring-cloud-netflix-ribbon",
+                            "ribbon-loadbalancer": "ribbon", "ribbon-eureka": "ribbon-eureka",
+                            "archaius-core": "archaius", "spring-retry": "spring-retry"},
+               "props": {}},
+}
+RIBBON_JAR = CALLERS["ribbon"]["jar"]
+RIBBON_POM = CALLERS["ribbon"]["pom"]
+COMPRESSED_RIBBON = CALLERS["ribbon"]["config"][0]
+RIBBON_VERSIONS = CALLERS["ribbon"]["versions"]
+CALLER_CONFIG = {"caller": [COMPRESSED]}   # config files the caller module reads (set from CALLERS)
 DEFAULT_JVM = ["-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
                "-Djava.net.preferIPv4Stack=true"]
 STRATEGIES = ("kill-9", "kill-15", "service-registry", "pause")
@@ -408,7 +423,9 @@ class Rig:
                                         ("caller.log-file", self.caller_csv),
                                         ("caller.period-ms", self.a.period_ms),
                                         ("caller.probe-ms", self.a.probe_ms),
-                                        ("caller.probe-file", os.path.join(self.run_dir, "caller-probe.csv"))],
+                                        ("caller.probe-file", os.path.join(self.run_dir, "caller-probe.csv"))] +
+                   [(k, str(v).replace("{port}", str(self.a.base_port + 50)))
+                    for k, v in sorted(CALLERS[self.a.caller]["props"].items())],
                    self.run_dir, self.jvm)
         self.wait_steady(180)
         say("steady traffic to all %d instances after %.1fs" % (len(self.ids), time.time() - t0))
@@ -619,15 +636,16 @@ class Rig:
                 "max_wait_s": a.max_wait_s, "probe_ms": a.probe_ms, "jvm_opts": self.jvm,
                 "fresh_server": bool(a.fresh_server), "fresh_settle_s": a.fresh_settle_s if a.fresh_server else None,
                 "java_version": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip(),
-                "versions": jar_versions(RIBBON_VERSIONS, True) if a.caller == "ribbon" else jar_versions(),
+                "versions": jar_versions(CALLERS[a.caller]["versions"], CALLERS[a.caller]["pom"] is not None),
                 "compressed_properties": read_props(COMPRESSED),
                 "run_dir": os.path.relpath(self.run_dir, self.out),
                 "start": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trials": []}
+        meta["caller"] = a.caller
+        meta["caller_jar"] = os.path.relpath(CALLERS[a.caller]["jar"], CONF)
+        meta["caller_train"] = CALLERS[a.caller]["train"]
+        meta["caller_has_spring_retry"] = "spring-retry" in meta["versions"]
         if a.caller == "ribbon":
-            meta["caller"] = "ribbon"
-            meta["caller_jar"] = os.path.relpath(RIBBON_JAR, CONF)
             meta["compressed_ribbon_properties"] = read_props(COMPRESSED_RIBBON)
-            meta["caller_has_spring_retry"] = "spring-retry" in meta["versions"]
         t_run0 = time.time()
         rows, evs = [], []
         csv_path = os.path.join(self.out, "real-%s.csv" % a.strategy)
@@ -675,18 +693,21 @@ class Rig:
         return 0 if "aborted" not in meta else 1
 
 
-def build_if_needed(force=False, ribbon=False):
-    boot4 = [j for m, j in JARS.items() if not (ribbon and m == "caller")]
+def build_if_needed(force=False, caller="loadbalancer"):
+    """Builds the Boot 4 modules (./pom.xml) when a jar is missing, and the caller's own Maven
+    project when it has one and its jar is missing."""
+    own = CALLERS[caller]["pom"]
+    boot4 = [j for m, j in JARS.items() if not (own and m == "caller")]
     if force or not all(os.path.exists(j) for j in boot4):
         say("building jars (mvn package)")
         r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(CONF, "pom.xml"), "package", "-DskipTests"])
         if r.returncode != 0:
             sys.exit("maven build failed")
-    if ribbon and (force or not os.path.exists(RIBBON_JAR)):
-        say("building the Ribbon caller (mvn package, Hoxton.SR12)")
-        r = subprocess.run(["mvn", "-q", "-B", "-f", RIBBON_POM, "package", "-DskipTests"])
+    if own and (force or not os.path.exists(CALLERS[caller]["jar"])):
+        say("building the %s caller (mvn package, %s)" % (caller, CALLERS[caller]["train"]))
+        r = subprocess.run(["mvn", "-q", "-B", "-f", own, "package", "-DskipTests"])
         if r.returncode != 0:
-            sys.exit("maven build of the Ribbon caller failed")
+            sys.exit("maven build of the %s caller failed" % caller)
 
 
 # ----------------------------------------------------------------------------- summary
@@ -750,7 +771,7 @@ def main():
     r.add_argument("--fresh-settle-s", type=float, default=10.0,
                    help="--fresh-server: min seconds after the new server answers (and after any client "
                         "TimedSupervisorTask time-out) before the trial's delay starts")
-    r.add_argument("--caller", choices=("loadbalancer", "ribbon"), default="loadbalancer",
+    r.add_argument("--caller", choices=sorted(CALLERS), default="loadbalancer",
                    help="loadbalancer: the Spring Cloud 2025.1.4 LoadBalancer caller (caller/); ribbon: the "
                         "Hoxton.SR12 Ribbon caller (caller-ribbon/, @LoadBalanced RestTemplate, no retry), which also "
                         "reads compressed-ribbon.properties")
@@ -761,10 +782,9 @@ def main():
     if a.cmd == "summary":
         summary(a.csv)
         return 0
-    if a.caller == "ribbon":
-        JARS["caller"] = RIBBON_JAR
-        CALLER_CONFIG["caller"] = [COMPRESSED, COMPRESSED_RIBBON]
-    build_if_needed(a.rebuild, a.caller == "ribbon")
+    JARS["caller"] = CALLERS[a.caller]["jar"]
+    CALLER_CONFIG["caller"] = [COMPRESSED] + CALLERS[a.caller]["config"]
+    build_if_needed(a.rebuild, a.caller)
     atexit.register(kill_all)
     signal.signal(signal.SIGTERM, _sig)
     signal.signal(signal.SIGHUP, _sig)
