@@ -105,19 +105,21 @@ def _sig(signum, frame):
     raise KeyboardInterrupt("signal %d" % signum)
 
 
-def port_in_use(port):
+def port_in_use(port, host="127.0.0.1"):
     s = socket.socket()
     s.settimeout(0.3)
     try:
-        return s.connect_ex(("127.0.0.1", port)) == 0
+        return s.connect_ex((host, port)) == 0
     finally:
         s.close()
 
 
-def start_java(name, module, props, logdir, jvm_opts):
-    """Start a jar directly (no shell), so Popen.pid is the JVM pid."""
-    files = CALLER_CONFIG["caller"] if module == "caller" else [COMPRESSED]
-    args = ["java"] + jvm_opts + ["-jar", JARS[module],
+def start_java(name, module, props, logdir, jvm_opts, jar=None, files=None):
+    """Start a jar directly (no shell), so Popen.pid is the JVM pid. `jar` and `files` (the
+    properties files it reads) default to the module's jar and the rig's compressed settings."""
+    if files is None:
+        files = CALLER_CONFIG["caller"] if module == "caller" else [COMPRESSED]
+    args = ["java"] + jvm_opts + ["-jar", jar or JARS[module],
                                   "--spring.config.additional-location=" + ",".join("file:" + f for f in files)] + \
            ["--%s=%s" % kv for kv in props]
     logf = open(os.path.join(logdir, name + ".log"), "ab")
