@@ -396,9 +396,9 @@ def load1():
         return float(f.read().split()[0])
 
 
-def runq_ns(pids):
-    """Nanoseconds the threads of `pids` have waited on a run queue (schedstat field 2)."""
-    total = 0
+def runq_snapshot(pids):
+    """{(pid, tid): nanoseconds the thread has waited on a run queue} (schedstat field 2)."""
+    snap = {}
     for pid in pids:
         base = "/proc/%d/task" % pid
         try:
@@ -408,10 +408,17 @@ def runq_ns(pids):
         for tid in tids:
             try:
                 with open("%s/%s/schedstat" % (base, tid)) as f:
-                    total += int(f.read().split()[1])
+                    snap[(pid, tid)] = int(f.read().split()[1])
             except (OSError, IndexError, ValueError):
                 pass
-    return total
+    return snap
+
+
+def runq_wait_ns(before, after):
+    """Run-queue wait between two snapshots: threads alive at both ends count their difference,
+    threads born in between all of theirs; threads that died in between (a killed victim) are
+    lost, which can only make a trial look quieter by what they waited in their last moments."""
+    return sum(v - before.get(k, 0) for k, v in after.items() if v >= before.get(k, 0))
 
 
 # ----------------------------------------------------------------------------- the real side
@@ -682,7 +689,7 @@ class CellRun:
             fault_times["on"] = self.fault_on()
             time.sleep(-fault_at)
         pids = [p.pid for p in rig.PROCS.values()]
-        runq0, w0 = runq_ns(pids), rig.now_ms()
+        runq0, w0 = runq_snapshot(pids), rig.now_ms()
         stop, serving = self.stop(victims)
         if fault_at is not None:
             def later(what, at_ms):
@@ -725,8 +732,8 @@ class CellRun:
                     th.join()
                 break
         t_end = rig.now_ms()
-        runq = runq_ns([p for p in pids if os.path.exists("/proc/%d" % p)]) - runq0
-        runq_per_s = max(0.0, runq / 1e6) / max(0.001, (t_end - w0) / 1000.0)
+        runq = runq_wait_ns(runq0, runq_snapshot(pids))
+        runq_per_s = runq / 1e6 / max(0.001, (t_end - w0) / 1000.0)
         l1_end = load1()
         time.sleep(0.3)
         rel = lambda v: "" if v is None else int(v - serving)
@@ -819,7 +826,7 @@ class CellRun:
             rig.JARS.clear()
             rig.JARS.update(saved)
 
-    def run(self, progress):
+    def run(self, progress, max_trials=None):
         cell = self.cell
         real_csv = os.path.join(self.out, "real.csv")
         done = read_rows(real_csv)
@@ -842,7 +849,7 @@ class CellRun:
         k = next_k
         try:
             self.start_all()
-            while quiet < cell["trials"]:
+            while quiet < cell["trials"] and (max_trials is None or k - next_k < max_trials):
                 row, per_caller, ev = self.trial(k)
                 append_row(real_csv, REAL_HEADER, row)
                 for r in per_caller:
@@ -868,7 +875,7 @@ class CellRun:
         return 0
 
 
-def run(cells, names, jvm):
+def run(cells, names, jvm, max_trials=None):
     chosen = [c for c in cells if not names or c["name"] in names]
     unknown = set(names or []) - {c["name"] for c in cells}
     if unknown:
@@ -897,7 +904,7 @@ def run(cells, names, jvm):
         if missing:
             rig.build_if_needed(False, cell["caller"])
         rig.say("cell %s: %d quiet trial(s) of %d so far" % (cell["name"], cell_progress(cell)[1], cell["trials"]))
-        failures += CellRun(cell, jvm).run(progress)
+        failures += CellRun(cell, jvm).run(progress, max_trials)
     return 1 if failures else 0
 
 
@@ -912,6 +919,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("--cell", action="append", help="run only this cell (repeatable)")
     r.add_argument("--jvm-opts", default="", help="replace the default JVM flags")
+    r.add_argument("--max-trials", type=int, help="stop each cell after this many trials in this invocation")
     a = ap.parse_args()
     try:
         cells = load_matrix(a.matrix)
@@ -929,7 +937,7 @@ def main():
         signal.signal(signal.SIGTERM, rig._sig)
         signal.signal(signal.SIGHUP, rig._sig)
         rig.build_if_needed(False, "loadbalancer")
-        return run(cells, a.cell, a.jvm_opts.split() if a.jvm_opts else list(rig.DEFAULT_JVM))
+        return run(cells, a.cell, a.jvm_opts.split() if a.jvm_opts else list(rig.DEFAULT_JVM), a.max_trials)
     except MatrixError as e:
         print("matrix: %s" % e, file=sys.stderr)
         return 2

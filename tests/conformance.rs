@@ -411,3 +411,124 @@ fn conform_refuses_more_groups_than_it_compares() {
     );
     assert!(!dir.path().join("conform.csv").exists());
 }
+
+mod matrix {
+    //! The conformance matrix (conformance/matrix.toml): the generated cells say what the
+    //! matrix says, and conformance/results/matrix.csv is what the committed real trials and
+    //! the current model give.
+
+    use std::collections::BTreeMap;
+
+    use eureka_sim::experiment::conform::read_real_trials;
+    use eureka_sim::experiment::matrix::{MATRIX_HEADER, cell_figures, matrix_row, read_matrix};
+    use eureka_sim::experiment::run_trials;
+    use eureka_sim::scenario::load;
+
+    use super::{properties, root};
+
+    /// `[defaults]` and each `[[cell]]`'s `properties` table of matrix.toml, read here with
+    /// toml_edit on its own (not through the generator, which is Python).
+    fn declared_properties() -> BTreeMap<String, (u64, BTreeMap<String, String>)> {
+        let text = std::fs::read_to_string(root().join("conformance/matrix.toml")).unwrap();
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let defaults_servers = doc["defaults"]
+            .get("servers")
+            .and_then(|v| v.as_integer())
+            .unwrap_or(1);
+        let mut out = BTreeMap::new();
+        for cell in doc["cell"].as_array_of_tables().unwrap() {
+            let name = cell["name"].as_str().unwrap().to_string();
+            let servers = cell
+                .get("servers")
+                .and_then(|v| v.as_integer())
+                .unwrap_or(defaults_servers) as u64;
+            let mut props = BTreeMap::new();
+            if let Some(t) = cell.get("properties").and_then(|p| p.as_inline_table()) {
+                for (k, v) in t.iter() {
+                    props.insert(k.to_string(), v.as_str().unwrap().to_string());
+                }
+            }
+            out.insert(name, (servers, props));
+        }
+        out
+    }
+
+    /// Each cell's cell.properties is conformance/compressed.properties with the cell's
+    /// `properties` on top, key by key (three-peer cells name no service URL: each process gets
+    /// its own), and its scenario reads that file for the server and every client. So the real
+    /// processes and the simulator read one file and cannot drift.
+    #[test]
+    fn every_cell_reads_one_properties_file_on_both_sides() {
+        let base = properties(&root().join("conformance/compressed.properties"));
+        let declared = declared_properties();
+        assert!(declared.len() >= 12, "the matrix lost cells");
+        for (name, (servers, overrides)) in &declared {
+            let dir = root().join("conformance/cells").join(name);
+            let mut want = base.clone();
+            want.extend(overrides.clone());
+            if *servers == 3 {
+                want.remove("eureka.client.service-url.defaultZone");
+            }
+            let got = properties(&dir.join("cell.properties"));
+            assert_eq!(
+                got, want,
+                "conformance/cells/{name}/cell.properties is stale: run `python3 conformance/matrix.py gen`"
+            );
+            let scenario = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
+            for table in ["[server]", "[clients]"] {
+                let at = scenario
+                    .find(table)
+                    .unwrap_or_else(|| panic!("{name}: no {table}"));
+                let body = &scenario[at..];
+                let body = &body[..body[1..].find("\n[").map_or(body.len(), |e| e + 1)];
+                assert!(
+                    body.contains("spring-config = \"cell.properties\""),
+                    "{name}: {table} does not read cell.properties"
+                );
+            }
+            load(&dir.join("scenario.toml"), &[])
+                .unwrap_or_else(|e| panic!("conformance/cells/{name}/scenario.toml: {e}"));
+        }
+    }
+
+    /// Every simulator figure of conformance/results/matrix.csv is recomputed from the
+    /// committed real trials and the current model: a change to the model that moves one fails
+    /// here until the file is regenerated (`eureka-sim conform --matrix conformance/matrix.toml`).
+    #[test]
+    fn matrix_csv_is_what_the_committed_trials_and_the_current_model_give() {
+        let matrix = root().join("conformance/matrix.toml");
+        let cells = read_matrix(&matrix).unwrap();
+        let text = std::fs::read_to_string(root().join("conformance/results/matrix.csv")).unwrap();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+        assert_eq!(header, MATRIX_HEADER.map(String::from).to_vec());
+        let rows: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect();
+        assert_eq!(
+            rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>(),
+            cells.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+            "matrix.csv has one row per cell of matrix.toml, in its order"
+        );
+        let mut recomputed = 0;
+        for (cell, row) in cells.iter().zip(&rows) {
+            let real_path = cell.real_path(&matrix);
+            let want = if real_path.exists() {
+                let real = read_real_trials(&real_path).unwrap();
+                let scenario = load(&cell.scenario_path(&matrix), &[]).unwrap();
+                let outcomes = run_trials(&scenario);
+                recomputed += 1;
+                matrix_row(cell, Some(&cell_figures(cell, &real, &outcomes)))
+            } else {
+                matrix_row(cell, None)
+            };
+            assert_eq!(
+                row, &want,
+                "matrix.csv's row of {} is stale: run `eureka-sim conform --matrix conformance/matrix.toml`",
+                cell.name
+            );
+        }
+        assert!(recomputed >= 1, "no cell has real trials");
+    }
+}

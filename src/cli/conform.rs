@@ -17,11 +17,20 @@ use super::scenario_error_in;
 pub(crate) struct ConformArgs {
     /// The scenario equivalent to the rig (conformance/scenario.toml); its first [[shutdown]]
     /// takes each real file's strategy and wait.
-    scenario: PathBuf,
+    #[arg(required_unless_present = "matrix")]
+    scenario: Option<PathBuf>,
     /// A CSV of real trials written by conformance/rig.py (real-<strategy>.csv); repeat for
     /// several strategies.
-    #[arg(long, value_name = "FILE", required = true)]
+    #[arg(long, value_name = "FILE", required_unless_present = "matrix")]
     real: Vec<PathBuf>,
+    /// The conformance matrix (conformance/matrix.toml): compare every cell that has real
+    /// trials (conformance/results/matrix/<cell>/real.csv) with its scenario, write each cell's
+    /// CDFs and report there, and conformance/results/matrix.csv.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["scenario", "real"])]
+    matrix: Option<PathBuf>,
+    /// With --matrix: recompute only this cell (repeatable); the other rows of matrix.csv stay.
+    #[arg(long, value_name = "NAME", requires = "matrix")]
+    cell: Vec<String>,
     #[command(flatten)]
     pub(crate) common: super::Common,
     /// Significance level of the Kolmogorov-Smirnov tests.
@@ -54,8 +63,15 @@ struct ConformanceDiffers {
 }
 
 pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
+    if let Some(matrix) = &args.matrix {
+        return matrix::conform_matrix(matrix, &args.cell, &args.common);
+    }
+    let scenario_path = args
+        .scenario
+        .clone()
+        .expect("clap requires a scenario without --matrix");
     let overrides = args.common.overrides.list();
-    let base = load(&args.scenario, &overrides)?;
+    let base = load(&scenario_path, &overrides)?;
     for warning in &base.warnings {
         eprintln!("warning: {warning}");
     }
@@ -81,7 +97,18 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
             line: real[0].line,
             message,
         })?;
-        let scenario = load(&args.scenario, &[overrides.as_slice(), &extra].concat())
+        if let Some(first) = base.shutdowns.first()
+            && (first.strategy != strategy || strategy.waits() && first.wait_ms != wait_ms)
+        {
+            eprintln!(
+                "note: {source}: its trials ran {}; the scenario's first [[shutdown]] ({}) is \
+                 compared as {} instead",
+                describe_strategy(strategy, wait_ms),
+                describe_strategy(first.strategy, first.wait_ms),
+                describe_strategy(strategy, wait_ms),
+            );
+        }
+        let scenario = load(&scenario_path, &[overrides.as_slice(), &extra].concat())
             .map_err(|e| scenario_error_in(&format!("strategy from {source}"), e))?;
         plan.push(PlannedGroup {
             strategy,
@@ -91,10 +118,13 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
             scenario,
         });
     }
-    let default_dir = args.real[0]
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let (options, staging) = args.common.staged_output(&args.scenario, default_dir)?;
+    // Not the folder of the real files: the rig's committed results stay as the rig wrote them.
+    let default_dir = Path::new("output").join("conform").join(
+        scenario_path
+            .file_stem()
+            .map_or_else(|| "scenario".into(), |s| s.to_os_string()),
+    );
+    let (options, staging) = args.common.staged_output(&scenario_path, default_dir)?;
     let (groups, text) = conform_groups(plan, args.alpha, &options)?;
     let text = staging.commit(&text)?;
     io::stdout().lock().write_all(text.as_bytes())?;
@@ -109,4 +139,144 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// `kill-9`, or `service-registry with a 5 s wait`.
+fn describe_strategy(strategy: crate::scenario::Strategy, wait_ms: u64) -> String {
+    if strategy.waits() {
+        format!("{} with a {} ms wait", strategy.name(), wait_ms)
+    } else {
+        strategy.name().to_string()
+    }
+}
+
+mod matrix {
+    //! `eureka-sim conform --matrix conformance/matrix.toml`.
+
+    use std::collections::BTreeMap;
+    use std::io::Write as _;
+    use std::path::Path;
+
+    use anyhow::Context as _;
+
+    use crate::experiment::conform::{compare_outcomes, read_real_trials};
+    use crate::experiment::matrix::{
+        ALPHA, CellFigures, MatrixCell, cell_figures, read_matrix, results_dir,
+    };
+    use crate::experiment::run_trials;
+    use crate::report::conform_report::write_conform;
+    use crate::report::matrix_report::{matrix_csv, render_matrix};
+    use crate::report::output::OutputOptions;
+    use crate::scenario::load;
+
+    pub(super) fn conform_matrix(
+        matrix: &Path,
+        only: &[String],
+        common: &super::super::Common,
+    ) -> anyhow::Result<()> {
+        let cells = read_matrix(matrix)?;
+        if let Some(unknown) = only.iter().find(|n| !cells.iter().any(|c| &c.name == *n)) {
+            anyhow::bail!(
+                "{}: no cell named `{unknown}`; cells: {}",
+                matrix.display(),
+                cells
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let out = results_dir(matrix);
+        let csv_path = out
+            .parent()
+            .map_or_else(|| out.join("matrix.csv"), |p| p.join("matrix.csv"));
+        let kept = existing_rows(&csv_path);
+        let mut rows: Vec<(MatrixCell, Option<CellFigures>)> = Vec::new();
+        let mut kept_lines: BTreeMap<String, String> = BTreeMap::new();
+        for cell in cells {
+            if !only.is_empty() && !only.contains(&cell.name) {
+                if let Some(line) = kept.get(&cell.name) {
+                    kept_lines.insert(cell.name.clone(), line.clone());
+                }
+                rows.push((cell, None));
+                continue;
+            }
+            let figures = cell_row(matrix, &cell, common)?;
+            rows.push((cell, figures));
+        }
+        let text = matrix_csv(&rows)?;
+        // Cells not recomputed keep their line of the previous matrix.csv.
+        let text = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let name = line.split(',').next().unwrap_or_default();
+                match (i, kept_lines.get(name)) {
+                    (0, _) | (_, None) => line.to_string(),
+                    (_, Some(old)) => old.clone(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+        std::fs::create_dir_all(&out)?;
+        let tmp = csv_path.with_extension("csv.tmp");
+        std::fs::write(&tmp, &text).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &csv_path)
+            .with_context(|| format!("cannot write {}", csv_path.display()))?;
+        let mut stdout = std::io::stdout().lock();
+        write!(stdout, "{}", render_matrix(&rows))?;
+        writeln!(stdout, "wrote {}", csv_path.display())?;
+        Ok(())
+    }
+
+    fn existing_rows(path: &Path) -> BTreeMap<String, String> {
+        std::fs::read_to_string(path)
+            .map(|t| {
+                t.lines()
+                    .skip(1)
+                    .filter_map(|l| Some((l.split(',').next()?.to_string(), l.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// One cell: its figures when it has real trials (and its CDFs and report.html written
+    /// into its results folder), else `None`.
+    fn cell_row(
+        matrix: &Path,
+        cell: &MatrixCell,
+        common: &super::super::Common,
+    ) -> anyhow::Result<Option<CellFigures>> {
+        let real_path = cell.real_path(matrix);
+        if !real_path.exists() {
+            return Ok(None);
+        }
+        let real = read_real_trials(&real_path)?;
+        let scenario_path = cell.scenario_path(matrix);
+        let scenario = load(&scenario_path, &common.overrides.list())?;
+        let outcomes = run_trials(&scenario);
+        let figures = cell_figures(cell, &real, &outcomes);
+        let first = &scenario.shutdowns[0];
+        let group = compare_outcomes(
+            first.strategy,
+            first.wait_ms,
+            real_path.display().to_string(),
+            &real,
+            scenario.clone(),
+            &outcomes,
+            ALPHA,
+        );
+        let options = OutputOptions {
+            source: scenario_path.display().to_string(),
+            set: common.overrides.set.clone(),
+            out_dir: real_path
+                .parent()
+                .expect("a cell's real.csv is in its folder")
+                .to_path_buf(),
+            png: common.png,
+        };
+        write_conform(std::slice::from_ref(&group), ALPHA, &options)?;
+        Ok(Some(figures))
+    }
 }

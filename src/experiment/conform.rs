@@ -32,6 +32,10 @@ pub struct RealTrial {
     pub last_dead_hit_ms: Option<i64>,
     /// The rig gave up waiting for the callers to drop the instance.
     pub unresolved: bool,
+    /// The machine was quiet during the trial (`quiet` = 1 in the matrix rig's files; a file
+    /// without the column is taken as quiet). Trials run under load are kept in the file for
+    /// the record and left out of comparisons.
+    pub quiet: bool,
 }
 
 /// What is wrong with a file of real trials.
@@ -122,6 +126,7 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
                 )
             })?;
     }
+    let quiet_column = header.iter().position(|h| h.trim() == "quiet");
     let mut trials = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
@@ -130,7 +135,20 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
         })?;
         let line = record.position().map_or(0, |p| p.line() as usize);
         let cell = |i: usize| record.get(index[i]).unwrap_or("").trim();
-        trials.push(parse_row(&cell, line).map_err(|m| row_error(line, m))?);
+        let mut trial = parse_row(&cell, line).map_err(|m| row_error(line, m))?;
+        if let Some(i) = quiet_column {
+            trial.quiet = match record.get(i).unwrap_or("").trim() {
+                "1" | "true" | "" => true,
+                "0" | "false" => false,
+                other => {
+                    return Err(row_error(
+                        line,
+                        format!("column `quiet` is `{other}`; allowed: 0, 1, true, false"),
+                    ));
+                }
+            };
+        }
+        trials.push(trial);
     }
     if trials.is_empty() {
         return Err(RealTrialsError::Empty {
@@ -180,6 +198,7 @@ fn parse_row<'a>(cell: &dyn Fn(usize) -> &'a str, line: usize) -> Result<RealTri
         dead_hits: number(cell(3), "dead_hits", "a whole number from 0")?,
         last_dead_hit_ms,
         unresolved,
+        quiet: true,
     })
 }
 
@@ -466,6 +485,21 @@ pub fn compare_group(
     alpha: f64,
 ) -> ConformGroup {
     let outcomes = run_trials(&scenario);
+    compare_outcomes(strategy, wait_ms, source, real, scenario, &outcomes, alpha)
+}
+
+/// [`compare_group`] on outcomes already simulated (the matrix runs a cell's scenario once for
+/// its row and its report). Real trials run under load (`quiet` = 0) are left out.
+pub fn compare_outcomes(
+    strategy: Strategy,
+    wait_ms: u64,
+    source: String,
+    real: &[RealTrial],
+    scenario: Scenario,
+    outcomes: &[TrialOutcome],
+    alpha: f64,
+) -> ConformGroup {
+    let real: Vec<&RealTrial> = real.iter().filter(|t| t.quiet).collect();
     let metrics = ConformMetric::ALL
         .into_iter()
         .map(|metric| {

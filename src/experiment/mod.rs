@@ -9,6 +9,7 @@ pub mod conform;
 pub mod deploy_metrics;
 mod explain;
 pub mod intervals;
+pub mod matrix;
 mod metrics;
 mod recommend;
 pub mod shard;

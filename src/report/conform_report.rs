@@ -37,10 +37,21 @@ pub fn conform(
         .into_iter()
         .map(|g| compare_group(g.strategy, g.wait_ms, g.source, &g.real, g.scenario, alpha))
         .collect();
+    let text = write_conform(&groups, alpha, options)?;
+    Ok((groups, text))
+}
+
+/// Writes `conform.csv`, one CDF per group and metric, and `report.html` of compared groups
+/// into `options.out_dir`; returns the terminal text.
+pub fn write_conform(
+    groups: &[ConformGroup],
+    alpha: f64,
+    options: &OutputOptions,
+) -> Result<String, OutputError> {
     let (source, out_dir) = (&options.source, &options.out_dir);
-    let written = begin_with_csv(options, "conform.csv", |w| write_conform_csv(w, &groups))?;
+    let written = begin_with_csv(options, "conform.csv", |w| write_conform_csv(w, groups))?;
     let mut figures = Vec::new();
-    for group in &groups {
+    for group in groups {
         let mut group_figures = Vec::new();
         for metric in ConformMetric::ALL {
             let plot = conform_cdf(group, metric, source);
@@ -68,15 +79,14 @@ pub fn conform(
     let html_path = out_dir.join("report.html");
     write_text(
         &html_path,
-        render_html(&conform_html(&groups, source, alpha, figures)),
+        render_html(&conform_html(groups, source, alpha, figures)),
     )?;
-    let text = format!(
+    Ok(format!(
         "{}\nwrote {}, the CDFs and {}\n",
-        render_conform(&groups, source, alpha),
+        render_conform(groups, source, alpha),
         written[0].display(),
         html_path.display()
-    );
-    Ok((groups, text))
+    ))
 }
 
 /// The columns of `conform.csv`: one row per strategy (and wait) and metric.

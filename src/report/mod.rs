@@ -12,6 +12,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 mod keys;
+pub mod matrix_report;
 pub mod output;
 pub mod plot;
 pub mod recommend_report;
