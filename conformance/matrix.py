@@ -74,7 +74,7 @@ CELL_KEYS = {
 STRATEGIES = ("kill-9", "kill-15", "service-registry", "pause")
 FAULTS = ("none", "pause", "partition", "restart")
 VERDICTS = ("pending", "agree", "modelled", "known-difference")
-QUIET_DEFAULTS = {"max-load1": 1.5, "max-runq-ms-per-s": 100.0}
+QUIET_KEYS = ("max-runq-ms-per-s",)
 
 
 class MatrixError(Exception):
@@ -89,7 +89,9 @@ def load_matrix(path=MATRIX):
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise MatrixError("%s: %s" % (path, e))
     defaults = doc.get("defaults", {})
-    quiet = dict(QUIET_DEFAULTS, **doc.get("quiet", {}))
+    quiet = doc.get("quiet", {})
+    if set(quiet) != set(QUIET_KEYS) or not all(isinstance(v, (int, float)) and v > 0 for v in quiet.values()):
+        raise MatrixError("%s: [quiet] takes exactly %s, each a positive number" % (path, ", ".join(QUIET_KEYS)))
     cells, seen = [], set()
     for i, raw in enumerate(doc.get("cell", [])):
         where = "%s: cell[%d]%s" % (path, i, " (%s)" % raw["name"] if "name" in raw else "")
@@ -322,8 +324,8 @@ def gen(cells, check):
 
 # ----------------------------------------------------------------------------- real results
 
-REAL_HEADER = rig.HEADER + ["victims", "load1_start", "load1_end", "runq_ms_per_s", "quiet",
-                            "trial_wall_s", "started"]
+REAL_HEADER = rig.HEADER + ["victims", "load1_start", "load1_end", "runq_ms_per_s", "trial_wall_s",
+                            "started"]
 CALLERS_HEADER = ["trial", "caller", "reads", "dead_hits", "chosen", "ok_after_stop", "last_dead_hit_ms",
                   "last_chosen_ms", "errors", "unresolved"]
 EVENTS_HEADER = ["trial", "victims", "stop_epoch_ms", "first_dead_hit_ms", "jvm_exit_ms", "fault",
@@ -355,9 +357,17 @@ def append_row(path, header, row):
         os.fsync(f.fileno())
 
 
+def is_quiet(cell, row):
+    """The [quiet] rule (the comparison applies the same one: experiment/matrix.rs Quiet)."""
+    try:
+        return float(row["runq_ms_per_s"]) <= cell["quiet"]["max-runq-ms-per-s"]
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 def cell_progress(cell):
     rows = read_rows(os.path.join(results_dir(cell), "real.csv"))
-    quiet = sum(1 for r in rows if r.get("quiet") == "1")
+    quiet = sum(1 for r in rows if is_quiet(cell, r))
     walls = [float(r["trial_wall_s"]) for r in rows if r.get("trial_wall_s")]
     return rows, quiet, walls
 
@@ -760,8 +770,6 @@ class CellRun:
                     f.write("%d,%s,%s,%d,%d\n" % (r + (r[0] - serving,)))
         all_dead.sort()
         all_chosen.sort()
-        quiet = int(max(l1_start, l1_end) <= cell["quiet"]["max-load1"] and
-                    runq_per_s <= cell["quiet"]["max-runq-ms-per-s"])
         row = {"trial": k, "strategy": cell["strategy"], "wait_ms": int(cell["wait-s"] * 1000),
                "stop_epoch_ms": stop, "stop_serving_epoch_ms": serving, "dead_hits": len(all_dead),
                "chosen": len(all_chosen), "ok_after_stop": len(all_ok),
@@ -769,7 +777,7 @@ class CellRun:
                "last_chosen_ms": rel(all_chosen[-1][0] if all_chosen else None),
                "errors": len(all_errors), "unresolved": unresolved, "victims": "+".join(victims),
                "load1_start": l1_start, "load1_end": l1_end, "runq_ms_per_s": round(runq_per_s, 1),
-               "quiet": quiet, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+               "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         ev = self.events(k, victims, procs, stop, serving, all_dead, fault_times, ready_wait)
         self.restart_victims(victims, ev)
         if cell["fresh-server"] and cell["servers"] == 1:
@@ -831,7 +839,7 @@ class CellRun:
         real_csv = os.path.join(self.out, "real.csv")
         done = read_rows(real_csv)
         next_k = max((int(r["trial"]) for r in done), default=-1) + 1
-        quiet = sum(1 for r in done if r.get("quiet") == "1")
+        quiet = sum(1 for r in done if is_quiet(cell, r))
         meta_path = os.path.join(self.run_dir, "run.json")
         meta = {"cell": cell["name"], "first_trial": next_k, "start": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "jvm_opts": self.jvm, "settings": {k: v for k, v in cell.items() if k != "quiet"},
@@ -855,10 +863,11 @@ class CellRun:
                 for r in per_caller:
                     append_row(os.path.join(self.out, "real-callers.csv"), CALLERS_HEADER, r)
                 append_row(os.path.join(self.out, "real-events.csv"), EVENTS_HEADER, ev)
-                quiet += row["quiet"]
-                meta["trials"].append({"trial": k, "wall_s": row["trial_wall_s"], "quiet": row["quiet"]})
+                row_quiet = is_quiet(cell, row)
+                quiet += row_quiet
+                meta["trials"].append({"trial": k, "wall_s": row["trial_wall_s"], "quiet": row_quiet})
                 write_meta()
-                progress(cell, k, quiet, row)
+                progress(cell, k, quiet, row, row_quiet)
                 k += 1
         except KeyboardInterrupt:
             meta["aborted"] = "interrupted"
@@ -883,14 +892,14 @@ def run(cells, names, jvm, max_trials=None):
     todo = [c for c in chosen if cell_progress(c)[1] < c["trials"]]
     t_start = time.time()
 
-    def progress(cell, k, quiet, row):
+    def progress(cell, k, quiet, row, row_quiet):
         left = 0.0
         for c in todo:
             rows, q, walls = cell_progress(c)
             left += max(0, c["trials"] - q) * est_trial_s(c, walls) * 1.1
         rig.say("[%s] trial %d: %s dead_hits=%s last_dead_hit_ms=%s quiet=%d (load %.2f/%.2f, runq %.0f ms/s) "
                 "| %d/%d quiet | about %s left in the matrix (%s so far)" % (
-                    cell["name"], k, row["victims"], row["dead_hits"], row["last_dead_hit_ms"], row["quiet"],
+                    cell["name"], k, row["victims"], row["dead_hits"], row["last_dead_hit_ms"], row_quiet,
                     row["load1_start"], row["load1_end"], row["runq_ms_per_s"], quiet, cell["trials"],
                     fmt_dur(left), fmt_dur(time.time() - t_start)))
     failures = 0

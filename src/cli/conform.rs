@@ -258,11 +258,16 @@ mod matrix {
         let outcomes = run_trials(&scenario);
         let figures = cell_figures(cell, &real, &outcomes);
         let first = &scenario.shutdowns[0];
+        let quiet: Vec<_> = real
+            .iter()
+            .filter(|t| cell.quiet.holds(t))
+            .cloned()
+            .collect();
         let group = compare_outcomes(
             first.strategy,
             first.wait_ms,
             real_path.display().to_string(),
-            &real,
+            &quiet,
             scenario.clone(),
             &outcomes,
             ALPHA,

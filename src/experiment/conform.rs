@@ -19,7 +19,7 @@ use crate::experiment::{Stats, TrialOutcome, run_trials};
 use crate::scenario::{Scenario, Strategy};
 
 /// One trial of the real stack, as `conformance/rig.py` writes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RealTrial {
     /// The line of the row in its file (1-based, the header is line 1).
     pub line: usize,
@@ -32,10 +32,10 @@ pub struct RealTrial {
     pub last_dead_hit_ms: Option<i64>,
     /// The rig gave up waiting for the callers to drop the instance.
     pub unresolved: bool,
-    /// The machine was quiet during the trial (`quiet` = 1 in the matrix rig's files; a file
-    /// without the column is taken as quiet). Trials run under load are kept in the file for
-    /// the record and left out of comparisons.
-    pub quiet: bool,
+    /// How long the rig's own threads waited for a CPU during the trial, ms per second of its
+    /// window (`runq_ms_per_s`, written by the matrix rig; `None` in files without the column).
+    /// The matrix leaves out trials above its `[quiet]` limit (see `experiment::matrix`).
+    pub runq_ms_per_s: Option<f64>,
 }
 
 /// What is wrong with a file of real trials.
@@ -126,7 +126,7 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
                 )
             })?;
     }
-    let quiet_column = header.iter().position(|h| h.trim() == "quiet");
+    let runq_column = header.iter().position(|h| h.trim() == "runq_ms_per_s");
     let mut trials = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
@@ -136,14 +136,19 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
         let line = record.position().map_or(0, |p| p.line() as usize);
         let cell = |i: usize| record.get(index[i]).unwrap_or("").trim();
         let mut trial = parse_row(&cell, line).map_err(|m| row_error(line, m))?;
-        if let Some(i) = quiet_column {
-            trial.quiet = match record.get(i).unwrap_or("").trim() {
-                "1" | "true" | "" => true,
-                "0" | "false" => false,
-                other => {
+        if let Some(i) = runq_column {
+            let text = record.get(i).unwrap_or("").trim();
+            trial.runq_ms_per_s = match text.parse::<f64>() {
+                // Not measured (an early rig's reading was lost): the trial is not quiet.
+                _ if text.is_empty() => None,
+                Ok(v) if v.is_finite() && v >= 0.0 => Some(v),
+                _ => {
                     return Err(row_error(
                         line,
-                        format!("column `quiet` is `{other}`; allowed: 0, 1, true, false"),
+                        format!(
+                            "column `runq_ms_per_s` is `{text}`; allowed: milliseconds per \
+                             second from 0"
+                        ),
                     ));
                 }
             };
@@ -198,7 +203,7 @@ fn parse_row<'a>(cell: &dyn Fn(usize) -> &'a str, line: usize) -> Result<RealTri
         dead_hits: number(cell(3), "dead_hits", "a whole number from 0")?,
         last_dead_hit_ms,
         unresolved,
-        quiet: true,
+        runq_ms_per_s: None,
     })
 }
 
@@ -489,7 +494,7 @@ pub fn compare_group(
 }
 
 /// [`compare_group`] on outcomes already simulated (the matrix runs a cell's scenario once for
-/// its row and its report). Real trials run under load (`quiet` = 0) are left out.
+/// its row and its report).
 pub fn compare_outcomes(
     strategy: Strategy,
     wait_ms: u64,
@@ -499,7 +504,6 @@ pub fn compare_outcomes(
     outcomes: &[TrialOutcome],
     alpha: f64,
 ) -> ConformGroup {
-    let real: Vec<&RealTrial> = real.iter().filter(|t| t.quiet).collect();
     let metrics = ConformMetric::ALL
         .into_iter()
         .map(|metric| {

@@ -4,8 +4,8 @@
 //! A cell names a configuration of the real stack (train, servers, caller, strategy, fault);
 //! `conformance/matrix.py gen` writes its `cell.properties` (read by the real processes and by
 //! the scenario) and its `scenario.toml`; `matrix.py run` appends the real trials to
-//! `conformance/results/matrix/<cell>/real.csv`. Here the quiet real trials (see
-//! [`RealTrial::quiet`]) are compared with the scenario's trials:
+//! `conformance/results/matrix/<cell>/real.csv`. Here the quiet real trials ([`Quiet`]) are
+//! compared with the scenario's trials:
 //!
 //! - exposure: the last failed request to a stopped instance, ms after it stopped serving (0
 //!   without one), **censored at the rig's window** (`max-wait-s`): the rig stops looking then,
@@ -72,6 +72,25 @@ pub const MIN_REAL_TRIALS: usize = 20;
 /// Bootstrap resamples of the mean difference.
 pub const BOOTSTRAP_REPS: usize = 4000;
 
+/// When a real trial counts (`[quiet]` of matrix.toml): the rig's timings are honest only if
+/// its own threads got a CPU when they wanted one. The rig records, per trial, how long they
+/// waited on a run queue during the measurement window (ms per second, summed over every
+/// thread of every process it started) and the 1-minute load average; the load average lags
+/// by a minute and counts niced work the rig's threads preempt, so the rule reads the wait.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quiet {
+    pub max_runq_ms_per_s: f64,
+}
+
+impl Quiet {
+    /// A trial without the measure (a file of the older rig) is not quiet.
+    pub fn holds(&self, trial: &RealTrial) -> bool {
+        trial
+            .runq_ms_per_s
+            .is_some_and(|r| r <= self.max_runq_ms_per_s)
+    }
+}
+
 /// One cell of matrix.toml, as the comparison needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixCell {
@@ -88,6 +107,7 @@ pub struct MatrixCell {
     /// `verdict` as written (`pending` when unset).
     pub declared: Verdict,
     pub note: String,
+    pub quiet: Quiet,
 }
 
 impl MatrixCell {
@@ -163,6 +183,17 @@ pub fn read_matrix(path: &Path) -> Result<Vec<MatrixCell>, MatrixError> {
         .get("cell")
         .and_then(|c| c.as_array_of_tables())
         .ok_or_else(|| invalid("no [[cell]]".to_string()))?;
+    let max_runq = doc
+        .get("quiet")
+        .and_then(|q| q.get("max-runq-ms-per-s"))
+        .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+        .filter(|v| *v > 0.0)
+        .ok_or_else(|| {
+            invalid("[quiet] needs max-runq-ms-per-s, a number of milliseconds per second".into())
+        })?;
+    let quiet = Quiet {
+        max_runq_ms_per_s: max_runq,
+    };
     let mut out = Vec::new();
     for (i, cell) in cells.iter().enumerate() {
         let get = |key: &str| cell.get(key).or_else(|| defaults.and_then(|d| d.get(key)));
@@ -212,6 +243,7 @@ pub fn read_matrix(path: &Path) -> Result<Vec<MatrixCell>, MatrixError> {
             seed: integer("seed", 1)? as u64,
             declared,
             note: string("note", "")?,
+            quiet,
             name,
         });
     }
@@ -332,7 +364,7 @@ pub fn cell_figures(
     outcomes: &[TrialOutcome],
 ) -> CellFigures {
     let window = (cell.max_wait_s * 1000) as i64;
-    let quiet: Vec<&RealTrial> = real.iter().filter(|t| t.quiet).collect();
+    let quiet: Vec<&RealTrial> = real.iter().filter(|t| cell.quiet.holds(t)).collect();
     let n_loaded = real.len() - quiet.len();
     let seconds = |ms: i64| ms as f64 / 1000.0;
     let real_s: Vec<f64> = quiet
@@ -508,6 +540,7 @@ mod tests {
     }
 
     fn trial(last: Option<i64>, dead: u64, unresolved: bool, quiet: bool) -> RealTrial {
+        let runq_ms_per_s = Some(if quiet { 50.0 } else { 500.0 });
         RealTrial {
             line: 2,
             trial: 0,
@@ -516,7 +549,7 @@ mod tests {
             dead_hits: dead,
             last_dead_hit_ms: last,
             unresolved,
-            quiet,
+            runq_ms_per_s,
         }
     }
 
@@ -554,6 +587,9 @@ mod tests {
             seed: 1,
             declared: Verdict::Pending,
             note: String::new(),
+            quiet: Quiet {
+                max_runq_ms_per_s: 150.0,
+            },
         };
         let real = [
             trial(Some(1000), 5, false, true),
