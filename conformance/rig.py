@@ -93,12 +93,16 @@ CALLERS = {
               "props": {"spring.cloud.loadbalancer.retry.enabled": "true"}},
 }
 # The `svc` service the rig can run, by `--service` name, in the style of CALLERS ("jar", "pom": None
-# for a module of ./pom.xml, "train").
+# for a module of ./pom.xml, "train"; "mvn": extra Maven arguments for its build).
 SERVICES = {
     "default": {"jar": os.path.join(CONF, "service", "target", "service.jar"), "pom": None, "train": "2025.1.4"},
-    # Spring Cloud Hoxton.SR12 / Boot 2.3.12: immediate shutdown by default, /actuator/pause = context.stop().
+    # Spring Cloud Hoxton.SR12 / Boot 2.3.12: immediate shutdown by default; /actuator/pause only calls
+    # PauseHandler beans (none here), as from spring-cloud-context 2.2.7 (Hoxton.SR10).
     "hoxton": {"jar": os.path.join(CONF, "service-hoxton", "target", "service-hoxton.jar"),
-               "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR12"},
+               "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR12", "mvn": []},
+    # The same service on Hoxton.SR9 (spring-cloud-context 2.2.6, Boot 2.3.12): /actuator/pause = context.stop().
+    "hoxton-sr9": {"jar": os.path.join(CONF, "service-hoxton", "target", "service-hoxton-sr9.jar"),
+                   "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR9", "mvn": ["-Psr9"]},
 }
 RIBBON_JAR = CALLERS["ribbon"]["jar"]
 RIBBON_POM = CALLERS["ribbon"]["pom"]
@@ -761,7 +765,7 @@ def build_if_needed(force=False, caller="loadbalancer", service="default"):
             sys.exit("maven build of the %s caller failed" % caller)
     if own_svc and (force or not os.path.exists(SERVICES[service]["jar"])):
         say("building the %s service (mvn package, %s)" % (service, SERVICES[service]["train"]))
-        r = subprocess.run(["mvn", "-q", "-B", "-f", own_svc, "package", "-DskipTests"])
+        r = subprocess.run(["mvn", "-q", "-B", "-f", own_svc, "package", "-DskipTests"] + SERVICES[service]["mvn"])
         if r.returncode != 0:
             sys.exit("maven build of the %s service failed" % service)
 
@@ -833,7 +837,8 @@ def main():
                         "reads compressed-ribbon.properties")
     r.add_argument("--service", choices=sorted(SERVICES), default="default",
                    help="default: the 2025.1.4 / Boot 4 svc (service/); hoxton: the Hoxton.SR12 / Boot 2.3.12 svc "
-                        "(service-hoxton/: immediate shutdown, /actuator/pause = context.stop())")
+                        "(service-hoxton/: immediate shutdown; /actuator/pause does nothing); hoxton-sr9: the same on "
+                        "Hoxton.SR9 (/actuator/pause = context.stop())")
     r.add_argument("--rebuild", action="store_true")
     s = sub.add_parser("summary")
     s.add_argument("csv", nargs="+")
