@@ -9,7 +9,6 @@ import java.net.ConnectException;
 import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.netflix.client.config.IClientConfig;
 import com.netflix.loadbalancer.ILoadBalancer;
 import com.netflix.loadbalancer.Server;
+import com.netflix.zuul.ZuulFilter;
+import com.netflix.zuul.context.RequestContext;
 import org.apache.http.Header;
 import org.apache.http.client.methods.RequestBuilder;
 import org.slf4j.Logger;
@@ -51,8 +52,9 @@ import org.springframework.util.ClassUtils;
  * (ReadTimeout + ConnectTimeout) x (MaxAutoRetries + 1) x (MaxAutoRetriesNextServer + 1) =
  * 4000 ms at Ribbon's defaults (logged). An in-process driver sends, every period-ms on a pool
  * thread, one GET /svc/ping to the proxy's own port (127.0.0.1, a new connection each time) and
- * logs the proxy's answer: 200 -> ok, else http_<code>; a 5xx whose body is Ribbon's "Load
- * balancer does not have available server" (no instance was chosen) -> no_instance.
+ * logs the proxy's answer: 200 -> ok, else http_<code>; a failure whose cause is Ribbon's "Load
+ * balancer does not have available server" (no instance was chosen; noted by an "error"
+ * ZuulFilter) -> no_instance.
  *
  * Chosen instance and connections: a RibbonRequestCustomizer (for Apache's RequestBuilder, the
  * default Zuul-to-service client) is applied by RibbonApacheHttpRequest#toRequest to every
@@ -69,6 +71,8 @@ public class ZuulCallerApp implements ApplicationRunner {
     static final String SEQ = "X-Rig-Seq";
     /** X-Rig-Seq -> instance id of the server Ribbon chose for that request. */
     static final Map<String, String> CHOSEN = new ConcurrentHashMap<>();
+    /** X-Rig-Seq of the requests Ribbon found no server for. */
+    static final Map<String, Boolean> NO_SERVER = new ConcurrentHashMap<>();
 
     private final ApplicationContext ctx;
     private final Environment env;
@@ -132,6 +136,44 @@ public class ZuulCallerApp implements ApplicationRunner {
                 }
             };
         }
+    }
+
+    /**
+     * An "error" ZuulFilter ordered before SendErrorFilter (0): notes the requests whose routing
+     * failed because Ribbon had no server (LoadBalancerCommand's ClientException "Load balancer
+     * does not have available server for client"); Boot 2.3's error body hides that message.
+     */
+    @Bean
+    ZuulFilter noteNoServer() {
+        return new ZuulFilter() {
+            @Override
+            public String filterType() {
+                return "error";
+            }
+
+            @Override
+            public int filterOrder() {
+                return -1;
+            }
+
+            @Override
+            public boolean shouldFilter() {
+                return true;
+            }
+
+            @Override
+            public Object run() {
+                RequestContext rc = RequestContext.getCurrentContext();
+                String s = rc.getRequest() == null ? null : rc.getRequest().getHeader(SEQ);
+                for (Throwable c = rc.getThrowable(); c != null && s != null; c = c.getCause() == c ? null : c.getCause()) {
+                    if (c.getMessage() != null && c.getMessage().contains("does not have available server")) {
+                        NO_SERVER.put(s, Boolean.TRUE);
+                        break;
+                    }
+                }
+                return null;
+            }
+        };
     }
 
     /** The route has one service; the customizer is called for it only. */
@@ -213,13 +255,12 @@ public class ZuulCallerApp implements ApplicationRunner {
             try {
                 int code = c.getResponseCode();
                 InputStream is = code < 400 ? c.getInputStream() : c.getErrorStream();
-                String body = "";
                 if (is != null) {
-                    body = new String(is.readAllBytes(), StandardCharsets.UTF_8);
+                    is.readAllBytes();
                     is.close();
                 }
                 outcome = code == 200 ? "ok"
-                        : !CHOSEN.containsKey(s) && body.contains("does not have available server") ? "no_instance"
+                        : !CHOSEN.containsKey(s) && NO_SERVER.containsKey(s) ? "no_instance"
                         : "http_" + code;
             } finally {
                 c.disconnect();
@@ -232,6 +273,7 @@ public class ZuulCallerApp implements ApplicationRunner {
             outcome = "error_" + e.getClass().getSimpleName();
         }
         String chosen = CHOSEN.remove(s);
+        NO_SERVER.remove(s);
         long lat = (System.nanoTime() - t0) / 1_000_000L;
         write(send + "," + (chosen == null ? "" : chosen) + "," + outcome + "," + lat);
     }
