@@ -52,6 +52,57 @@ CALLERS = {
                             "ribbon-loadbalancer": "ribbon", "ribbon-eureka": "ribbon-eureka",
                             "archaius-core": "archaius", "spring-retry": "spring-retry"},
                "props": {}},
+    # Spring Cloud Gateway (2025.1.4): route Path=/svc/** -> lb://svc on the caller's own port, driven
+    # in-process through that port; the outcome is the gateway's answer (ok / http_5xx).
+    "gateway": {"jar": os.path.join(CONF, "caller-gateway", "target", "caller-gateway.jar"), "pom": None,
+                "config": [], "train": "2025.1.4",
+                "versions": {"spring-cloud-gateway-server-webflux": "spring-cloud-gateway",
+                             "reactor-netty-http": "reactor-netty", "spring-retry": "spring-retry"},
+                "props": {"server.port": "{port}"}},
+    # OpenFeign @FeignClient("svc") on Spring Cloud LoadBalancer, no spring-retry (2025.1.4).
+    "feign": {"jar": os.path.join(CONF, "caller-feign", "target", "caller-feign.jar"), "pom": None,
+              "config": [], "train": "2025.1.4",
+              "versions": {"spring-cloud-openfeign-core": "spring-cloud-openfeign", "feign-core": "feign",
+                           "spring-retry": "spring-retry"},
+              "props": {}},
+    # @LoadBalanced WebClient.Builder (ReactorLoadBalancerExchangeFilterFunction), block(1000 ms) (2025.1.4).
+    "webclient": {"jar": os.path.join(CONF, "caller-webclient", "target", "caller-webclient.jar"), "pom": None,
+                  "config": [], "train": "2025.1.4",
+                  "versions": {"reactor-netty-http": "reactor-netty", "spring-webflux": "spring-webflux",
+                               "spring-retry": "spring-retry"},
+                  "props": {}},
+    # Zuul 1 proxy (Hoxton.SR12): route svc (path /svc/**, service-id svc), zuul.retryable false, no spring-retry,
+    # Hystrix timeout at its default; driven in-process through its own port; reads the Ribbon settings too.
+    "zuul": {"jar": os.path.join(CONF, "caller-zuul", "target", "caller-zuul.jar"),
+             "pom": os.path.join(CONF, "caller-zuul", "pom.xml"),
+             "config": [os.path.join(CONF, "compressed-ribbon.properties")], "train": "Hoxton.SR12",
+             "versions": {"spring-cloud-netflix-zuul": "spring-cloud-netflix-zuul", "zuul-core": "zuul",
+                          "hystrix-core": "hystrix", "spring-cloud-netflix-ribbon": "spring-cloud-netflix-ribbon",
+                          "ribbon-loadbalancer": "ribbon", "ribbon-httpclient": "ribbon-httpclient",
+                          "httpclient": "httpclient", "spring-retry": "spring-retry"},
+             "props": {"server.port": "{port}"}},
+    # @LoadBalanced RestTemplate on Ribbon WITH spring-retry (RetryLoadBalancerInterceptor, Hoxton.SR12);
+    # spring.cloud.loadbalancer.retry.enabled put back to its default (compressed.properties turns it off);
+    # also writes caller-retries.csv beside the caller log.
+    "retry": {"jar": os.path.join(CONF, "caller-retry", "target", "caller-retry.jar"),
+              "pom": os.path.join(CONF, "caller-retry", "pom.xml"),
+              "config": [os.path.join(CONF, "compressed-ribbon.properties")], "train": "Hoxton.SR12",
+              "versions": {"spring-cloud-netflix-ribbon": "spring-cloud-netflix-ribbon",
+                           "ribbon-loadbalancer": "ribbon", "ribbon-eureka": "ribbon-eureka",
+                           "archaius-core": "archaius", "spring-retry": "spring-retry"},
+              "props": {"spring.cloud.loadbalancer.retry.enabled": "true"}},
+}
+# The `svc` service the rig can run, by `--service` name, in the style of CALLERS ("jar", "pom": None
+# for a module of ./pom.xml, "train"; "mvn": extra Maven arguments for its build).
+SERVICES = {
+    "default": {"jar": os.path.join(CONF, "service", "target", "service.jar"), "pom": None, "train": "2025.1.4"},
+    # Spring Cloud Hoxton.SR12 / Boot 2.3.12: immediate shutdown by default; /actuator/pause only calls
+    # PauseHandler beans (none here), as from spring-cloud-context 2.2.7 (Hoxton.SR10).
+    "hoxton": {"jar": os.path.join(CONF, "service-hoxton", "target", "service-hoxton.jar"),
+               "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR12", "mvn": []},
+    # The same service on Hoxton.SR9 (spring-cloud-context 2.2.6, Boot 2.3.12): /actuator/pause = context.stop().
+    "hoxton-sr9": {"jar": os.path.join(CONF, "service-hoxton", "target", "service-hoxton-sr9.jar"),
+                   "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR9", "mvn": ["-Psr9"]},
 }
 RIBBON_JAR = CALLERS["ribbon"]["jar"]
 RIBBON_POM = CALLERS["ribbon"]["pom"]
@@ -638,7 +689,8 @@ class Rig:
                 "max_wait_s": a.max_wait_s, "probe_ms": a.probe_ms, "jvm_opts": self.jvm,
                 "fresh_server": bool(a.fresh_server), "fresh_settle_s": a.fresh_settle_s if a.fresh_server else None,
                 "java_version": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip(),
-                "versions": jar_versions(CALLERS[a.caller]["versions"], CALLERS[a.caller]["pom"] is not None),
+                "versions": jar_versions(CALLERS[a.caller]["versions"], CALLERS[a.caller]["pom"] is not None
+                                         or SERVICES[a.service]["pom"] is not None),
                 "compressed_properties": read_props(COMPRESSED),
                 "run_dir": os.path.relpath(self.run_dir, self.out),
                 "start": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trials": []}
@@ -646,6 +698,8 @@ class Rig:
         meta["caller_jar"] = os.path.relpath(CALLERS[a.caller]["jar"], CONF)
         meta["caller_train"] = CALLERS[a.caller]["train"]
         meta["caller_has_spring_retry"] = "spring-retry" in meta["versions"]
+        meta["service"] = a.service
+        meta["service_train"] = SERVICES[a.service]["train"]
         if a.caller == "ribbon":
             meta["compressed_ribbon_properties"] = read_props(COMPRESSED_RIBBON)
         t_run0 = time.time()
@@ -695,11 +749,12 @@ class Rig:
         return 0 if "aborted" not in meta else 1
 
 
-def build_if_needed(force=False, caller="loadbalancer"):
-    """Builds the Boot 4 modules (./pom.xml) when a jar is missing, and the caller's own Maven
-    project when it has one and its jar is missing."""
+def build_if_needed(force=False, caller="loadbalancer", service="default"):
+    """Builds the Boot 4 modules (./pom.xml) when a jar is missing, and the caller's (and the
+    service's) own Maven project when it has one and its jar is missing."""
     own = CALLERS[caller]["pom"]
-    boot4 = [j for m, j in JARS.items() if not (own and m == "caller")]
+    own_svc = SERVICES[service]["pom"]
+    boot4 = [j for m, j in JARS.items() if not (own and m == "caller") and not (own_svc and m == "service")]
     if force or not all(os.path.exists(j) for j in boot4):
         say("building jars (mvn package)")
         r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(CONF, "pom.xml"), "package", "-DskipTests"])
@@ -710,6 +765,11 @@ def build_if_needed(force=False, caller="loadbalancer"):
         r = subprocess.run(["mvn", "-q", "-B", "-f", own, "package", "-DskipTests"])
         if r.returncode != 0:
             sys.exit("maven build of the %s caller failed" % caller)
+    if own_svc and (force or not os.path.exists(SERVICES[service]["jar"])):
+        say("building the %s service (mvn package, %s)" % (service, SERVICES[service]["train"]))
+        r = subprocess.run(["mvn", "-q", "-B", "-f", own_svc, "package", "-DskipTests"] + SERVICES[service]["mvn"])
+        if r.returncode != 0:
+            sys.exit("maven build of the %s service failed" % service)
 
 
 # ----------------------------------------------------------------------------- summary
@@ -777,6 +837,10 @@ def main():
                    help="loadbalancer: the Spring Cloud 2025.1.4 LoadBalancer caller (caller/); ribbon: the "
                         "Hoxton.SR12 Ribbon caller (caller-ribbon/, @LoadBalanced RestTemplate, no retry), which also "
                         "reads compressed-ribbon.properties")
+    r.add_argument("--service", choices=sorted(SERVICES), default="default",
+                   help="default: the 2025.1.4 / Boot 4 svc (service/); hoxton: the Hoxton.SR12 / Boot 2.3.12 svc "
+                        "(service-hoxton/: immediate shutdown; /actuator/pause does nothing); hoxton-sr9: the same on "
+                        "Hoxton.SR9 (/actuator/pause = context.stop())")
     r.add_argument("--rebuild", action="store_true")
     s = sub.add_parser("summary")
     s.add_argument("csv", nargs="+")
@@ -785,8 +849,9 @@ def main():
         summary(a.csv)
         return 0
     JARS["caller"] = CALLERS[a.caller]["jar"]
+    JARS["service"] = SERVICES[a.service]["jar"]
     CALLER_CONFIG["caller"] = [COMPRESSED] + CALLERS[a.caller]["config"]
-    build_if_needed(a.rebuild, a.caller)
+    build_if_needed(a.rebuild, a.caller, a.service)
     atexit.register(kill_all)
     signal.signal(signal.SIGTERM, _sig)
     signal.signal(signal.SIGHUP, _sig)
