@@ -564,15 +564,9 @@ class CellRun:
         rig.wait_until(ok, timeout_s, "steady ok traffic from every caller to every instance", step=0.25)
 
     def settle_s(self):
-        """After a fresh server: how long every client's TimedSupervisorTask back-off can last,
-        from the configured intervals (back-off bound x interval, FACTS.md §5.2), plus the caller's
-        list refresh. Replaces rig.py's fixed 10 s, which assumed 1-s intervals."""
-        props = cell_properties(self.cell)
-        hb = float(props.get("eureka.instance.lease-renewal-interval-in-seconds", 30))
-        fetch = float(props.get("eureka.client.registry-fetch-interval-seconds", 30))
-        hb_bound = float(props.get("eureka.client.heartbeat-executor-exponential-back-off-bound", 10))
-        fetch_bound = float(props.get("eureka.client.cache-refresh-executor-exponential-back-off-bound", 10))
-        return max(hb * hb_bound, fetch * fetch_bound)
+        """After a fresh server: the longest client back-off the cell's intervals allow
+        (rig.derived_settle_s)."""
+        return rig.derived_settle_s(cell_properties(self.cell))
 
     def sup_timeouts_since(self, t_ms):
         n = 0

@@ -34,6 +34,7 @@ import zipfile
 
 CONF = os.path.dirname(os.path.abspath(__file__))
 JARS = {m: os.path.join(CONF, m, "target", m + ".jar") for m in ("server", "service", "caller")}
+# The time-compressed settings every process reads (`--properties` names another file).
 COMPRESSED = os.path.join(CONF, "compressed.properties")
 # The callers the rig can run, by `--caller` name. Each is a Spring Boot jar that runs the same
 # fixed-rate loop and writes the same log line (send_epoch_ms,chosen_instance_id,outcome,latency_ms)
@@ -108,7 +109,8 @@ RIBBON_JAR = CALLERS["ribbon"]["jar"]
 RIBBON_POM = CALLERS["ribbon"]["pom"]
 COMPRESSED_RIBBON = CALLERS["ribbon"]["config"][0]
 RIBBON_VERSIONS = CALLERS["ribbon"]["versions"]
-CALLER_CONFIG = {"caller": [COMPRESSED]}   # config files the caller module reads (set from CALLERS)
+# Config files: "all" every process reads (--properties), "caller" the caller's (set from CALLERS).
+CALLER_CONFIG = {"all": COMPRESSED, "caller": [COMPRESSED]}
 DEFAULT_JVM = ["-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
                "-Djava.net.preferIPv4Stack=true"]
 STRATEGIES = ("kill-9", "kill-15", "service-registry", "pause")
@@ -169,7 +171,7 @@ def start_java(name, module, props, logdir, jvm_opts, jar=None, files=None):
     """Start a jar directly (no shell), so Popen.pid is the JVM pid. `jar` and `files` (the
     properties files it reads) default to the module's jar and the rig's compressed settings."""
     if files is None:
-        files = CALLER_CONFIG["caller"] if module == "caller" else [COMPRESSED]
+        files = CALLER_CONFIG["caller"] if module == "caller" else [CALLER_CONFIG["all"]]
     args = ["java"] + jvm_opts + ["-jar", jar or JARS[module],
                                   "--spring.config.additional-location=" + ",".join("file:" + f for f in files)] + \
            ["--%s=%s" % kv for kv in props]
@@ -691,7 +693,8 @@ class Rig:
                 "java_version": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip(),
                 "versions": jar_versions(CALLERS[a.caller]["versions"], CALLERS[a.caller]["pom"] is not None
                                          or SERVICES[a.service]["pom"] is not None),
-                "compressed_properties": read_props(COMPRESSED),
+                "properties_file": CALLER_CONFIG["all"],
+                "compressed_properties": read_props(CALLER_CONFIG["all"]),
                 "run_dir": os.path.relpath(self.run_dir, self.out),
                 "start": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "trials": []}
         meta["caller"] = a.caller
@@ -772,6 +775,22 @@ def build_if_needed(force=False, caller="loadbalancer", service="default"):
             sys.exit("maven build of the %s service failed" % service)
 
 
+def derived_settle_s(props):
+    """How long a client's TimedSupervisorTask back-off can last after a fresh server's slow first
+    answers: the back-off bound times the task's interval, for the heartbeat and the fetch
+    (DiscoveryClient#initScheduledTasks: heartbeat-executor-exponential-back-off-bound and
+    cache-refresh-executor-exponential-back-off-bound, both 10; FACTS.md §5.2)."""
+    def num(key, default):
+        try:
+            return float(props.get(key, default))
+        except ValueError:
+            return float(default)
+    heartbeat = num("eureka.instance.lease-renewal-interval-in-seconds", 30)
+    fetch = num("eureka.client.registry-fetch-interval-seconds", 30)
+    return max(heartbeat * num("eureka.client.heartbeat-executor-exponential-back-off-bound", 10),
+               fetch * num("eureka.client.cache-refresh-executor-exponential-back-off-bound", 10))
+
+
 # ----------------------------------------------------------------------------- summary
 
 def pct(vals, p):
@@ -830,9 +849,12 @@ def main():
                    help="caller instrumentation: log Eureka fetches and LB-cache reloads (poll period ms; 0 = off)")
     r.add_argument("--fresh-server", action="store_true",
                    help="restart the Eureka server before every trial (independent server timer phases per trial)")
-    r.add_argument("--fresh-settle-s", type=float, default=10.0,
+    r.add_argument("--fresh-settle-s", type=float, default=None,
                    help="--fresh-server: min seconds after the new server answers (and after any client "
-                        "TimedSupervisorTask time-out) before the trial's delay starts")
+                        "TimedSupervisorTask time-out) before the trial's delay starts [default: the longest "
+                        "back-off the properties allow, back-off bound x heartbeat or fetch interval]")
+    r.add_argument("--properties", metavar="FILE",
+                   help="the properties file every process reads instead of conformance/compressed.properties")
     r.add_argument("--caller", choices=sorted(CALLERS), default="loadbalancer",
                    help="loadbalancer: the Spring Cloud 2025.1.4 LoadBalancer caller (caller/); ribbon: the "
                         "Hoxton.SR12 Ribbon caller (caller-ribbon/, @LoadBalanced RestTemplate, no retry), which also "
@@ -850,7 +872,13 @@ def main():
         return 0
     JARS["caller"] = CALLERS[a.caller]["jar"]
     JARS["service"] = SERVICES[a.service]["jar"]
-    CALLER_CONFIG["caller"] = [COMPRESSED] + CALLERS[a.caller]["config"]
+    props_file = os.path.abspath(a.properties) if a.properties else COMPRESSED
+    if not os.path.isfile(props_file):
+        sys.exit("--properties %s: no such file" % a.properties)
+    CALLER_CONFIG["all"] = props_file
+    CALLER_CONFIG["caller"] = [props_file] + CALLERS[a.caller]["config"]
+    if a.fresh_settle_s is None:
+        a.fresh_settle_s = derived_settle_s(read_props(props_file))
     build_if_needed(a.rebuild, a.caller, a.service)
     atexit.register(kill_all)
     signal.signal(signal.SIGTERM, _sig)

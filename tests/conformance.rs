@@ -532,3 +532,53 @@ mod matrix {
         assert!(recomputed >= 1, "no cell has real trials");
     }
 }
+
+/// `conform` as a new user runs it: with the README's command and no --out it writes under
+/// output/conform/<scenario>, not into the folder of the real file (the committed results stay
+/// as the rig wrote them); conform.csv gives the real p90 at small n (nearest rank by hand: of
+/// 3 values, the 3rd), as the terminal table does; and a real file whose strategy differs from
+/// the scenario's says so.
+#[test]
+fn conform_leaves_the_real_folder_alone_gives_small_n_percentiles_and_names_the_strategy() {
+    let dir = temp();
+    let real = dir.path().join("results").join("real-kill-15.csv");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(
+        &real,
+        "trial,strategy,wait_ms,dead_hits,last_dead_hit_ms,unresolved\n\
+         0,kill-15,0,6,1200,0\n1,kill-15,0,3,700,0\n2,kill-15,0,9,1900,0\n",
+    )
+    .unwrap();
+    let out = eureka_sim(
+        dir.path(),
+        1,
+        &[
+            OsStr::new("conform"),
+            scenario_path().as_os_str(),
+            OsStr::new("--real"),
+            real.as_os_str(),
+            OsStr::new("--set"),
+            OsStr::new("simulation.trials=20"),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("its trials ran kill-15; the scenario's first [[shutdown]] (kill-9)"),
+        "{stderr}"
+    );
+    let folder = std::fs::read_dir(real.parent().unwrap()).unwrap().count();
+    assert_eq!(folder, 1, "conform wrote beside the real file");
+    let csv_text =
+        std::fs::read_to_string(dir.path().join("output/conform/scenario/conform.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let last = rows
+        .iter()
+        .find(|r| &r[col("metric")] == "last_dead_hit_ms")
+        .expect("the last-dead-hit row");
+    assert_eq!(&last[col("real_p90")], "1900");
+    assert_eq!(&last[col("real_p50")], "1200");
+}

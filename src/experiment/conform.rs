@@ -6,8 +6,10 @@
 //! two-sample Kolmogorov-Smirnov test.
 //!
 //! How the two sides are put on one scale, per trial:
-//! - `exposure_ms`: the last request sent to the stopped instance that failed, after it stopped
-//!   serving (the real rig's `last_dead_hit_ms`, the simulator's `last_dead_hit_ms`). A trial
+//! - `last_dead_hit_ms`: the last request sent to the stopped instance that failed, after it
+//!   stopped serving (the real rig's and the simulator's `last_dead_hit_ms`). Not trials.csv's
+//!   `exposure_ms`, which runs until the instance left the last caller's list: the rig sees
+//!   requests, not lists, so this is the quantity both sides measure. A trial
 //!   with no such request counts as 0; a trial that never resolved (the rig gave up, the
 //!   simulated instance was never dropped) as +infinity, so it can only widen the gap.
 //! - `dead_hits`: requests to the stopped instance that failed, after it stopped serving.
@@ -272,14 +274,14 @@ impl ConformMetric {
 
     pub fn name(self) -> &'static str {
         match self {
-            ConformMetric::Exposure => "exposure_ms",
+            ConformMetric::Exposure => "last_dead_hit_ms",
             ConformMetric::DeadHits => "dead_hits",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            ConformMetric::Exposure => "exposure (last failed request to it)",
+            ConformMetric::Exposure => "last dead hit (the last failed request to it)",
             ConformMetric::DeadHits => "dead hits",
         }
     }
