@@ -920,6 +920,8 @@ def run(cells, names, jvm, max_trials=None):
         if cell["service"] not in rig.SERVICES:
             raise MatrixError("cell %s: service %r is not in rig.py's SERVICES (%s)" % (
                 cell["name"], cell["service"], ", ".join(sorted(rig.SERVICES))))
+        rig.JARS["caller"] = rig.CALLERS[cell["caller"]]["jar"]
+        rig.JARS["service"] = rig.SERVICES[cell["service"]]["jar"]
         rig.build_if_needed(False, cell["caller"], cell["service"])
         rig.say("cell %s: %d quiet trial(s) of %d so far" % (cell["name"], cell_progress(cell)[1], cell["trials"]))
         failures += CellRun(cell, jvm).run(progress, max_trials)
