@@ -165,7 +165,7 @@ mod matrix {
     };
     use crate::experiment::run_trials;
     use crate::report::conform_report::write_conform;
-    use crate::report::matrix_report::{matrix_csv, render_matrix};
+    use crate::report::matrix_report::{matrix_csv, matrix_markdown, render_matrix};
     use crate::report::output::OutputOptions;
     use crate::scenario::load;
 
@@ -224,10 +224,35 @@ mod matrix {
         std::fs::write(&tmp, &text).with_context(|| format!("cannot write {}", tmp.display()))?;
         std::fs::rename(&tmp, &csv_path)
             .with_context(|| format!("cannot write {}", csv_path.display()))?;
+        // The README's table, from the rows as written (the kept ones too).
+        let md_path = csv_path.with_extension("md");
+        let written_rows = rows_of_csv(&text, rows);
+        std::fs::write(&md_path, matrix_markdown(&written_rows))
+            .with_context(|| format!("cannot write {}", md_path.display()))?;
         let mut stdout = std::io::stdout().lock();
-        write!(stdout, "{}", render_matrix(&rows))?;
-        writeln!(stdout, "wrote {}", csv_path.display())?;
+        write!(stdout, "{}", render_matrix(&written_rows))?;
+        writeln!(
+            stdout,
+            "wrote {} and {}",
+            csv_path.display(),
+            md_path.display()
+        )?;
         Ok(())
+    }
+
+    /// The rows with the figures of matrix.csv's text: cells not recomputed this time get theirs
+    /// back from the kept lines.
+    fn rows_of_csv(
+        text: &str,
+        rows: Vec<(MatrixCell, Option<CellFigures>)>,
+    ) -> Vec<(MatrixCell, Option<CellFigures>)> {
+        let parsed = crate::experiment::matrix::figures_of_csv(text);
+        rows.into_iter()
+            .map(|(cell, f)| {
+                let f = f.or_else(|| parsed.get(&cell.name).cloned().flatten());
+                (cell, f)
+            })
+            .collect()
     }
 
     fn existing_rows(path: &Path) -> BTreeMap<String, String> {

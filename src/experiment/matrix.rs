@@ -509,6 +509,44 @@ pub fn matrix_row(cell: &MatrixCell, f: Option<&CellFigures>) -> Vec<String> {
     row
 }
 
+/// The figures back from matrix.csv's text, by cell (`None` for a cell without real trials):
+/// what [`matrix_row`] wrote, read back for the README's table of cells not recomputed.
+pub fn figures_of_csv(text: &str) -> std::collections::BTreeMap<String, Option<CellFigures>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    for record in reader.records().flatten() {
+        let at = |i: usize| record.get(i).unwrap_or("");
+        let num = |i: usize| at(i).parse::<f64>().ok();
+        let count = |i: usize| at(i).parse::<usize>().unwrap_or(0);
+        let verdict = match at(17) {
+            "agree" => Verdict::Agree,
+            "modelled" => Verdict::Modelled,
+            "known-difference" => Verdict::KnownDifference,
+            "differs" => Verdict::Differs,
+            _ => Verdict::Pending,
+        };
+        let figures = (count(8) > 0 || count(23) > 0).then(|| CellFigures {
+            n_real: count(8),
+            n_loaded: count(23),
+            n_sim: count(9),
+            real_mean_s: num(10),
+            sim_mean_s: num(11),
+            mean_diff_s: num(12),
+            mean_diff_ci_s: num(13).zip(num(14)),
+            ks_d: num(15).unwrap_or(0.0),
+            ks_p: num(16).unwrap_or(1.0),
+            dead_hits_ks_d: num(18).unwrap_or(0.0),
+            dead_hits_ks_p: num(19).unwrap_or(1.0),
+            real_dead_hits_mean: num(20),
+            sim_dead_hits_mean: num(21),
+            mdd_s: num(22),
+            verdict,
+        });
+        out.insert(at(0).to_string(), figures);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,3 +80,47 @@ pub fn render_matrix(rows: &[(MatrixCell, Option<CellFigures>)]) -> String {
         .collect::<Vec<_>>();
     text_table(&header, &body, 1)
 }
+
+/// The README's table of the matrix (Markdown): per cell its configuration, the quiet real
+/// trials, both mean exposures (last dead hit), their difference with its interval, the KS p
+/// on exposure and the verdict. Written beside matrix.csv as matrix.md.
+pub fn matrix_markdown(rows: &[(MatrixCell, Option<CellFigures>)]) -> String {
+    let mut out = String::from(
+        "| cell | train | servers | caller | strategy | fault | n real | real mean | sim mean | difference (95 %) | KS p | verdict |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let s = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |x| format!("{x:.2} s"));
+    for (cell, f) in rows {
+        let servers = if cell.self_preservation {
+            format!("{} (self-preservation)", cell.servers)
+        } else {
+            cell.servers.to_string()
+        };
+        let (n, real, sim, diff, p, verdict) = match f {
+            Some(f) if f.n_real > 0 => (
+                f.n_real.to_string(),
+                s(f.real_mean_s),
+                s(f.sim_mean_s),
+                match (f.mean_diff_s, f.mean_diff_ci_s) {
+                    (Some(d), Some((lo, hi))) => format!("{d:+.2} s ({lo:+.2} .. {hi:+.2})"),
+                    _ => "-".to_string(),
+                },
+                format!("{:.3}", f.ks_p),
+                f.verdict.name(),
+            ),
+            _ => (
+                "0".to_string(),
+                "-".to_string(),
+                "-".to_string(),
+                "-".to_string(),
+                "-".to_string(),
+                "pending",
+            ),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {n} | {real} | {sim} | {diff} | {p} | {verdict} |\n",
+            cell.name, cell.train, servers, cell.caller, cell.strategy, cell.fault
+        ));
+    }
+    out
+}
