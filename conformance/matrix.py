@@ -74,7 +74,7 @@ CELL_KEYS = {
 STRATEGIES = ("kill-9", "kill-15", "service-registry", "pause")
 FAULTS = ("none", "pause", "partition", "restart")
 VERDICTS = ("pending", "agree", "modelled", "known-difference")
-QUIET_KEYS = ("max-runq-ms-per-s",)
+QUIET_KEYS = ("max-other-cpu",)
 
 
 class MatrixError(Exception):
@@ -330,7 +330,7 @@ def gen(cells, check):
 # ----------------------------------------------------------------------------- real results
 
 REAL_HEADER = rig.HEADER + ["victims", "load1_start", "load1_end", "runq_ms_per_s", "trial_wall_s",
-                            "started"]
+                            "started", "other_cpu"]
 CALLERS_HEADER = ["trial", "caller", "reads", "dead_hits", "chosen", "ok_after_stop", "last_dead_hit_ms",
                   "last_chosen_ms", "errors", "unresolved"]
 EVENTS_HEADER = ["trial", "victims", "stop_epoch_ms", "first_dead_hit_ms", "jvm_exit_ms", "fault",
@@ -351,8 +351,20 @@ def read_rows(path):
 
 
 def append_row(path, header, row):
-    """Appends one row (writing the header first into a new file) and syncs it to disk."""
+    """Appends one row (writing the header first into a new file) and syncs it to disk. A file
+    written with an older header is first rewritten with the new one (new columns empty)."""
     new = not os.path.exists(path) or os.path.getsize(path) == 0
+    if not new:
+        with open(path, newline="") as f:
+            old = next(csv.reader(f), [])
+        if old != header:
+            rows = read_rows(path)
+            tmp = path + ".tmp"
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+                w.writeheader()
+                w.writerows(rows)
+            os.replace(tmp, path)
     with open(path, "a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=header)
         if new:
@@ -365,7 +377,7 @@ def append_row(path, header, row):
 def is_quiet(cell, row):
     """The [quiet] rule (the comparison applies the same one: experiment/matrix.rs Quiet)."""
     try:
-        return float(row["runq_ms_per_s"]) <= cell["quiet"]["max-runq-ms-per-s"]
+        return float(row["other_cpu"]) <= cell["quiet"]["max-other-cpu"]
     except (KeyError, TypeError, ValueError):
         return False
 
@@ -409,6 +421,38 @@ def status(cells):
 def load1():
     with open("/proc/loadavg") as f:
         return float(f.read().split()[0])
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def busy_jiffies():
+    """The machine's busy CPU time so far (/proc/stat's cpu line less idle and iowait), jiffies."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return sum(fields) - fields[3] - (fields[4] if len(fields) > 4 else 0)
+
+
+def rig_jiffies(pids):
+    """{pid: utime + stime} of the rig's processes (every thread counted, /proc/<pid>/stat)."""
+    out = {}
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                rest = f.read().rsplit(")", 1)[1].split()
+            out[pid] = int(rest[11]) + int(rest[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def other_cpu(busy0, rig0, busy1, rig1, seconds):
+    """CPUs' worth of work done by anything but the rig during a window: the machine's busy time
+    less the rig's own (its processes alive at both ends, and the driver itself). A process of
+    the rig that exits in the window (a stopped victim) takes what it used in it along, which
+    counts as other work: a small overestimate on the safe side."""
+    rig = sum(v - rig0[p] for p, v in rig1.items() if p in rig0 and v >= rig0[p])
+    return max(0.0, (busy1 - busy0 - rig) / CLK_TCK / max(0.001, seconds))
 
 
 def runq_snapshot(pids):
@@ -552,6 +596,13 @@ class CellRun:
             self.start_caller(c)
         self.wait_steady(240)
         rig.say("steady traffic after %.1fs" % (time.time() - t0))
+        if cell_properties(self.cell).get("eureka.server.enable-self-preservation", "true") == "true":
+            # Self-preservation reads the last complete 60-s MeasuredRate bucket, 0 until the first
+            # roll (FACTS.md §2.6): nothing is evicted before the second bucket is complete.
+            warm = min(s["up_epoch_ms"] for s in self.servers) + 125_000 - rig.now_ms()
+            if warm > 0:
+                rig.say("self-preservation: waiting %.0f s for two MeasuredRate buckets" % (warm / 1000))
+                time.sleep(warm / 1000)
 
     def wait_steady(self, timeout_s):
         def ok():
@@ -706,8 +757,9 @@ class CellRun:
         if fault_at is not None and fault_at <= 0:
             fault_times["on"] = self.fault_on()
             time.sleep(-fault_at)
-        pids = [p.pid for p in rig.PROCS.values()]
+        pids = [p.pid for p in rig.PROCS.values()] + [os.getpid()]
         runq0, w0 = runq_snapshot(pids), rig.now_ms()
+        busy0, jiff0 = busy_jiffies(), rig_jiffies(pids)
         stop, serving = self.stop(victims)
         if fault_at is not None:
             def later(what, at_ms):
@@ -752,6 +804,7 @@ class CellRun:
         t_end = rig.now_ms()
         runq = runq_wait_ns(runq0, runq_snapshot(pids))
         runq_per_s = runq / 1e6 / max(0.001, (t_end - w0) / 1000.0)
+        other = other_cpu(busy0, jiff0, busy_jiffies(), rig_jiffies(pids), (t_end - w0) / 1000.0)
         l1_end = load1()
         time.sleep(0.3)
         rel = lambda v: "" if v is None else int(v - serving)
@@ -785,6 +838,7 @@ class CellRun:
                "last_chosen_ms": rel(all_chosen[-1][0] if all_chosen else None),
                "errors": len(all_errors), "unresolved": unresolved, "victims": "+".join(victims),
                "load1_start": l1_start, "load1_end": l1_end, "runq_ms_per_s": round(runq_per_s, 1),
+               "other_cpu": round(other, 3),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         ev = self.events(k, victims, procs, stop, serving, all_dead, fault_times, ready_wait)
         self.restart_victims(victims, ev)
@@ -905,10 +959,10 @@ def run(cells, names, jvm, max_trials=None):
         for c in todo:
             rows, q, walls = cell_progress(c)
             left += max(0, c["trials"] - q) * est_trial_s(c, walls) * 1.1
-        rig.say("[%s] trial %d: %s dead_hits=%s last_dead_hit_ms=%s quiet=%d (load %.2f/%.2f, runq %.0f ms/s) "
+        rig.say("[%s] trial %d: %s dead_hits=%s last_dead_hit_ms=%s quiet=%d (other CPU %.2f, load %.2f/%.2f, runq %.0f ms/s) "
                 "| %d/%d quiet | about %s left in the matrix (%s so far)" % (
                     cell["name"], k, row["victims"], row["dead_hits"], row["last_dead_hit_ms"], row_quiet,
-                    row["load1_start"], row["load1_end"], row["runq_ms_per_s"], quiet, cell["trials"],
+                    row["other_cpu"], row["load1_start"], row["load1_end"], row["runq_ms_per_s"], quiet, cell["trials"],
                     fmt_dur(left), fmt_dur(time.time() - t_start)))
     failures = 0
     for cell in todo:
