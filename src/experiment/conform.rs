@@ -34,10 +34,10 @@ pub struct RealTrial {
     pub last_dead_hit_ms: Option<i64>,
     /// The rig gave up waiting for the callers to drop the instance.
     pub unresolved: bool,
-    /// How long the rig's own threads waited for a CPU during the trial, ms per second of its
-    /// window (`runq_ms_per_s`, written by the matrix rig; `None` in files without the column).
-    /// The matrix leaves out trials above its `[quiet]` limit (see `experiment::matrix`).
-    pub runq_ms_per_s: Option<f64>,
+    /// CPUs' worth of work done by anything but the rig during the trial's window (`other_cpu`,
+    /// written by the matrix rig; `None` in files without the column or a trial without the
+    /// reading). The matrix leaves out trials above its `[quiet]` limit (`experiment::matrix`).
+    pub other_cpu: Option<f64>,
 }
 
 /// What is wrong with a file of real trials.
@@ -128,7 +128,7 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
                 )
             })?;
     }
-    let runq_column = header.iter().position(|h| h.trim() == "runq_ms_per_s");
+    let other_column = header.iter().position(|h| h.trim() == "other_cpu");
     let mut trials = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
@@ -138,9 +138,9 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
         let line = record.position().map_or(0, |p| p.line() as usize);
         let cell = |i: usize| record.get(index[i]).unwrap_or("").trim();
         let mut trial = parse_row(&cell, line).map_err(|m| row_error(line, m))?;
-        if let Some(i) = runq_column {
+        if let Some(i) = other_column {
             let text = record.get(i).unwrap_or("").trim();
-            trial.runq_ms_per_s = match text.parse::<f64>() {
+            trial.other_cpu = match text.parse::<f64>() {
                 // Not measured (an early rig's reading was lost): the trial is not quiet.
                 _ if text.is_empty() => None,
                 Ok(v) if v.is_finite() && v >= 0.0 => Some(v),
@@ -148,8 +148,8 @@ pub fn parse_real_trials(text: &str, file: &str) -> Result<Vec<RealTrial>, RealT
                     return Err(row_error(
                         line,
                         format!(
-                            "column `runq_ms_per_s` is `{text}`; allowed: milliseconds per \
-                             second from 0"
+                            "column `other_cpu` is `{text}`; allowed: empty (not measured) or \
+                             CPUs from 0, such as 0.12"
                         ),
                     ));
                 }
@@ -205,7 +205,7 @@ fn parse_row<'a>(cell: &dyn Fn(usize) -> &'a str, line: usize) -> Result<RealTri
         dead_hits: number(cell(3), "dead_hits", "a whole number from 0")?,
         last_dead_hit_ms,
         unresolved,
-        runq_ms_per_s: None,
+        other_cpu: None,
     })
 }
 
