@@ -61,16 +61,6 @@ fn spring_duration_ms(value: &str) -> Option<u64> {
     Some(n * factor)
 }
 
-/// The simulator's key for a rig property. Ribbon's `LoadBalancerStats` reads the breaker's
-/// settings as `niws.loadbalancer.<client>.*` (the rig's client is `svc`); the simulator names
-/// them `niws.loadbalancer.default.*` and applies them to every Ribbon client.
-fn simulator_key(key: &str) -> String {
-    match key.strip_prefix("niws.loadbalancer.svc.") {
-        Some(leaf) => format!("niws.loadbalancer.default.{leaf}"),
-        None => key.to_string(),
-    }
-}
-
 /// Sets every property of `files` onto `scenario` as a `--set` and checks that none changes it:
 /// the simulator already runs with the rig's values. Returns how many were checked.
 fn check_rig_properties(scenario: &Path, files: &[&str]) -> usize {
@@ -94,7 +84,7 @@ fn check_rig_properties(scenario: &Path, files: &[&str]) -> usize {
             } else {
                 "clients"
             };
-            let set = format!("{table}.{}={value}", simulator_key(key));
+            let set = format!("{table}.{key}={value}");
             let with = load(scenario, std::slice::from_ref(&set))
                 .unwrap_or_else(|e| panic!("the simulator does not take the rig's {key}: {e}"));
             assert_eq!(
@@ -152,8 +142,8 @@ fn the_ribbon_scenario_differs_from_the_loadbalancer_one_only_where_the_caller_d
     let sets = [
         "simulation.release=2025.1.4",
         "clients.ribbon.ServerListRefreshInterval=30000",
-        "clients.niws.loadbalancer.default.circuitTripTimeoutFactorSeconds=10",
-        "clients.niws.loadbalancer.default.circuitTripMaxTimeoutSeconds=30",
+        "clients.niws.loadbalancer.svc.circuitTripTimeoutFactorSeconds=10",
+        "clients.niws.loadbalancer.svc.circuitTripMaxTimeoutSeconds=30",
         "clients.ribbon.MaxAutoRetriesNextServer=1",
     ]
     .map(String::from);

@@ -8,7 +8,9 @@
 //! (each dotted segment compared case-insensitively, ignoring `-` and `_`, see [`canonical`]); the
 //! model's own keys (`duration-s`) bind the same way. Ribbon's own keys are read by Archaius, which
 //! is case-sensitive, so they must be spelled exactly (`ribbon.ServerListRefreshInterval`), and
-//! they can also be given per called app as `<app>.ribbon.<Key>`.
+//! they can also be given per called app as `<app>.ribbon.<Key>`. The circuit breaker's three
+//! `niws.loadbalancer.default.<Key>` keys are read per client as well, by Archaius under the
+//! client's name: `niws.loadbalancer.<app>.<Key>`, spelt exactly ([`KeyDef::niws_leaf`]).
 
 mod value;
 
@@ -421,6 +423,27 @@ impl KeyDef {
         }
     }
 
+    /// A circuit-breaker key's name after `niws.loadbalancer.default.`
+    /// (`circuitTripTimeoutFactorSeconds`): the keys also read per Ribbon client as
+    /// `niws.loadbalancer.<client>.<Key>`.
+    ///
+    /// Ribbon 2.3.0 `LoadBalancerStats#createServerStats` builds every server's stats with
+    /// `new ServerStats(this)`, and `ServerStats(LoadBalancerStats)` takes its three settings from
+    /// `LoadBalancerStats#getConnectionFailureCountThreshold`, `#getCircuitTrippedTimeoutFactor`
+    /// and `#getCircuitTripMaxTimeoutSeconds`: `CachedDynamicIntProperty("niws.loadbalancer." +
+    /// name + ".<Key>", 3 / 10 / 30)`, where `name` is the client's
+    /// (`LoadBalancerStats#initWithNiwsConfig`: `clientConfig.getClientName()`;
+    /// `BaseLoadBalancer(IClientConfig, IRule, IPing)` creates it from the config). Spring Cloud
+    /// Netflix 2.2.x names the client after the called service id (`RibbonClientConfiguration`'s
+    /// `@RibbonClientName`, `ribbon.client.name` of `SpringClientFactory`'s child context) and
+    /// builds `ZoneAwareLoadBalancer(config, rule, ping, ...)`. The `default` spelling is read
+    /// only by `ServerStats()` (no argument) and by a `LoadBalancerStats` named `default`
+    /// (`BaseLoadBalancer()`), never as a fallback of the per-client key: the per-client value
+    /// wins whatever `default` says.
+    pub(super) fn niws_leaf(&self) -> Option<&'static str> {
+        self.key.strip_prefix(NIWS_DEFAULT)
+    }
+
     /// A map key's prefix, before its free segment (`eureka.client.service-url`).
     pub(super) fn map_prefix(&self) -> Option<&'static str> {
         match self.binding {
@@ -429,6 +452,10 @@ impl KeyDef {
         }
     }
 }
+
+/// The prefix of the circuit breaker's keys in the spelling the model applies to every Ribbon
+/// client (see [`KeyDef::niws_leaf`]).
+const NIWS_DEFAULT: &str = "niws.loadbalancer.default.";
 
 const SECONDS: Kind = Kind::seconds(1, 86_400);
 const MILLIS: Kind = Kind::millis(1, 86_400_000);
@@ -1185,21 +1212,27 @@ pub(super) static DEFS: &[KeyDef] = &[
         "niws.loadbalancer.default.connectionFailureCountThreshold",
         Kind::count(1, 1_000),
         "3",
-        "Successive refused connections that trip a server's circuit breaker (ServerStats).",
+        "Successive refused connections that trip a server's circuit breaker (ServerStats). The \
+         model applies it to every Ribbon client; Ribbon itself reads it only for a client named \
+         `default` (LoadBalancerStats reads niws.loadbalancer.<client>.*), so the per-app key \
+         wins for its app.",
         Apply::Ribbon(|c, v| c.connection_failure_count_threshold = v.count()),
     ),
     relaxed(
         "niws.loadbalancer.default.circuitTripTimeoutFactorSeconds",
         Kind::seconds(1, 86_400),
         "10",
-        "Blackout at the threshold; it doubles with each further failure (ServerStats).",
+        "Blackout at the threshold; it doubles with each further failure (ServerStats). Applied \
+         to every Ribbon client; niws.loadbalancer.<app>.circuitTripTimeoutFactorSeconds wins \
+         for its app.",
         Apply::Ribbon(|c, v| c.circuit_trip_timeout_factor_s = v.int()),
     ),
     relaxed(
         "niws.loadbalancer.default.circuitTripMaxTimeoutSeconds",
         Kind::seconds(1, 86_400),
         "30",
-        "Longest blackout of a tripped server (ServerStats).",
+        "Longest blackout of a tripped server (ServerStats). Applied to every Ribbon client; \
+         niws.loadbalancer.<app>.circuitTripMaxTimeoutSeconds wins for its app.",
         Apply::Ribbon(|c, v| c.circuit_trip_max_timeout_s = v.int()),
     ),
     relaxed(
@@ -1900,10 +1933,33 @@ pub fn key_catalogue() -> Vec<KeyDoc> {
             value: None,
         })
     });
-    let per_app: Vec<KeyDoc> = per_app.collect();
+    let per_client = DEFS.iter().filter_map(|def| {
+        let leaf = def.niws_leaf()?;
+        let key: &'static str = PER_CLIENT_NIWS_KEYS
+            .iter()
+            .find(|k| k.strip_prefix("niws.loadbalancer.<app>.") == Some(leaf))?;
+        Some(KeyDoc {
+            table: Section::Clients.name(),
+            array: false,
+            key,
+            default: def.default,
+            meaning: "The breaker key Ribbon reads for calls to one [[app]] (in [clients] or \
+                      [[caller]]); wins over niws.loadbalancer.default.* for that app.",
+            allowed: def.kind.allowed(),
+            value: None,
+        })
+    });
+    let per_app: Vec<KeyDoc> = per_app.chain(per_client).collect();
     docs.splice(at..at, per_app);
     docs
 }
+
+/// The documented spellings of `niws.loadbalancer.<app>.<Key>` ([`KeyDef::niws_leaf`]).
+static PER_CLIENT_NIWS_KEYS: &[&str] = &[
+    "niws.loadbalancer.<app>.connectionFailureCountThreshold",
+    "niws.loadbalancer.<app>.circuitTripTimeoutFactorSeconds",
+    "niws.loadbalancer.<app>.circuitTripMaxTimeoutSeconds",
+];
 
 /// The documented spellings of `<app>.ribbon.<Key>` (the catalogue needs `'static` strings).
 static PER_APP_KEYS: &[&str] = &[
@@ -2051,12 +2107,25 @@ mod tests {
             PER_APP_KEYS.len(),
             "one <app>.ribbon.<Key> per Ribbon key"
         );
-        assert_eq!(docs.len(), DEFS.len() + per_app);
+        let per_client = DEFS.iter().filter(|d| d.niws_leaf().is_some()).count();
+        assert_eq!(
+            per_client,
+            PER_CLIENT_NIWS_KEYS.len(),
+            "one niws.loadbalancer.<app>.<Key> per breaker key"
+        );
+        assert_eq!(docs.len(), DEFS.len() + per_app + per_client);
         let i = docs
             .iter()
             .position(|d| d.key == "<app>.ribbon.MaxAutoRetries");
         let j = docs.iter().position(|d| d.key == "name");
         assert!(i < j, "per-app Ribbon keys follow the [clients] keys");
+        let k = docs
+            .iter()
+            .position(|d| d.key == "niws.loadbalancer.<app>.circuitTripMaxTimeoutSeconds");
+        assert!(
+            k.is_some() && k < j,
+            "per-client breaker keys follow the [clients] keys"
+        );
         let retries = docs.iter().find(|d| d.key == "ribbon.MaxAutoRetries");
         assert_eq!(
             retries.map(|d| d.allowed.as_str()),

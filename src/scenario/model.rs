@@ -586,11 +586,13 @@ pub struct RibbonConfig {
     /// `niws.loadbalancer.availabilityFilteringRule.filterCircuitTripped` (true): the
     /// availability filter skips servers whose circuit breaker is tripped (FACTS.md §8).
     pub filter_circuit_tripped: bool,
-    /// `niws.loadbalancer.default.connectionFailureCountThreshold` (3).
+    /// `niws.loadbalancer.<app>.connectionFailureCountThreshold` (3), or the model's
+    /// `niws.loadbalancer.default.*` for every client (Ribbon reads the per-client key only:
+    /// `LoadBalancerStats#getConnectionFailureCountThreshold`).
     pub connection_failure_count_threshold: u32,
-    /// `niws.loadbalancer.default.circuitTripTimeoutFactorSeconds` (10).
+    /// `niws.loadbalancer.<app>.circuitTripTimeoutFactorSeconds` (10), or `default.*`.
     pub circuit_trip_timeout_factor_s: u64,
-    /// `niws.loadbalancer.default.circuitTripMaxTimeoutSeconds` (30).
+    /// `niws.loadbalancer.<app>.circuitTripMaxTimeoutSeconds` (30), or `default.*`.
     pub circuit_trip_max_timeout_s: u64,
     /// `ConnectTimeout` (1000 ms; 2000 on Dalston, see `Release::ribbon_timeouts_ms`).
     pub connect_timeout_ms: u64,

@@ -251,6 +251,19 @@ fn apply_ribbon(ribbon: &mut RibbonConfig, settings: &[Setting], scope: &Scope) 
     }
 }
 
+/// Applies the `niws.loadbalancer.<app>.*` settings of `settings` in `scope` once more, over
+/// whatever `niws.loadbalancer.default.*` a later table set.
+fn apply_per_client_niws(ribbon: &mut RibbonConfig, settings: &[Setting], scope: &Scope) {
+    for s in settings
+        .iter()
+        .filter(|s| &s.scope == scope && s.def.niws_leaf().is_some())
+    {
+        if let Apply::Ribbon(f) = s.def.apply {
+            f(ribbon, &s.val);
+        }
+    }
+}
+
 impl Builder<'_> {
     fn at(&self, place: &Place) -> Box<Location> {
         Location::boxed(self.file, place.clone())
@@ -335,7 +348,8 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// `<app>.ribbon.*` in a table whose process does not route requests.
+    /// `<app>.ribbon.*` or `niws.loadbalancer.<app>.*` in a table whose process does not route
+    /// requests.
     fn warn_per_app_ribbon(&mut self, table: &Resolved, why: &str) {
         for s in table
             .settings
@@ -695,13 +709,18 @@ impl Builder<'_> {
                 ));
             };
             // defaults <- [clients] ribbon.* <- [clients] <app>.ribbon.* <- caller ribbon.*
-            // <- caller <app>.ribbon.*
+            // <- caller <app>.ribbon.* <- [clients] niws.loadbalancer.<app>.* <- caller
+            // niws.loadbalancer.<app>.*: Ribbon never reads niws.loadbalancer.default.* for
+            // the client `<app>` (`KeyDef::niws_leaf`), so a caller's `default` cannot undo a
+            // [clients] per-client value.
             let app = Scope::App(called.clone());
             let mut ribbon = RibbonConfig::for_release(release);
             apply_ribbon(&mut ribbon, clients, &Scope::Global);
             apply_ribbon(&mut ribbon, clients, &app);
             apply_ribbon(&mut ribbon, &table.settings, &Scope::Global);
             apply_ribbon(&mut ribbon, &table.settings, &app);
+            apply_per_client_niws(&mut ribbon, clients, &app);
+            apply_per_client_niws(&mut ribbon, &table.settings, &app);
             calls.push(CallTarget { app: index, ribbon });
         }
         for s in &table.settings {

@@ -2,8 +2,8 @@
 //! value, or an error that says which key was meant.
 //!
 //! Matching follows [`crate::scenario::keys`]: relaxed for Spring and model keys, exact for Ribbon
-//! keys (with a did-you-mean on the wrong case), and `<app>.ribbon.<Key>` for the Ribbon keys of
-//! one called app. Two spellings of one key in one table are an error; a `--set` entry replaces
+//! keys (with a did-you-mean on the wrong case), `<app>.ribbon.<Key>` for the Ribbon keys of
+//! one called app, and `niws.loadbalancer.<app>.<Key>` for its circuit breaker's keys. Two spellings of one key in one table are an error; a `--set` entry replaces
 //! the file's value instead.
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
@@ -19,7 +19,7 @@ use super::raw::{Entry, RawTable};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(in crate::scenario) enum Scope {
     Global,
-    /// `<app>.ribbon.<Key>`: the app's name.
+    /// `<app>.ribbon.<Key>` or `niws.loadbalancer.<app>.<Key>`: the app's name.
     App(String),
     /// A [`Binding::MapKey`] key: its map key as written (`defaultZone`).
     MapKey(String),
@@ -236,7 +236,16 @@ fn near_miss(section: Section, path: &[String]) -> Option<String> {
             .find(|leaf| close(&canonical_segment(leaf)))
             .map(|leaf| format!("{client}.ribbon.{leaf}"))
     };
-    global.or_else(per_app)
+    // `niws.loadbalancer.<client>.<Key>`: the breaker's leaves under the same client.
+    let per_client = || {
+        let client = head.strip_prefix("niws.loadbalancer.")?;
+        section.accepts(Section::Clients).then_some(())?;
+        DEFS.iter()
+            .filter_map(KeyDef::niws_leaf)
+            .find(|leaf| close(&canonical_segment(leaf)))
+            .map(|leaf| format!("niws.loadbalancer.{client}.{leaf}"))
+    };
+    global.or_else(per_app).or_else(per_client)
 }
 
 /// A `spring-config` value as Spring's converters read it for `def`: booleans by
@@ -305,6 +314,9 @@ fn bind(
     }
 
     if let Some(bound) = bind_per_app(section, entry, apps, &at) {
+        return bound;
+    }
+    if let Some(bound) = bind_per_client_niws(section, entry, apps, &at) {
         return bound;
     }
 
@@ -401,22 +413,76 @@ fn bind_per_app(
             expected: full(exact),
         }));
     }
-    if !apps.contains(&client.as_str()) {
-        let suggestion = closest(&client, apps.iter().copied())
-            .map(|app| format!("{}{app}.ribbon.{exact}", entry.prefix));
-        return Some(Err(ScenarioError::UnknownClient {
+    Some(
+        declared_client(client, apps, entry, at, |app| {
+            format!("{}{app}.ribbon.{exact}", entry.prefix)
+        })
+        .map(|scope| (index, scope)),
+    )
+}
+
+/// `niws.loadbalancer.<app>.<Key>` for the circuit breaker's keys ([`KeyDef::niws_leaf`]), in the
+/// tables of processes with a Ribbon client; `None` when the entry does not have that shape.
+/// Archaius reads the name exactly, so every segment but the app's must be spelt as Ribbon
+/// spells it (`niws.loadbalancer.default.*` itself binds before this, as a key of the table).
+fn bind_per_client_niws(
+    section: Section,
+    entry: &Entry,
+    apps: &[&str],
+    at: &Location,
+) -> Option<Result<(usize, Scope), ScenarioError>> {
+    if !section.accepts(Section::Clients) {
+        return None;
+    }
+    let [niws, loadbalancer, client @ .., leaf] = entry.path.as_slice() else {
+        return None;
+    };
+    if client.is_empty()
+        || canonical_segment(niws) != "niws"
+        || canonical_segment(loadbalancer) != "loadbalancer"
+    {
+        return None;
+    }
+    let client = client.join(".");
+    let (index, exact) = DEFS.iter().enumerate().find_map(|(i, d)| {
+        let l = d.niws_leaf()?;
+        (canonical_segment(l) == canonical_segment(leaf)).then_some((i, l))
+    })?;
+    let full = |app: &str| format!("{}niws.loadbalancer.{app}.{exact}", entry.prefix);
+    if niws != "niws" || loadbalancer != "loadbalancer" || leaf != exact {
+        return Some(Err(ScenarioError::WrongCase {
             at: Box::new(at.clone()),
             key: entry.display(),
-            client,
-            declared: if apps.is_empty() {
-                "none".to_string()
-            } else {
-                apps.join(", ")
-            },
-            suggestion: Suggestion(suggestion),
+            expected: full(&client),
         }));
     }
-    Some(Ok((index, Scope::App(client))))
+    Some(declared_client(client, apps, entry, at, full).map(|scope| (index, scope)))
+}
+
+/// The scope of a per-client key for `client`, or the error naming the declared apps when no
+/// `[[app]]` has that name (`full` spells the key for a suggested app).
+fn declared_client(
+    client: String,
+    apps: &[&str],
+    entry: &Entry,
+    at: &Location,
+    full: impl Fn(&str) -> String,
+) -> Result<Scope, ScenarioError> {
+    if apps.contains(&client.as_str()) {
+        return Ok(Scope::App(client));
+    }
+    let suggestion = closest(&client, apps.iter().copied()).map(full);
+    Err(ScenarioError::UnknownClient {
+        at: Box::new(at.clone()),
+        key: entry.display(),
+        client,
+        declared: if apps.is_empty() {
+            "none".to_string()
+        } else {
+            apps.join(", ")
+        },
+        suggestion: Suggestion(suggestion),
+    })
 }
 
 #[cfg(test)]
@@ -507,6 +573,49 @@ mod tests {
             e,
             "t.toml:2:1: `clients.svx.ribbon.MaxAutoRetries`: `svx` is not a declared [[app]] \
              (declared: svc); did you mean `clients.svc.ribbon.MaxAutoRetries`?"
+        );
+    }
+
+    /// `LoadBalancerStats` reads `niws.loadbalancer.<clientName>.<Key>` (Ribbon 2.3.0): the
+    /// client's name is a scope, and Archaius compares the name exactly.
+    #[test]
+    fn per_client_breaker_keys_bind_exactly_to_a_declared_app() {
+        let r = clients("[clients]\nniws.loadbalancer.svc.circuitTripTimeoutFactorSeconds = 1\n")
+            .unwrap();
+        let s = &r.settings[0];
+        assert_eq!(
+            (s.def.key, &s.scope, &s.val),
+            (
+                "niws.loadbalancer.default.circuitTripTimeoutFactorSeconds",
+                &Scope::App("svc".into()),
+                &Val::Int(1)
+            )
+        );
+        // The `default` spelling stays the table's own key.
+        let r = clients("[clients]\nniws.loadbalancer.default.circuitTripMaxTimeoutSeconds = 3\n")
+            .unwrap();
+        assert_eq!(r.settings[0].scope, Scope::Global);
+        let e =
+            one_error("[clients]\nniws.loadbalancer.svc.circuit-trip-max-timeout-seconds = 3\n");
+        assert_eq!(
+            e,
+            "t.toml:2:1: unknown key `clients.niws.loadbalancer.svc.circuit-trip-max-timeout-seconds`: \
+             Ribbon keys are case-sensitive; did you mean \
+             `clients.niws.loadbalancer.svc.circuitTripMaxTimeoutSeconds`?"
+        );
+        let e = one_error("[clients]\nniws.loadBalancer.svc.connectionFailureCountThreshold = 2\n");
+        assert!(
+            e.ends_with(
+                "did you mean `clients.niws.loadbalancer.svc.connectionFailureCountThreshold`?"
+            ),
+            "{e}"
+        );
+        let e = one_error("[clients]\nniws.loadbalancer.svx.connectionFailureCountThreshold = 2\n");
+        assert_eq!(
+            e,
+            "t.toml:2:1: `clients.niws.loadbalancer.svx.connectionFailureCountThreshold`: `svx` is \
+             not a declared [[app]] (declared: svc); did you mean \
+             `clients.niws.loadbalancer.svc.connectionFailureCountThreshold`?"
         );
     }
 

@@ -296,3 +296,59 @@ fn only_a_text_that_names_no_spring_file_skips_the_second_parse() {
     assert!(!spring::may_name_files(silent[1]));
     assert!(!spring::may_name_files(silent[2]));
 }
+
+/// The rig's Ribbon caller file sets the breaker per client (`niws.loadbalancer.svc.*`, what
+/// `LoadBalancerStats` reads for the client `svc`): from a caller's Spring file it is the same as
+/// written in the `[[caller]]` table; a client the scenario lacks is listed as unused, and a
+/// near-miss of a breaker key is an error at its line.
+#[test]
+fn per_client_breaker_keys_bind_from_a_spring_file() {
+    let head =
+        "[[app]]\nname = \"svc\"\ninstances = 2\n[[caller]]\nname = \"gw\"\ncalls = \"svc\"\n";
+    let props = "niws.loadbalancer.svc.circuitTripTimeoutFactorSeconds=1\nniws.loadbalancer.svc.circuitTripMaxTimeoutSeconds=3\nniws.loadbalancer.other.circuitTripMaxTimeoutSeconds=7\n";
+    let from_file = with(
+        &format!("{head}spring-config = \"gw.properties\"\n{TAIL}"),
+        &[("gw.properties", props)],
+    )
+    .unwrap();
+    let ribbon = &from_file.callers[0].calls[0].ribbon;
+    assert_eq!(
+        (
+            ribbon.circuit_trip_timeout_factor_s,
+            ribbon.circuit_trip_max_timeout_s
+        ),
+        (1, 3)
+    );
+    assert!(
+        from_file.warnings.iter().any(|w| w.ends_with(
+            "1 key(s) the model does not use, ignored: \
+             niws.loadbalancer.other.circuitTripMaxTimeoutSeconds"
+        )),
+        "{:?}",
+        from_file.warnings
+    );
+    let inline = with(
+        &format!(
+            "{head}niws.loadbalancer.svc.circuitTripTimeoutFactorSeconds = 1\n\
+             niws.loadbalancer.svc.circuitTripMaxTimeoutSeconds = 3\n{TAIL}"
+        ),
+        &[],
+    )
+    .unwrap();
+    same(from_file, inline);
+    let err = with(
+        &format!("{head}spring-config = \"gw.properties\"\n{TAIL}"),
+        &[(
+            "gw.properties",
+            "niws.loadbalancer.svc.circuitTripTimeoutFactorSecond=1\n",
+        )],
+    )
+    .unwrap_err();
+    assert!(err.contains("gw.properties:1:1"), "{err}");
+    assert!(
+        err.contains(
+            "did you mean `caller[0].niws.loadbalancer.svc.circuitTripTimeoutFactorSeconds`?"
+        ),
+        "{err}"
+    );
+}

@@ -608,6 +608,82 @@ svc.ribbon.OkToRetryOnAllOperations = false
     assert_eq!(s.callers[0].client.ribbon.max_auto_retries_next_server, 3);
 }
 
+/// Ribbon reads the breaker keys of the client `svc` as `niws.loadbalancer.svc.*` and never
+/// `niws.loadbalancer.default.*` (`LoadBalancerStats#getCircuitTrippedTimeoutFactor`, Ribbon
+/// 2.3.0): the per-client value wins for `svc` from either table, the `default` one (the model's
+/// every-client key) applies to the others, and Ribbon's own 3 / 10 / 30 where neither is set.
+#[test]
+fn per_client_breaker_keys_win_for_their_app_only() {
+    let text = r#"
+[clients]
+niws.loadbalancer.svc.circuitTripTimeoutFactorSeconds = 1
+niws.loadbalancer.default.circuitTripMaxTimeoutSeconds = 20
+[[app]]
+name = "svc"
+[[app]]
+name = "db"
+[[caller]]
+name = "gw"
+calls = ["svc", "db"]
+niws.loadbalancer.default.circuitTripTimeoutFactorSeconds = 5
+niws.loadbalancer.svc.circuitTripMaxTimeoutSeconds = 3
+niws.loadbalancer.db.connectionFailureCountThreshold = 2
+"#;
+    let s = ok(text);
+    let niws = |s: &Scenario| -> Vec<String> {
+        s.warnings
+            .iter()
+            .filter(|w| w.contains("niws"))
+            .cloned()
+            .collect()
+    };
+    let breaker = |r: &RibbonConfig| {
+        (
+            r.connection_failure_count_threshold,
+            r.circuit_trip_timeout_factor_s,
+            r.circuit_trip_max_timeout_s,
+        )
+    };
+    let (svc, db) = (&s.callers[0].calls[0].ribbon, &s.callers[0].calls[1].ribbon);
+    // svc: threshold unset anywhere (3); factor 1 from [clients] svc, not the caller's default 5;
+    // max 3 from the caller's svc, not [clients] default 20.
+    assert_eq!(breaker(svc), (3, 1, 3));
+    // db: its own threshold 2; the defaults 5 (caller over nothing) and 20.
+    assert_eq!(breaker(db), (2, 5, 20));
+    assert!(niws(&s).is_empty(), "{:?}", s.warnings);
+    // A key for an app the caller does not call warns and changes nothing.
+    let one = text.replace("calls = [\"svc\", \"db\"]", "calls = \"svc\"");
+    let s = ok(&one);
+    assert_eq!(breaker(&s.callers[0].calls[0].ribbon), (3, 1, 3));
+    let warned = niws(&s);
+    assert_eq!(warned.len(), 1, "{:?}", s.warnings);
+    assert!(
+        warned[0].ends_with(
+            "`caller[0].niws.loadbalancer.db.connectionFailureCountThreshold` has no effect: `gw` \
+             does not call `db`"
+        ),
+        "{}",
+        warned[0]
+    );
+    // In an [[app]] table it warns as `<app>.ribbon.*` does.
+    let s = ok("[[app]]\nname = \"svc\"\nniws.loadbalancer.svc.circuitTripMaxTimeoutSeconds = 3\n");
+    let warned = niws(&s);
+    assert_eq!(warned.len(), 1, "{:?}", s.warnings);
+    assert!(
+        warned[0].ends_with("only a [[caller]] sends requests through Ribbon"),
+        "{}",
+        warned[0]
+    );
+    // An undeclared app is an error naming the declared ones.
+    let e = err(&format!(
+        "{MINIMAL}[clients]\nniws.loadbalancer.svx.circuitTripMaxTimeoutSeconds = 3\n"
+    ));
+    assert!(
+        e.contains("`svx` is not a declared [[app]] (declared: svc)"),
+        "{e}"
+    );
+}
+
 #[test]
 fn ribbon_keys_in_the_wrong_case_suggest_the_exact_spelling() {
     let e = err(&format!(

@@ -193,6 +193,32 @@ mod tests {
         assert_eq!(wide.blackout_ms(1_000), (1u64 << 16) * 10_000);
     }
 
+    /// The breaker of a route reads the called app's own keys: Ribbon's `ServerStats` of the
+    /// client `svc` takes `niws.loadbalancer.svc.*` (`LoadBalancerStats#getCircuitTrippedTimeoutFactor`,
+    /// Ribbon 2.3.0). With the factor at 1 s, three refusals at 0 ms black the server out until
+    /// 1 ms + 1 s (not 10 s), a fourth for 2 s; a key for another app leaves the defaults.
+    #[test]
+    fn a_per_client_factor_sets_the_blackout_of_that_app_only() {
+        let text = "[[app]]\nname = \"svc\"\n[[app]]\nname = \"db\"\n[[caller]]\nname = \"gw\"\n\
+                    calls = [\"svc\", \"db\"]\nhttp-client = \"zuul\"\n\
+                    niws.loadbalancer.svc.circuitTripTimeoutFactorSeconds = 1\n";
+        let s = crate::scenario::parse_str(text, "s.toml", "s", &[]).unwrap();
+        let gw = &s.callers[0];
+        let breaker = |i: usize| {
+            let target = &gw.calls[i];
+            CircuitBreaker::from_config(&target.ribbon, &gw.policy(target, &s.simulation.release))
+        };
+        let (svc, db) = (breaker(0), breaker(1));
+        assert!(svc.enabled && svc.failures_per_refusal == 1, "{svc:?}");
+        let mut table = ServerStatsTable::default();
+        table.note_failures(0, 3, 0);
+        assert_eq!(svc.tripped_until_ms(table.get(0)), Some(1 + 1_000));
+        assert!(svc.is_tripped(table.get(0), 1_000));
+        assert!(!svc.is_tripped(table.get(0), 1_001));
+        assert_eq!(svc.blackout_ms(4), 2_000);
+        assert_eq!(db.tripped_until_ms(table.get(0)), Some(1 + 10_000));
+    }
+
     /// `isCircuitBreakerTripped`: `lastConnectionFailedTimestamp + blackout > now`, strictly, the
     /// timestamp being the refusal's record ([`REFUSAL_RECORDED_AFTER_MS`] after the send).
     #[test]
