@@ -817,3 +817,103 @@ fn a_full_fetch_of_a_partial_registry_tells_what_it_dropped() {
         .count();
     assert_eq!(dropped, local - server);
 }
+
+/// Peers `a`, `b`, `c` in one zone on 2025.1, the gateway reading any of them; the peer
+/// `paused` pauses from 400 s for 300 s. (instant, server) of each of the gateway's fetches.
+fn gateway_fetches(seed: u64, paused: Option<usize>, overrides: &[&str]) -> Vec<(u64, usize)> {
+    let text = "[[peer]]\nname = \"a\"\n[[peer]]\nname = \"b\"\n[[peer]]\nname = \"c\"\n";
+    let mut all = vec!["simulation.release=2025.1"];
+    all.extend_from_slice(overrides);
+    let mut s = scenario(text, &all);
+    if let Some(k) = paused {
+        let pause = FaultKind::Pause {
+            target: FaultSide::Peer(k),
+            for_ms: 300_000,
+        };
+        s = with_fault(s, 400_000, pause);
+    }
+    let gw = process(&s, "gateway");
+    record_every_fetch(&s, seed)
+        .iter()
+        .filter_map(|(t, o)| match o {
+            Observation::Fetched {
+                server, observer, ..
+            } if *observer == gw => Some((t.ms(), server.index())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// From 2022.0 the Eureka client's calls have a 180 s socket timeout
+/// (`RestTemplateTimeoutProperties` 4.0-4.3, `TimeoutProperties` 5.0; FACTS.md §15). The
+/// gateway's query stack sticks to P, the peer that answered its last fetch before 400 s, at
+/// f0; P pauses at 400 s for 300 s. The next fetch leaves at t_f = f0 + 30 s (the refresh
+/// re-arms one interval after a run ends), reaches P one latency later and hangs.
+/// `TimedSupervisorTask` gives up on the run at t_f + 30 s, but the body runs on (its
+/// interrupt does not end a blocking socket read) until the read times out, one latency + the
+/// timeout T after t_f. `RetryableEurekaHttpClient#execute` then drops the sticky client
+/// without quarantining it and tries the first candidate of the current order
+/// (`getHostCandidates`: the resolver's order minus the quarantine, empty so far), P itself
+/// with probability 1/3 (the order is re-shuffled every 300 s from 1.10.14). The first fetch
+/// after f0 is then:
+/// - T = 180 s: from another peer at t_f + 180 s + 3 latencies (long before the pause ends at
+///   700 s); or, if P was tried again (its read cannot time out before the pause ends), from
+///   another peer at t_f + 270 s + 3 latencies: the run begun at t_f + 90 s (the 60 s back-off
+///   after the first timeout) still went to P, sticky until the first body's read failed, and
+///   its read fails in turn; or else P's answer when the pause ends.
+/// - T = 5 s (`eureka.client.timeout.socket-timeout = 5000`): from another peer at t_f + 5 s +
+///   3 latencies; or, if P was tried again, its second read times out too, P is quarantined
+///   and the third attempt goes elsewhere: t_f + 2 (5 s + a latency) + 2 latencies. Either
+///   way within one fetch interval and 10 s of the pause's start.
+///
+/// Without any read timeout (the model before 2022.0's timeouts) every fetch would wait for the
+/// pause's end.
+#[test]
+fn a_paused_server_is_given_up_at_the_socket_timeout() {
+    let short = ["clients.eureka.client.timeout.socket-timeout=5000"];
+    let mut moved_at_first_timeout = [0u32; 2];
+    for seed in 1..=24 {
+        for (row, (overrides, timeout)) in [(&[][..], 180_000u64), (&short[..], 5_000)]
+            .into_iter()
+            .enumerate()
+        {
+            let last_before = |fetches: &[(u64, usize)]| {
+                *fetches
+                    .iter()
+                    .rev()
+                    .find(|(t, _)| *t < 400_000)
+                    .expect("fetched before 400 s")
+            };
+            let (f0, sticky) = last_before(&gateway_fetches(seed, None, overrides));
+            let fetches = gateway_fetches(seed, Some(sticky), overrides);
+            assert_eq!(last_before(&fetches), (f0, sticky), "seed {seed}");
+            let t_f = f0 + 30_000;
+            assert!(t_f >= 400_000, "seed {seed}: {f0}");
+            let (at, server) = *fetches
+                .iter()
+                .find(|(t, _)| *t > f0)
+                .expect("fetched after the pause began");
+            let first = t_f + timeout + 3 * LAT;
+            let allowed = if timeout == 180_000 {
+                at == first
+                    || (at == t_f + 270_000 + 3 * LAT && server != sticky)
+                    || (at > 700_000 && server == sticky)
+            } else {
+                at == first || at == t_f + 2 * (timeout + LAT) + 2 * LAT
+            };
+            assert!(
+                allowed,
+                "seed {seed}, {timeout}: ({at}, {server}) t_f {t_f}"
+            );
+            if at == first {
+                assert_ne!(server, sticky);
+                moved_at_first_timeout[row] += 1;
+            }
+        }
+    }
+    // Another peer first in a fresh order of three: 2/3 of the seeds (16 of 24 expected;
+    // fewer than 8 has a probability of about 0.1 %).
+    for count in moved_at_first_timeout {
+        assert!(count >= 8, "{moved_at_first_timeout:?}");
+    }
+}

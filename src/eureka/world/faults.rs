@@ -10,7 +10,7 @@ use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::protocol::{Call, Reply};
 use crate::eureka::server::EurekaServer;
 use crate::eureka::transport::{Stack, TransportStreams};
-use crate::scenario::{EurekaClientTransport, FaultKind, FaultSide};
+use crate::scenario::{FaultKind, FaultSide};
 
 use super::{Event, World};
 
@@ -176,34 +176,40 @@ impl<O: Observer> World<'_, O> {
             .collect()
     }
 
-    /// How long `p`'s Eureka client waits for a connect that is never answered: Jersey's
-    /// `eureka-server-connect-timeout-seconds` up to Hoxton, the OS's from 2020.0
-    /// (RestTemplate, no timeout set; FACTS.md §5.2).
+    /// How long `p`'s Eureka client waits for a connect that is never answered: its connect
+    /// timeout ([`ClientConfig::call_timeouts`](crate::scenario::ClientConfig::call_timeouts):
+    /// Jersey's 5 s up to Hoxton, none on 2020.0-2021.0, 180 s from 2022.0, or what the file
+    /// sets), and never longer than the OS's [`OS_CONNECT_TIMEOUT_MS`], which ends a connect
+    /// whose SYNs go unanswered whatever the client asked for.
     fn connect_timeout_ms(&self, p: ProcessId) -> u64 {
-        match self.scenario.simulation.release.eureka_client_transport() {
-            EurekaClientTransport::Jersey => {
-                self.processes[p]
-                    .client
-                    .config()
-                    .eureka_server_connect_timeout_s
-                    * 1000
-            }
-            EurekaClientTransport::RestTemplate => OS_CONNECT_TIMEOUT_MS,
-        }
+        let release = self.scenario.simulation.release;
+        let timeouts = self.processes[p].client.config().call_timeouts(release);
+        timeouts
+            .connect_ms
+            .map_or(OS_CONNECT_TIMEOUT_MS, |ms| ms.min(OS_CONNECT_TIMEOUT_MS))
     }
 
-    /// Jersey's `eureka-server-read-timeout-seconds`; none with RestTemplate.
+    /// How long `p`'s Eureka client waits for the answer of a server that accepted its call:
+    /// the socket timeout (Jersey's 8 s, 180 s from 2022.0, the file's), `None` on 2020.0-2021.0
+    /// unless set. When it passes, the attempt fails and the retrying transport tries the next
+    /// server (`RetryableEurekaHttpClient#execute`).
+    ///
+    /// `TimedSupervisorTask#run` gives up on the run after one interval and calls
+    /// `future.cancel(true)`, but that interrupt does not end the call: the Apache HttpClient
+    /// under the RestTemplate and RestClient transports reads from a blocking `java.net.Socket`
+    /// on a platform thread of the task's `ThreadPoolExecutor`, and such a read ignores
+    /// `Thread#interrupt` (`java.net.Socket#getInputStream`: only a socket from an
+    /// `InterruptibleChannel`, or a virtual thread, is closed by an interrupt). So the body runs
+    /// on until this timeout ([`crate::eureka::client`]'s `SupervisedTask`). This reading of the
+    /// source is what the model does; whether the real stack agrees is being checked on the
+    /// conformance rig.
     fn read_timeout_ms(&self, p: ProcessId) -> Option<u64> {
-        match self.scenario.simulation.release.eureka_client_transport() {
-            EurekaClientTransport::Jersey => Some(
-                self.processes[p]
-                    .client
-                    .config()
-                    .eureka_server_read_timeout_s
-                    * 1000,
-            ),
-            EurekaClientTransport::RestTemplate => None,
-        }
+        let release = self.scenario.simulation.release;
+        self.processes[p]
+            .client
+            .config()
+            .call_timeouts(release)
+            .read_ms
     }
 
     /// A client call meets the faults as it leaves: a down server refuses it after a round
