@@ -530,7 +530,10 @@ impl Release {
     /// Whether `ResolverUtils#randomize` shuffles a client's Eureka servers with
     /// `new Random(LOCAL_IPV4_ADDRESS.hashCode())`, one permutation per host for good: Eureka
     /// <= 1.10.13. From 1.10.14 (ebb98c5c, Netflix/eureka PR #1383) it uses `ThreadLocalRandom`,
-    /// a new order at every resolve (FACTS.md §0.2, §5.7). By the rows above: Dalston through
+    /// a new order at every resolve (FACTS.md §0.2, §5.7). The old walk is not a uniform
+    /// shuffle either: it draws each swap partner from `[0, size - i)`, so of three URLs the
+    /// first is picked with probability 1/3, the second 1/2, the third 1/6
+    /// (`transport::randomize_up_to_1_10_13`). By the rows above: Dalston through
     /// Hoxton.SR11 (1.10.11) and 2020.0.0-2020.0.2 (1.10.10, 1.10.11); not Hoxton.SR12 nor
     /// 2020.0.3 (1.10.14) and later.
     pub fn endpoint_shuffle_fixed_per_host(self) -> bool {
