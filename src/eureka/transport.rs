@@ -378,7 +378,7 @@ impl Stack {
 /// answer the model gives is accepted (2xx; 404 to a register or heartbeat; 403 to a delta)
 /// except no answer at all and a 403 to `GET /apps` (a peer that opened empty, FACTS.md §2.7).
 pub fn accepted(reply: &Reply) -> bool {
-    !matches!(reply, Reply::Unreachable | Reply::Forbidden { .. })
+    !matches!(reply, Reply::Unreachable { .. } | Reply::Forbidden { .. })
 }
 
 /// One call in flight: its stack, its attempts so far.
@@ -581,6 +581,11 @@ impl ClientTransport {
 mod tests {
     use super::*;
     use crate::engine::StreamFactory;
+
+    const REFUSED: Reply = Reply::Unreachable {
+        server: ServerId(0),
+        why: crate::eureka::protocol::Unanswered::Refused,
+    };
 
     fn ids(v: &[u32]) -> Vec<ServerId> {
         v.iter().map(|&i| ServerId(i)).collect()
@@ -843,17 +848,15 @@ mod tests {
         let (q, qseq) = t.begin(SimTime(2), Call::FetchDelta).unwrap();
         assert_eq!(q, first);
         // Three unanswered attempts, then the call fails.
-        let Delivery::Retry(second, call, qseq) = t.on_reply(SimTime(3), qseq, &Reply::Unreachable)
-        else {
+        let Delivery::Retry(second, call, qseq) = t.on_reply(SimTime(3), qseq, &REFUSED) else {
             panic!("a retry");
         };
         assert_eq!(call, Call::FetchDelta);
-        let Delivery::Retry(third, _, qseq) = t.on_reply(SimTime(4), qseq, &Reply::Unreachable)
-        else {
+        let Delivery::Retry(third, _, qseq) = t.on_reply(SimTime(4), qseq, &REFUSED) else {
             panic!("a retry");
         };
         assert_eq!(
-            t.on_reply(SimTime(5), qseq, &Reply::Unreachable),
+            t.on_reply(SimTime(5), qseq, &REFUSED),
             Delivery::Failed(Call::FetchDelta)
         );
         // The query stack had no sticky server, so its first attempt was the first candidate;

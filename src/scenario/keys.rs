@@ -190,7 +190,9 @@ pub(super) struct ShutdownDraft {
     pub resume_ms: Option<u64>,
     pub cancel_override: bool,
     pub prestop_ms: u64,
-    pub host_vanishes: bool,
+    /// `host` as written: `None` = the default (`stays` for an instance, `vanishes` for a
+    /// zone outage).
+    pub host_vanishes: Option<bool>,
 }
 
 /// Here rather than in `model.rs`, beside the defaults it reads, so that `model` does not import
@@ -219,7 +221,7 @@ impl ShutdownConfig {
             resume_ms: d.resume_ms,
             cancel_override: d.cancel_override,
             prestop_ms: d.prestop_ms,
-            host_vanishes: d.host_vanishes,
+            host_vanishes: d.host_vanishes.unwrap_or(false),
             zone: None,
         }
     }
@@ -346,7 +348,7 @@ impl Default for ShutdownDraft {
             resume_ms: None,
             cancel_override: true,
             prestop_ms: 0,
-            host_vanishes: false,
+            host_vanishes: None,
         }
     }
 }
@@ -1682,8 +1684,12 @@ pub(super) static DEFS: &[KeyDef] = &[
          `vanishes` = the pod's IP is gone, every attempt waits ribbon.ConnectTimeout before it \
          fails (SocketTimeoutException, which trips the circuit breaker like a refusal; FACTS.md \
          §7, §8), counted in timeout_delay_ms. The host is gone once the process is (kill -9, \
-         or the exit after kill-15); a web server stopped in a live JVM still refuses.",
-        Apply::Shutdown(|c, v| c.host_vanishes = v.text() == "vanishes"),
+         or the exit after kill-15); a web server stopped in a live JVM still refuses. With \
+         `zone` (a zone outage) the default is `vanishes` and it applies to the zone's peers \
+         too: the Eureka clients' connects to them hang until their connect timeout (5 s \
+         Jersey, else the train's or the OS's 127 s) and TimedSupervisorTask backs off; \
+         `stays` makes every process of the zone refuse at once (FACTS.md §15).",
+        Apply::Shutdown(|c, v| c.host_vanishes = Some(v.text() == "vanishes")),
     ),
     // [[claim]]
     relaxed(

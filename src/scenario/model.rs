@@ -216,8 +216,11 @@ pub enum FaultKind {
     /// `server-restart`, `target` (a peer), `down-s`: the peer is down for `down_ms`, then
     /// starts again with an empty registry.
     ServerRestart { peer: usize, down_ms: u64 },
-    /// `crash`, `target` (a peer): the peer dies for good.
-    Crash { peer: usize },
+    /// `crash`, `target` (a peer): the peer dies for good. `vanishes`: its host goes with it
+    /// (power or network gone; a `[[shutdown]] zone`'s default), so connects to it hang until
+    /// the caller's connect timeout; otherwise (a `[[fault]] crash`, or a zone outage with
+    /// `host = "stays"`) a dead process on a live host refuses them at once.
+    Crash { peer: usize, vanishes: bool },
 }
 
 /// One side of a partition, or a pause's target, as written: a peer, an instance, a caller,
@@ -374,6 +377,11 @@ pub struct HttpTimeouts {
     pub socket_ms: Option<u64>,
 }
 
+/// A connect to a host that drops packets, with no shorter connect timeout set: Linux gives up
+/// after `tcp_syn_retries = 6` retransmissions, 1 + 2 + 4 + 8 + 16 + 32 + 64 = 127 s (a model
+/// assumption, `docs/design/peers.md` §1.5).
+pub const OS_CONNECT_TIMEOUT_MS: u64 = 127_000;
+
 /// What bounds a Eureka client's call to a server ([`ClientConfig::call_timeouts`]); `None`:
 /// nothing but the OS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -468,6 +476,15 @@ impl ClientConfig {
             connect_ms: effective(set.connect_ms),
             read_ms: effective(set.socket_ms),
         }
+    }
+
+    /// How long a connect to a host that never answers waits: the connect timeout of
+    /// [`ClientConfig::call_timeouts`], never longer than the OS's [`OS_CONNECT_TIMEOUT_MS`],
+    /// which ends a connect whose SYNs go unanswered whatever the client asked for.
+    pub fn connect_wait_ms(&self, release: Release) -> u64 {
+        self.call_timeouts(release)
+            .connect_ms
+            .map_or(OS_CONNECT_TIMEOUT_MS, |ms| ms.min(OS_CONNECT_TIMEOUT_MS))
     }
 
     /// The timeouts of one family as the file sets them.

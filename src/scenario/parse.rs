@@ -898,7 +898,8 @@ impl Builder<'_> {
             }
             (None, Some(zone)) => {
                 let members = self.zone_outage(table, &draft, &zone, names, apps)?;
-                stops.crashes = zone::crashes(&members, draft.at_ms);
+                let vanishes = draft.host_vanishes.unwrap_or(true);
+                stops.crashes = zone::crashes(&members, draft.at_ms, vanishes);
                 stops.callers = zone::caller_stops(&members, draft.at_ms);
                 members
                     .instances
@@ -1029,7 +1030,7 @@ impl Builder<'_> {
                 resume_ms: draft.resume_ms.filter(|_| resumes),
                 cancel_override: draft.cancel_override,
                 prestop_ms: draft.prestop_ms,
-                host_vanishes: draft.host_vanishes,
+                host_vanishes: draft.host_vanishes.unwrap_or(draft.zone.is_some()),
                 zone: draft.zone.clone(),
             })
             .collect();
