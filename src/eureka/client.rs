@@ -1109,6 +1109,13 @@ impl DiscoveryClient {
     ) {
         // The server that answered (on the fetch observations).
         let from = if let Some(transport) = self.transport.as_mut() {
+            if let Reply::Unreachable { server, why } = reply {
+                out.observe(Observation::AttemptFailed {
+                    observer: self.id,
+                    server,
+                    why,
+                });
+            }
             match transport.on_reply(now, seq, &reply) {
                 Delivery::Answered(server) => server,
                 Delivery::Retry(server, call, next) => {
@@ -1132,7 +1139,7 @@ impl DiscoveryClient {
             // it and has no other server to try).
             let call = Call::FetchAll { why };
             return self.on_call_failed(now, wall_ms, seq, call, out);
-        } else if matches!(reply, Reply::Unreachable) {
+        } else if matches!(reply, Reply::Unreachable { .. }) {
             // One server and no transport: the world sends a refusal only with a transport.
             return;
         } else {
@@ -1199,7 +1206,7 @@ impl DiscoveryClient {
                 }
             }
             Reply::StatusPut | Reply::StatusDeleted => out.status_call_done(),
-            Reply::Unreachable | Reply::Forbidden { .. } => {}
+            Reply::Unreachable { .. } | Reply::Forbidden { .. } => {}
         }
     }
 
@@ -2098,7 +2105,10 @@ mod tests {
                 SimTime(now + 1),
                 WALL,
                 seq,
-                Reply::Unreachable,
+                Reply::Unreachable {
+                    server: ServerId(1),
+                    why: crate::eureka::protocol::Unanswered::Refused,
+                },
                 &[],
                 &mut out,
             );

@@ -29,6 +29,9 @@ pub struct Faults {
     paused_until: Vec<Option<SimTime>>,
     /// Per server: down (crashed, or between a restart's stop and start).
     down: Vec<bool>,
+    /// Per server: down with its host gone (a vanished zone): connects to it time out
+    /// instead of being refused.
+    vanished: Vec<bool>,
     /// Per process: how many pauses under way hold the requests sent to it (set at the pause's
     /// edges, after the callers' requests up to then were counted; see [`Faults::answer`]).
     frozen: Vec<u32>,
@@ -42,6 +45,7 @@ impl Faults {
             cuts: Vec::new(),
             paused_until: vec![None; processes],
             down: vec![false; servers],
+            vanished: vec![false; servers],
             frozen: vec![0; processes],
             active: false,
         }
@@ -130,6 +134,19 @@ impl Faults {
 
     pub fn is_down(&self, s: ServerId) -> bool {
         self.down.get(s.index()).copied().unwrap_or(false)
+    }
+
+    /// Server `s` goes down with its host: from now on a connect to it is never answered.
+    pub fn set_vanished(&mut self, s: ServerId) {
+        self.set_down(s, true);
+        if let Some(slot) = self.vanished.get_mut(s.index()) {
+            *slot = true;
+        }
+    }
+
+    /// Whether `s` is down with its host gone (connects time out), not refusing.
+    pub fn is_vanished(&self, s: ServerId) -> bool {
+        self.vanished.get(s.index()).copied().unwrap_or(false)
     }
 }
 

@@ -47,6 +47,7 @@ pub use client::{DiscoveryClient, REPLICATOR_STOP_WAIT_MS};
 pub use ids::{ProcessId, RouteId, ServerId};
 pub use layout::{Layout, ProcessKind, ProcessSlot, RouteSlot};
 pub use observe::{Holding, Observation, Observer};
+pub use protocol::Unanswered;
 pub use route::ribbon::{circuit_breaker, round_robin};
 pub use route::{RIBBON_FIRST_REFRESH_MS, RequestMode};
 pub use server::{EurekaServer, RENEWS_WINDOW_MS};

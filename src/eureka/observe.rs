@@ -7,6 +7,7 @@
 use crate::engine::SimTime;
 
 use super::ids::{ProcessId, RouteId, ServerId};
+use super::protocol::Unanswered;
 use super::status::InstanceStatus;
 
 /// The two reconcile hashes of a [`Observation::ReconcileMismatch`], as Eureka renders them.
@@ -161,6 +162,13 @@ pub enum Observation {
     },
     /// The server answered a delta fetch with 403 (`eureka.server.disable-delta`).
     DeltaForbidden { observer: ProcessId },
+    /// One attempt of a client's call to `server` got no answer (`why`); the transport tries
+    /// the next server unless it was the third (`RetryableEurekaHttpClient#execute`).
+    AttemptFailed {
+        observer: ProcessId,
+        server: ServerId,
+        why: Unanswered,
+    },
     /// A client's call failed on every attempt (`RetryableEurekaHttpClient` gave up).
     CallFailed {
         observer: ProcessId,

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::engine::SimTime;
 
-use super::ids::ProcessId;
+use super::ids::{ProcessId, ServerId};
 use super::status::InstanceStatus;
 
 /// A REST call from a client to the Eureka server.
@@ -89,14 +89,40 @@ pub enum Reply {
     Cancelled,
     StatusPut,
     StatusDeleted,
-    /// No answer: the connection was refused or timed out (the transport tries another
-    /// server, `RetryableEurekaHttpClient`).
-    Unreachable,
+    /// No answer from `server`: the connection was refused or timed out (the transport tries
+    /// another server, `RetryableEurekaHttpClient`).
+    Unreachable {
+        server: ServerId,
+        why: Unanswered,
+    },
     /// `GET /apps` answered 403: a peer that opened with an empty registry refuses reads for
     /// `wait-time-in-ms-when-sync-empty` (`#shouldAllowAccess`, FACTS.md §2.7).
     Forbidden {
         why: FetchWhy,
     },
+}
+
+/// Why an attempt got no answer (`Observation::AttemptFailed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unanswered {
+    /// A stopped process on a live host: the connection is refused at once (RST).
+    Refused,
+    /// The host is gone or cut off: the SYNs go unanswered until the connect timeout.
+    ConnectTimeout,
+    /// The server accepted the call and did not answer within the socket (read) timeout.
+    ReadTimeout,
+}
+
+impl Unanswered {
+    /// In words, for `explain`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Unanswered::Refused => "connection refused",
+            Unanswered::ConnectTimeout => "connect timed out",
+            Unanswered::ReadTimeout => "read timed out",
+        }
+    }
 }
 
 /// The `InstanceInfo` a client sends with a register (`POST /apps/{app}`).

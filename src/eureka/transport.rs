@@ -104,22 +104,51 @@ impl Endpoints {
     }
 
     /// `ZoneAffinityClusterResolver#getClusterEndpoints`: the own zone's servers, then the
-    /// others, each group shuffled.
+    /// others, each group randomized by `ResolverUtils#randomize`. Up to Eureka 1.10.13 each
+    /// call builds `new Random(LOCAL_IPV4_ADDRESS.hashCode())`, so both groups start from the
+    /// same host seed: here the same state of the host's stream (a copy per group).
     fn resolve(&mut self, rng: &mut RngStream) {
         self.order.clear();
+        let host_seed = self.fixed_per_host.then(|| rng.clone());
         for group in [&self.own, &self.others] {
             let start = self.order.len();
             self.order.extend_from_slice(group);
-            shuffle(&mut self.order[start..], rng);
+            match &host_seed {
+                Some(seeded) => {
+                    randomize_up_to_1_10_13(&mut self.order[start..], &mut seeded.clone())
+                }
+                None => shuffle(&mut self.order[start..], rng),
+            }
         }
     }
 }
 
-/// Fisher-Yates, back to front (`Collections#shuffle`'s walk).
+/// Fisher-Yates, back to front (`Collections#shuffle`'s walk): `ResolverUtils#randomize` from
+/// Eureka 1.10.14 (`Collections.shuffle(randomList, ThreadLocalRandom.current())`, ebb98c5c).
 fn shuffle(items: &mut [ServerId], rng: &mut RngStream) {
     for i in (1..items.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         items.swap(i, j);
+    }
+}
+
+/// `ResolverUtils#randomize` up to Eureka 1.10.13 (v1.10.13 lines 88-102), with the host's
+/// `Random`: `for (i = 0; i < size - 1; i++) { pos = random.nextInt(size - i); if (pos != i)
+/// swap(i, pos); }`. `pos` is drawn from `[0, size - i)`, not `[i, size)`, so a later step can
+/// swap an earlier-placed element back out and the result is not uniform. For three URLs
+/// `[A, B, C]` the six equally likely `(pos0, pos1)` give `ABC` twice (`(0,1)`, `(1,0)`), `BAC`
+/// twice (`(0,0)`, `(1,1)`), `BCA` (`(2,0)`) and `CBA` (`(2,1)`): the first pick is A with
+/// probability 1/3, B 1/2, C 1/6, and `ACB`, `CAB` never come out.
+fn randomize_up_to_1_10_13(items: &mut [ServerId], rng: &mut RngStream) {
+    let size = items.len();
+    if size < 2 {
+        return;
+    }
+    for i in 0..size - 1 {
+        let pos = rng.below((size - i) as u64) as usize;
+        if pos != i {
+            items.swap(i, pos);
+        }
     }
 }
 
@@ -349,7 +378,7 @@ impl Stack {
 /// answer the model gives is accepted (2xx; 404 to a register or heartbeat; 403 to a delta)
 /// except no answer at all and a 403 to `GET /apps` (a peer that opened empty, FACTS.md §2.7).
 pub fn accepted(reply: &Reply) -> bool {
-    !matches!(reply, Reply::Unreachable | Reply::Forbidden { .. })
+    !matches!(reply, Reply::Unreachable { .. } | Reply::Forbidden { .. })
 }
 
 /// One call in flight: its stack, its attempts so far.
@@ -553,6 +582,11 @@ mod tests {
     use super::*;
     use crate::engine::StreamFactory;
 
+    const REFUSED: Reply = Reply::Unreachable {
+        server: ServerId(0),
+        why: crate::eureka::protocol::Unanswered::Refused,
+    };
+
     fn ids(v: &[u32]) -> Vec<ServerId> {
         v.iter().map(|&i| ServerId(i)).collect()
     }
@@ -659,6 +693,88 @@ mod tests {
         }
     }
 
+    /// Pearson's statistic of `counts` against the probabilities `law`.
+    fn chi_square(counts: &[u64], law: &[f64]) -> f64 {
+        let n: u64 = counts.iter().sum();
+        counts
+            .iter()
+            .zip(law)
+            .map(|(&c, &p)| {
+                let expected = n as f64 * p;
+                (c as f64 - expected).powi(2) / expected
+            })
+            .sum()
+    }
+
+    /// The order `ResolverUtils#randomize` gives `[0, 1, 2]` on each of 10 000 hosts (each its
+    /// own stream: up to 1.10.13 the seed is the host's IPv4 hash), as permutation counts in
+    /// the order 012, 021, 102, 120, 201, 210, and first-pick counts.
+    fn orders_of_10_000_hosts(fixed_per_host: bool) -> ([u64; 6], [u64; 3]) {
+        let perms = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        let factory = StreamFactory::new(30);
+        let (mut by_perm, mut by_first) = ([0u64; 6], [0u64; 3]);
+        for host in 0..10_000 {
+            let mut rng = factory.stream(&format!("resolver/host-{host}"));
+            let mut e = Endpoints::new(Vec::new(), ids(&[0, 1, 2]), fixed_per_host);
+            let order: Vec<u32> = e.at(SimTime(0), &mut rng).iter().map(|s| s.0).collect();
+            let k = perms
+                .iter()
+                .position(|p| p[..] == order[..])
+                .expect("a permutation");
+            by_perm[k] += 1;
+            by_first[order[0] as usize] += 1;
+        }
+        (by_perm, by_first)
+    }
+
+    /// Up to Eureka 1.10.13 the first of three service URLs `[A, B, C]` is picked with
+    /// probability 1/3, 1/2, 1/6 (the six equally likely draws of `randomize_up_to_1_10_13`:
+    /// ABC and BAC twice each, BCA and CBA once, ACB and CAB never); from 1.10.14 each with
+    /// 1/3 and every order with 1/6. Over 10 000 hosts Pearson's statistic stays under its
+    /// 0.1 % critical value: with 2 degrees of freedom the chi-square survival is exp(-x/2),
+    /// so x = 2 ln 1000 = 13.82; 3 and 5 degrees (the permutations): 16.27 and 20.52 (tables).
+    /// The uniform law against the old one would give 10 000 x (0 + 1/36 / (1/2) + 1/36 /
+    /// (1/6)) = 2 222 on the first picks.
+    #[test]
+    fn first_pick_of_three_follows_the_release_law() {
+        let (perms, first) = orders_of_10_000_hosts(true);
+        assert_eq!((perms[1], perms[4]), (0, 0), "ACB and CAB never: {perms:?}");
+        let x = chi_square(&first, &[1.0 / 3.0, 1.0 / 2.0, 1.0 / 6.0]);
+        assert!(x < 2.0 * 1000f64.ln(), "first picks {first:?}: {x:.2}");
+        let seen = [perms[0], perms[2], perms[3], perms[5]];
+        let x = chi_square(&seen, &[1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0]);
+        assert!(x < 16.27, "orders {perms:?}: {x:.2}");
+
+        let (perms, first) = orders_of_10_000_hosts(false);
+        let x = chi_square(&first, &[1.0 / 3.0; 3]);
+        assert!(x < 2.0 * 1000f64.ln(), "first picks {first:?}: {x:.2}");
+        let x = chi_square(&perms, &[1.0 / 6.0; 6]);
+        assert!(x < 20.52, "orders {perms:?}: {x:.2}");
+    }
+
+    /// Up to 1.10.13 both zone groups are randomized from the same host seed (each call makes
+    /// `new Random(LOCAL_IPV4_ADDRESS.hashCode())`): two groups of the same size come out in
+    /// the same permutation.
+    #[test]
+    fn both_zone_groups_start_from_the_host_seed() {
+        let factory = StreamFactory::new(8);
+        for host in 0..50 {
+            let mut rng = factory.stream(&format!("resolver/host-{host}"));
+            let mut e = Endpoints::new(ids(&[0, 1, 2]), ids(&[10, 11, 12]), true);
+            let order: Vec<u32> = e.at(SimTime(0), &mut rng).iter().map(|s| s.0).collect();
+            let own: Vec<u32> = order[..3].to_vec();
+            let others: Vec<u32> = order[3..].iter().map(|s| s - 10).collect();
+            assert_eq!(own, others, "host {host}");
+        }
+    }
+
     /// `AsyncResolver` resolves on its own timer, every 300 s from its warm-up, whoever calls:
     /// a list asked for at every 30 s and one asked for only now and then give the same order
     /// at the same instant, and the one asked for after a long quiet has drawn every resolve
@@ -732,17 +848,15 @@ mod tests {
         let (q, qseq) = t.begin(SimTime(2), Call::FetchDelta).unwrap();
         assert_eq!(q, first);
         // Three unanswered attempts, then the call fails.
-        let Delivery::Retry(second, call, qseq) = t.on_reply(SimTime(3), qseq, &Reply::Unreachable)
-        else {
+        let Delivery::Retry(second, call, qseq) = t.on_reply(SimTime(3), qseq, &REFUSED) else {
             panic!("a retry");
         };
         assert_eq!(call, Call::FetchDelta);
-        let Delivery::Retry(third, _, qseq) = t.on_reply(SimTime(4), qseq, &Reply::Unreachable)
-        else {
+        let Delivery::Retry(third, _, qseq) = t.on_reply(SimTime(4), qseq, &REFUSED) else {
             panic!("a retry");
         };
         assert_eq!(
-            t.on_reply(SimTime(5), qseq, &Reply::Unreachable),
+            t.on_reply(SimTime(5), qseq, &REFUSED),
             Delivery::Failed(Call::FetchDelta)
         );
         // The query stack had no sticky server, so its first attempt was the first candidate;

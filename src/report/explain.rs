@@ -7,7 +7,7 @@ use std::ops::Deref;
 use std::path::PathBuf;
 
 use crate::engine::SimTime;
-use crate::eureka::{InstanceStatus, Observation, ProcessKind, RequestMode, ServerId};
+use crate::eureka::{InstanceStatus, Observation, ProcessKind, RequestMode, ServerId, Unanswered};
 use crate::experiment::{ShutdownOutcome, TrialOutcome, TrialTrace, trace_trial};
 use crate::scenario::{
     ClientConfig, FaultKind, FinalStop, Release, Scenario, ShutdownConfig, Strategy,
@@ -140,6 +140,54 @@ impl Explanation<'_> {
             .iter()
             .find(|stop| stop.caller == caller)
             .map(|stop| stop.at_ms)
+    }
+
+    /// Whether process `p` is a caller of app `app`.
+    fn calls_app(&self, p: usize, app: usize) -> bool {
+        self.layout
+            .routes
+            .iter()
+            .any(|r| r.process == p && r.application == app)
+    }
+
+    /// An attempt of `observer`'s Eureka client that got no answer from `server`, and why:
+    /// a refusal (a dead process on a live host), a connect timeout (a vanished host or a
+    /// partition: the connect timeout of its release, `ClientConfig::call_timeouts`, at most
+    /// the OS's 127 s) or a read timeout (a paused server).
+    fn attempt_failed_text(
+        &self,
+        scenario: &Scenario,
+        observer: usize,
+        server: ServerId,
+        why: Unanswered,
+    ) -> String {
+        let release = scenario.simulation.release;
+        let client = match self.layout.processes.get(observer).map(|p| p.kind) {
+            Some(ProcessKind::Caller { caller }) => scenario.callers.get(caller).map(|c| &c.client),
+            _ => None,
+        };
+        let waited = match (why, client) {
+            (Unanswered::ConnectTimeout, Some(c)) => {
+                format!(" after {} s", c.connect_wait_ms(release) as f64 / 1000.0)
+            }
+            (Unanswered::ReadTimeout, Some(c)) => match c.call_timeouts(release).read_ms {
+                Some(ms) => format!(" after {} s", ms as f64 / 1000.0),
+                None => String::new(),
+            },
+            _ => String::new(),
+        };
+        let host = match why {
+            Unanswered::Refused => "a dead process on a live host",
+            Unanswered::ConnectTimeout => "its host does not answer",
+            Unanswered::ReadTimeout => "it accepted the call and did not answer",
+        };
+        format!(
+            "{}'s Eureka client got no answer from {}: {}{waited} ({host}); the transport tries \
+             the next server (RetryableEurekaHttpClient, 3 attempts)",
+            self.name(observer),
+            Self::on(scenario, server),
+            why.describe()
+        )
     }
 
     /// The server a piece of news waited on, in words: "the server" for a standalone server,
@@ -317,10 +365,40 @@ impl Explanation<'_> {
                 push(&mut steps, at, resume_text(release));
             }
         }
+        // Per caller of the app: the transport lines told so far (a long outage would tell
+        // one per fetch).
+        let mut transport_told: Vec<(usize, u32)> = Vec::new();
         for (t, o) in &self.log {
             let t = *t;
             let restarted = restarted_at.is_some_and(|r| r <= t);
             match o {
+                Observation::AttemptFailed {
+                    observer,
+                    server,
+                    why,
+                } if t >= start
+                    && self.calls_app(*observer, config.app)
+                    && tell_transport(&mut transport_told, *observer) =>
+                {
+                    let text = self.attempt_failed_text(scenario, *observer, *server, *why);
+                    push(&mut steps, t, text);
+                }
+                Observation::TaskTimedOut {
+                    observer,
+                    task,
+                    next_in_ms,
+                } if t >= start
+                    && self.calls_app(*observer, config.app)
+                    && tell_transport(&mut transport_told, *observer) =>
+                {
+                    let text = format!(
+                        "{}'s {task} outlasted its interval (its call still hangs): \
+                         TimedSupervisorTask backs off, the next run in {} s",
+                        self.name(*observer),
+                        next_in_ms / 1000
+                    );
+                    push(&mut steps, t, text);
+                }
                 Observation::Registered {
                     server,
                     process,
@@ -1234,9 +1312,21 @@ fn server_down_text(
         .get(server.index())
         .map(|p| p.zone.clone());
     if at.ms() == config.at_ms && config.zone.is_some() && config.zone == peer_zone {
-        // The zone outage's own crash (`parse/zone.rs`).
+        // The zone outage's own crash (`parse/zone.rs`), its host gone or still refusing.
+        let vanished = scenario.faults.iter().any(|f| {
+            f.at_ms == at.ms()
+                && matches!(f.kind, FaultKind::Crash { peer, vanishes: true } if peer == server.index())
+        });
+        let how = if vanished {
+            "its host vanished with the zone (host = \"vanishes\", the default): connects to \
+             it hang until each client's connect timeout"
+        } else {
+            "a dead process on a live host (host = \"stays\"): connects to it are refused at \
+             once"
+        };
         return format!(
-            "{peer} went down (with the zone): it lists nothing any more and answers no one"
+            "{peer} went down (with the zone; {how}): it lists nothing any more and answers no \
+             one"
         );
     }
     let fault = scenario.faults.iter().find_map(|f| match f.kind {
@@ -1245,7 +1335,7 @@ fn server_down_text(
         {
             Some(Some(down_ms))
         }
-        FaultKind::Crash { peer } if peer == server.index() && f.at_ms == at.ms() => Some(None),
+        FaultKind::Crash { peer, .. } if peer == server.index() && f.at_ms == at.ms() => Some(None),
         _ => None,
     });
     match fault {
@@ -1260,6 +1350,22 @@ fn server_down_text(
              and caches go with it, which removes nothing (it tells no reader anything), and \
              it no longer counts among the registries that list or drop it"
         ),
+    }
+}
+
+/// Counts a transport line of `observer`; false once it had 6 (the rest are alike).
+fn tell_transport(told: &mut Vec<(usize, u32)>, observer: usize) -> bool {
+    const MAX_PER_CALLER: u32 = 6;
+    match told.iter_mut().find(|(p, _)| *p == observer) {
+        Some((_, n)) if *n >= MAX_PER_CALLER => false,
+        Some((_, n)) => {
+            *n += 1;
+            true
+        }
+        None => {
+            told.push((observer, 1));
+            true
+        }
     }
 }
 
@@ -1998,7 +2104,11 @@ mod tests {
             "{told}"
         );
         assert!(
-            told.contains("peer a went down (with the zone): it lists nothing any more"),
+            told.contains(
+                "peer a went down (with the zone; its host vanished with the zone (host = \
+                 \"vanishes\", the default): connects to it hang until each client's connect \
+                 timeout): it lists nothing any more"
+            ),
             "{told}"
         );
         assert!(!told.contains("peer a's registry"), "{told}");
@@ -2008,6 +2118,61 @@ mod tests {
             "{told}"
         );
         assert!(told.contains("evicted (the 15 % cap)"), "{told}");
+    }
+
+    /// A vanished zone's readers (FACTS.md §15): on 2021.0 (no connect timeout: the OS's
+    /// 127 s) the surviving gateway-z2, made to read only peer a of the lost zone, tells each
+    /// connect timeout and the TimedSupervisorTask back-off (its runs outlast the 30 s
+    /// interval); with `host = "stays"` it tells refusals and no back-off.
+    #[test]
+    fn a_vanished_zone_tells_connect_timeouts_and_back_off() {
+        let told = |host: &str| {
+            let s = bundled(
+                "cluster/zone-outage-self-preservation",
+                &[
+                    "simulation.release=2021.0".to_string(),
+                    "caller.gateway-z2.eureka.client.service-url.z2=a".to_string(),
+                    "caller.gateway-z2.eureka.client.availability-zones.us-east-1=z2".to_string(),
+                    format!("shutdown[0].host={host}"),
+                ],
+            );
+            let trace = trace_trial(&s, 0, RequestMode::Batched);
+            Explanation(&trace).render(&s, 0)
+        };
+        let vanished = told("vanishes");
+        assert!(
+            vanished.contains("its host vanished with the zone"),
+            "{vanished}"
+        );
+        assert!(
+            vanished.contains(
+                "gateway-z2's Eureka client got no answer from peer a: connect timed out after \
+                 127 s (its host does not answer)"
+            ),
+            "{vanished}"
+        );
+        assert!(
+            vanished.contains(
+                "outlasted its interval (its call still hangs): TimedSupervisorTask \
+                 backs off, the next run in 60 s"
+            ),
+            "{vanished}"
+        );
+        let refusing = told("stays");
+        assert!(
+            refusing.contains("a dead process on a live host (host = \"stays\")"),
+            "{refusing}"
+        );
+        assert!(
+            refusing.contains(
+                "gateway-z2's Eureka client got no answer from peer a: connection refused"
+            ),
+            "{refusing}"
+        );
+        assert!(
+            !refusing.contains("TimedSupervisorTask backs off"),
+            "{refusing}"
+        );
     }
 
     /// The lines of `text` whose absolute time is `at`, e.g. "200.000 s".

@@ -192,7 +192,9 @@ pub(super) struct ShutdownDraft {
     pub resume_ms: Option<u64>,
     pub cancel_override: bool,
     pub prestop_ms: u64,
-    pub host_vanishes: bool,
+    /// `host` as written: `None` = the default (`stays` for an instance, `vanishes` for a
+    /// zone outage).
+    pub host_vanishes: Option<bool>,
 }
 
 /// Here rather than in `model.rs`, beside the defaults it reads, so that `model` does not import
@@ -221,7 +223,7 @@ impl ShutdownConfig {
             resume_ms: d.resume_ms,
             cancel_override: d.cancel_override,
             prestop_ms: d.prestop_ms,
-            host_vanishes: d.host_vanishes,
+            host_vanishes: d.host_vanishes.unwrap_or(false),
             zone: None,
         }
     }
@@ -348,7 +350,7 @@ impl Default for ShutdownDraft {
             resume_ms: None,
             cancel_override: true,
             prestop_ms: 0,
-            host_vanishes: false,
+            host_vanishes: None,
         }
     }
 }
@@ -1135,6 +1137,78 @@ pub(super) static DEFS: &[KeyDef] = &[
          (EurekaClientConfigBean#eurekaServerReadTimeoutSeconds; FACTS.md §5.2).",
         Apply::Client(|c, v| c.eureka_server_read_timeout_s = v.int()),
     ),
+    relaxed(
+        "eureka.client.restclient.enabled",
+        Kind::Bool,
+        "false",
+        "On 2024.0 and 2025.0 (SCN 4.2-4.3) the Eureka client calls through the RestClient \
+         transport instead of the RestTemplate one, reading `eureka.client.restclient.timeout.*` \
+         (DiscoveryClientOptionalArgsConfiguration; FACTS.md §5.2). 2025.1 has only RestClient.",
+        Apply::Client(|c, v| c.restclient_enabled = v.flag()),
+    ),
+    relaxed(
+        "eureka.client.rest-template-timeout.connect-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Connect timeout (ms) of the Eureka client's calls to a server on SCN 3.1.5-4.3's RestTemplate transport (2021.0.6-2025.0; default -1, none, on 3.1.x; 180000 from 2022.0); 0 is none; a connect to a vanished host fails at the lesser of this and the OS's 127 s (RestTemplateTimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[0].connect_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.rest-template-timeout.connect-request-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Wait (ms) for a pooled connection of the same calls on SCN 3.1.5-4.3's RestTemplate transport (2021.0.6-2025.0; default -1, none, on 3.1.x; 180000 from 2022.0); 0 is none; accepted, not modelled: the pool never runs dry (RestTemplateTimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[0].connect_request_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.rest-template-timeout.socket-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Socket (read) timeout (ms) of the same calls on SCN 3.1.5-4.3's RestTemplate transport (2021.0.6-2025.0; default -1, none, on 3.1.x; 180000 from 2022.0); 0 is none; a server that accepted the call and stopped answering, a paused JVM, fails the attempt at it and the client tries the next server (RestTemplateTimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[0].socket_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.restclient.timeout.connect-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Connect timeout (ms) of the Eureka client's calls to a server on SCN 4.2-4.3's RestClient transport (2024.0-2025.0 with `eureka.client.restclient.enabled`; default 180000); 0 is none; a connect to a vanished host fails at the lesser of this and the OS's 127 s (RestClientTimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[1].connect_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.restclient.timeout.connect-request-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Wait (ms) for a pooled connection of the same calls on SCN 4.2-4.3's RestClient transport (2024.0-2025.0 with `eureka.client.restclient.enabled`; default 180000); 0 is none; accepted, not modelled: the pool never runs dry (RestClientTimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[1].connect_request_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.restclient.timeout.socket-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Socket (read) timeout (ms) of the same calls on SCN 4.2-4.3's RestClient transport (2024.0-2025.0 with `eureka.client.restclient.enabled`; default 180000); 0 is none; a server that accepted the call and stopped answering, a paused JVM, fails the attempt at it and the client tries the next server (RestClientTimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[1].socket_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.timeout.connect-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Connect timeout (ms) of the Eureka client's calls to a server on SCN 5.x's RestClient transport (2025.1; default 180000); 0 is none; a connect to a vanished host fails at the lesser of this and the OS's 127 s (TimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[2].connect_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.timeout.connect-request-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Wait (ms) for a pooled connection of the same calls on SCN 5.x's RestClient transport (2025.1; default 180000); 0 is none; accepted, not modelled: the pool never runs dry (TimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[2].connect_request_ms = Some(v.int())),
+    ),
+    relaxed(
+        "eureka.client.timeout.socket-timeout",
+        Kind::millis(0, 2_147_483_647),
+        "the train's",
+        "Socket (read) timeout (ms) of the same calls on SCN 5.x's RestClient transport (2025.1; default 180000); 0 is none; a server that accepted the call and stopped answering, a paused JVM, fails the attempt at it and the client tries the next server (TimeoutProperties; FACTS.md §5.2, §15).",
+        Apply::Client(|c, v| c.http_timeouts[2].socket_ms = Some(v.int())),
+    ),
     ribbon(
         "ribbon.ServerListRefreshInterval",
         MILLIS,
@@ -1643,8 +1717,12 @@ pub(super) static DEFS: &[KeyDef] = &[
          `vanishes` = the pod's IP is gone, every attempt waits ribbon.ConnectTimeout before it \
          fails (SocketTimeoutException, which trips the circuit breaker like a refusal; FACTS.md \
          §7, §8), counted in timeout_delay_ms. The host is gone once the process is (kill -9, \
-         or the exit after kill-15); a web server stopped in a live JVM still refuses.",
-        Apply::Shutdown(|c, v| c.host_vanishes = v.text() == "vanishes"),
+         or the exit after kill-15); a web server stopped in a live JVM still refuses. With \
+         `zone` (a zone outage) the default is `vanishes` and it applies to the zone's peers \
+         too: the Eureka clients' connects to them hang until their connect timeout (5 s \
+         Jersey, else the train's or the OS's 127 s) and TimedSupervisorTask backs off; \
+         `stays` makes every process of the zone refuse at once (FACTS.md §15).",
+        Apply::Shutdown(|c, v| c.host_vanishes = Some(v.text() == "vanishes")),
     ),
     // [[claim]]
     relaxed(

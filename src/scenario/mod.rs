@@ -18,4 +18,4 @@ pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};
 pub use model::*;
 pub use parse::{ScenarioSource, load, parse_str};
-pub use release::{EurekaClientTransport, EurekaVersion, Release, Train};
+pub use release::{EurekaClientTransport, EurekaVersion, Release, TimeoutProperties, Train};

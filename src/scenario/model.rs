@@ -4,7 +4,7 @@
 //! `scenario::parse`; nothing here is optional or unchecked. Every default is the Eureka / Ribbon /
 //! Spring Cloud default named in FACTS.md, and every time is integer milliseconds.
 
-use super::release::{Release, Train};
+use super::release::{EurekaClientTransport, Release, TimeoutProperties, Train};
 use super::{Metric, Statistic};
 
 /// A whole scenario, ready to simulate.
@@ -216,8 +216,11 @@ pub enum FaultKind {
     /// `server-restart`, `target` (a peer), `down-s`: the peer is down for `down_ms`, then
     /// starts again with an empty registry.
     ServerRestart { peer: usize, down_ms: u64 },
-    /// `crash`, `target` (a peer): the peer dies for good.
-    Crash { peer: usize },
+    /// `crash`, `target` (a peer): the peer dies for good. `vanishes`: its host goes with it
+    /// (power or network gone; a `[[shutdown]] zone`'s default), so connects to it hang until
+    /// the caller's connect timeout; otherwise (a `[[fault]] crash`, or a zone outage with
+    /// `host = "stays"`) a dead process on a live host refuses them at once.
+    Crash { peer: usize, vanishes: bool },
 }
 
 /// One side of a partition, or a pause's target, as written: a peer, an instance, a caller,
@@ -348,9 +351,43 @@ pub struct ClientConfig {
     pub eureka_server_connect_timeout_s: u64,
     /// `eureka.client.eureka-server-read-timeout-seconds` (8): Jersey only, as above.
     pub eureka_server_read_timeout_s: u64,
+    /// `eureka.client.restclient.enabled` (false): SCN 4.2-4.3's RestClient transport
+    /// ([`Release::eureka_client_transport`](super::Release::eureka_client_transport)).
+    pub restclient_enabled: bool,
+    /// The transport timeouts as the file sets them, one per [`TimeoutProperties`] family in
+    /// the order of [`TimeoutProperties::ALL`]; read through [`ClientConfig::call_timeouts`].
+    pub http_timeouts: [HttpTimeouts; 3],
     /// The Eureka servers this process talks to, resolved at parse time from the keys above and
     /// the `[[peer]]`s (indices into [`Scenario::servers`]; without `[[peer]]` always `own = [0]`).
     pub endpoints: ResolvedEndpoints,
+}
+
+/// One family of transport timeout properties as a file sets them, in milliseconds (`None`:
+/// not set, the release's default applies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HttpTimeouts {
+    /// `<prefix>.connect-timeout`.
+    pub connect_ms: Option<u64>,
+    /// `<prefix>.connect-request-timeout`: the wait for a pooled connection. Accepted, not
+    /// modelled: a client's calls never outnumber its pool (HttpClient 5's
+    /// `PoolingHttpClientConnectionManager`: 5 per route; the client runs at most one
+    /// heartbeat, one fetch and one register per executor thread).
+    pub connect_request_ms: Option<u64>,
+    /// `<prefix>.socket-timeout`: how long a read of the answer may wait.
+    pub socket_ms: Option<u64>,
+}
+
+/// A connect to a host that drops packets, with no shorter connect timeout set: Linux gives up
+/// after `tcp_syn_retries = 6` retransmissions, 1 + 2 + 4 + 8 + 16 + 32 + 64 = 127 s (a model
+/// assumption, `docs/design/peers.md` §1.5).
+pub const OS_CONNECT_TIMEOUT_MS: u64 = 127_000;
+
+/// What bounds a Eureka client's call to a server ([`ClientConfig::call_timeouts`]); `None`:
+/// nothing but the OS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallTimeouts {
+    pub connect_ms: Option<u64>,
+    pub read_ms: Option<u64>,
 }
 
 /// A process's Eureka servers by zone, as `ConfigClusterResolver#getClusterEndpointsFromConfig`
@@ -407,6 +444,58 @@ pub enum ServerShutdown {
 }
 
 impl ClientConfig {
+    /// The transport this process's Eureka client calls through on `release`
+    /// ([`Release::eureka_client_transport`] with `eureka.client.restclient.enabled`).
+    pub fn transport(&self, release: Release) -> EurekaClientTransport {
+        release.eureka_client_transport(self.restclient_enabled)
+    }
+
+    /// The timeouts that bound each call this process's Eureka client makes to a server
+    /// (register, renew, fetch, cancel; FACTS.md §5.2, §15): Jersey's
+    /// `eureka-server-{connect,read}-timeout-seconds` up to Hoxton, then the family of
+    /// properties the release's transport reads ([`Release::eureka_client_timeout_properties`])
+    /// with the release's default where the file sets none. A value of 0 is no timeout
+    /// (HttpClient reads a zero timeout as infinite).
+    pub fn call_timeouts(&self, release: Release) -> CallTimeouts {
+        let transport = self.transport(release);
+        if transport == EurekaClientTransport::Jersey {
+            return CallTimeouts {
+                connect_ms: Some(self.eureka_server_connect_timeout_s * 1000),
+                read_ms: Some(self.eureka_server_read_timeout_s * 1000),
+            };
+        }
+        let Some((family, default_ms)) = release.eureka_client_timeout_properties(transport) else {
+            return CallTimeouts {
+                connect_ms: None,
+                read_ms: None,
+            };
+        };
+        let set = self.http_timeouts_of(family);
+        let effective = |v: Option<u64>| v.or(default_ms).filter(|&ms| ms > 0);
+        CallTimeouts {
+            connect_ms: effective(set.connect_ms),
+            read_ms: effective(set.socket_ms),
+        }
+    }
+
+    /// How long a connect to a host that never answers waits: the connect timeout of
+    /// [`ClientConfig::call_timeouts`], never longer than the OS's [`OS_CONNECT_TIMEOUT_MS`],
+    /// which ends a connect whose SYNs go unanswered whatever the client asked for.
+    pub fn connect_wait_ms(&self, release: Release) -> u64 {
+        self.call_timeouts(release)
+            .connect_ms
+            .map_or(OS_CONNECT_TIMEOUT_MS, |ms| ms.min(OS_CONNECT_TIMEOUT_MS))
+    }
+
+    /// The timeouts of one family as the file sets them.
+    pub fn http_timeouts_of(&self, family: TimeoutProperties) -> &HttpTimeouts {
+        let index = TimeoutProperties::ALL
+            .iter()
+            .position(|f| *f == family)
+            .unwrap_or(0);
+        &self.http_timeouts[index]
+    }
+
     /// The zones of the process's region (`eureka.client.availability-zones.<region>`, as
     /// written), `[defaultZone]` when unset (`EurekaClientConfigBean#getAvailabilityZones`).
     pub fn zones(&self) -> Vec<&str> {
@@ -998,6 +1087,8 @@ impl Default for ClientConfig {
             cache_refresh_executor_thread_pool_size: 2,
             eureka_server_connect_timeout_s: 5,
             eureka_server_read_timeout_s: 8,
+            restclient_enabled: false,
+            http_timeouts: [HttpTimeouts::default(); 3],
             endpoints: ResolvedEndpoints::default(),
         }
     }

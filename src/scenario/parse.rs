@@ -54,7 +54,7 @@ use super::model::{
     RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
     WAIT_FOR_NEWS_MS,
 };
-use super::release::{EurekaClientTransport, Release, Train};
+use super::release::{EurekaClientTransport, Release, TimeoutProperties, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
 use spring::SpringFiles;
 
@@ -917,7 +917,8 @@ impl Builder<'_> {
             }
             (None, Some(zone)) => {
                 let members = self.zone_outage(table, &draft, &zone, names, apps)?;
-                stops.crashes = zone::crashes(&members, draft.at_ms);
+                let vanishes = draft.host_vanishes.unwrap_or(true);
+                stops.crashes = zone::crashes(&members, draft.at_ms, vanishes);
                 stops.callers = zone::caller_stops(&members, draft.at_ms);
                 members
                     .instances
@@ -1048,7 +1049,7 @@ impl Builder<'_> {
                 resume_ms: draft.resume_ms.filter(|_| resumes),
                 cancel_override: draft.cancel_override,
                 prestop_ms: draft.prestop_ms,
-                host_vanishes: draft.host_vanishes,
+                host_vanishes: draft.host_vanishes.unwrap_or(draft.zone.is_some()),
                 zone: draft.zone.clone(),
             })
             .collect();
@@ -1210,27 +1211,61 @@ impl Builder<'_> {
         Ok(value)
     }
 
-    /// The Jersey transport's timeouts on a release whose Eureka client does not use Jersey
-    /// (`Release::eureka_client_transport`, FACTS.md §5.2).
+    /// Transport keys the release's Eureka client does not read (`Release::eureka_client_
+    /// transport`, `Release::eureka_client_timeout_properties`; FACTS.md §5.2): Jersey's
+    /// timeouts from 2020.0, a family of timeout properties its transports do not bind, and
+    /// `eureka.client.restclient.enabled` where there is no choice of transport.
     fn warn_transport(&mut self, tables: &[Resolved], simulation: &SimulationConfig) {
         let release = simulation.release;
-        if release.eureka_client_transport() == EurekaClientTransport::Jersey {
-            return;
+        let transports = [false, true].map(|on| release.eureka_client_transport(on));
+        let mut unread: Vec<(String, String)> = Vec::new();
+        if transports[0] != EurekaClientTransport::Jersey {
+            for key in [
+                "eureka.client.eureka-server-connect-timeout-seconds",
+                "eureka.client.eureka-server-read-timeout-seconds",
+            ] {
+                let why = "from 2020.0 the Eureka client calls the server through Spring Cloud's \
+                           RestTemplate or RestClient transport, which does not read it (the \
+                           Jersey client it configures left the starter)";
+                unread.push((key.to_string(), why.to_string()));
+            }
         }
-        let keys = [
-            "eureka.client.eureka-server-connect-timeout-seconds",
-            "eureka.client.eureka-server-read-timeout-seconds",
-        ];
+        let read: Vec<TimeoutProperties> = transports
+            .iter()
+            .filter_map(|t| release.eureka_client_timeout_properties(*t))
+            .map(|(family, _)| family)
+            .collect();
+        for family in TimeoutProperties::ALL {
+            if read.contains(&family) {
+                continue;
+            }
+            let why = match read.first() {
+                Some(other) => format!("its Eureka client reads `{}.*`", other.prefix()),
+                None => "its Eureka client's transport has no timeout property".to_string(),
+            };
+            for leaf in [
+                "connect-timeout",
+                "connect-request-timeout",
+                "socket-timeout",
+            ] {
+                unread.push((format!("{}.{leaf}", family.prefix()), why.clone()));
+            }
+        }
+        if transports[0] == transports[1] {
+            let why = "only 2024.0 and 2025.0 (spring-cloud-netflix 4.2-4.3) offer both \
+                       transports";
+            unread.push((
+                "eureka.client.restclient.enabled".to_string(),
+                why.to_string(),
+            ));
+        }
         for table in tables {
-            for s in keys.iter().filter_map(|key| table.get(key)) {
-                let text = format!(
-                    "`{}` has no effect on {}: from 2020.0 the Eureka client calls the server \
-                     through Spring Cloud's RestTemplate transport, which does not read it (the \
-                     Jersey client it configures left the starter)",
-                    s.display,
-                    release.name()
-                );
-                self.warn(&s.key_at, text);
+            for (key, why) in &unread {
+                if let Some(s) = table.get(key) {
+                    let text =
+                        format!("`{}` has no effect on {}: {why}", s.display, release.name());
+                    self.warn(&s.key_at, text);
+                }
             }
         }
     }

@@ -147,6 +147,9 @@ pub struct ServiceRelease {
     /// tag `v<version>` `pom.xml`). It agrees with the Boot lines of the Spring Cloud
     /// compatibility table (Hoxton: 2.2.x, 2.3.x from SR5; 2020.0: 2.4.x; 2021.0: 2.6.x; …).
     pub boot: BootVersion,
+    /// The spring-cloud-netflix version: the release's `spring-cloud-netflix.version` (the
+    /// same reading as the Eureka column above).
+    pub scn: ScnVersion,
 }
 
 const fn sr(
@@ -154,133 +157,135 @@ const fn sr(
     eureka: (u16, u16, u16),
     commons: (u16, u16, u16),
     boot: (u16, u16, u16),
+    scn: (u16, u16, u16),
 ) -> ServiceRelease {
     ServiceRelease {
         name,
         eureka: EurekaVersion::new(eureka.0, eureka.1, eureka.2),
         commons: EurekaVersion::new(commons.0, commons.1, commons.2),
         boot: EurekaVersion::new(boot.0, boot.1, boot.2),
+        scn: EurekaVersion::new(scn.0, scn.1, scn.2),
     }
 }
 
 // Dalston = SCN 1.3.0 … 1.3.6: Eureka 1.6.2 throughout (FACTS.md §0.1).
 const DALSTON: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 6, 2), (1, 2, 0), (1, 5, 2)), // SCN 1.3.0
-    sr("SR1", (1, 6, 2), (1, 2, 2), (1, 5, 3)),     // SCN 1.3.1
-    sr("SR2", (1, 6, 2), (1, 2, 3), (1, 5, 4)),     // SCN 1.3.2
-    sr("SR3", (1, 6, 2), (1, 2, 3), (1, 5, 4)),     // SCN 1.3.4
-    sr("SR4", (1, 6, 2), (1, 2, 4), (1, 5, 7)),     // SCN 1.3.5
-    sr("SR5", (1, 6, 2), (1, 2, 5), (1, 5, 9)),     // SCN 1.3.6
+    sr("RELEASE", (1, 6, 2), (1, 2, 0), (1, 5, 2), (1, 3, 0)),
+    sr("SR1", (1, 6, 2), (1, 2, 2), (1, 5, 3), (1, 3, 1)),
+    sr("SR2", (1, 6, 2), (1, 2, 3), (1, 5, 4), (1, 3, 2)),
+    sr("SR3", (1, 6, 2), (1, 2, 3), (1, 5, 4), (1, 3, 4)),
+    sr("SR4", (1, 6, 2), (1, 2, 4), (1, 5, 7), (1, 3, 5)),
+    sr("SR5", (1, 6, 2), (1, 2, 5), (1, 5, 9), (1, 3, 6)),
 ];
 // Edgware = SCN 1.4.x: Eureka 1.7.0 up to SR2 (SCN 1.4.0–1.4.3), 1.7.2 from SR3 (SCN 1.4.4;
 // FACTS.md §0.1 gives only the EOL 1.7.2). No rule switches between 1.7.0 and 1.7.2.
 const EDGWARE: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 7, 0), (1, 3, 0), (1, 5, 8)), // SCN 1.4.0
-    sr("SR1", (1, 7, 0), (1, 3, 1), (1, 5, 9)),     // SCN 1.4.2
-    sr("SR2", (1, 7, 0), (1, 3, 2), (1, 5, 10)),    // SCN 1.4.3
-    sr("SR3", (1, 7, 2), (1, 3, 3), (1, 5, 10)),    // SCN 1.4.4
-    sr("SR4", (1, 7, 2), (1, 3, 4), (1, 5, 14)),    // SCN 1.4.5
-    sr("SR5", (1, 7, 2), (1, 3, 5), (1, 5, 16)),    // SCN 1.4.6
-    sr("SR6", (1, 7, 2), (1, 3, 6), (1, 5, 21)),    // SCN 1.4.7
+    sr("RELEASE", (1, 7, 0), (1, 3, 0), (1, 5, 8), (1, 4, 0)),
+    sr("SR1", (1, 7, 0), (1, 3, 1), (1, 5, 9), (1, 4, 2)),
+    sr("SR2", (1, 7, 0), (1, 3, 2), (1, 5, 10), (1, 4, 3)),
+    sr("SR3", (1, 7, 2), (1, 3, 3), (1, 5, 10), (1, 4, 4)),
+    sr("SR4", (1, 7, 2), (1, 3, 4), (1, 5, 14), (1, 4, 5)),
+    sr("SR5", (1, 7, 2), (1, 3, 5), (1, 5, 16), (1, 4, 6)),
+    sr("SR6", (1, 7, 2), (1, 3, 6), (1, 5, 21), (1, 4, 7)),
 ];
 // Finchley = SCN 2.0.x: Eureka 1.9.2 at RELEASE, 1.9.3 (threshold-update fix a4dd6b22) from SR1
 // (FACTS.md §0.1, §0.2).
 const FINCHLEY: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 9, 2), (2, 0, 0), (2, 0, 3)), // SCN 2.0.0
-    sr("SR1", (1, 9, 3), (2, 0, 1), (2, 0, 4)),     // SCN 2.0.1
-    sr("SR2", (1, 9, 3), (2, 0, 2), (2, 0, 6)),     // SCN 2.0.2
-    sr("SR3", (1, 9, 3), (2, 0, 3), (2, 0, 8)),     // SCN 2.0.3
-    sr("SR4", (1, 9, 3), (2, 0, 4), (2, 0, 9)),     // SCN 2.0.4
+    sr("RELEASE", (1, 9, 2), (2, 0, 0), (2, 0, 3), (2, 0, 0)),
+    sr("SR1", (1, 9, 3), (2, 0, 1), (2, 0, 4), (2, 0, 1)),
+    sr("SR2", (1, 9, 3), (2, 0, 2), (2, 0, 6), (2, 0, 2)),
+    sr("SR3", (1, 9, 3), (2, 0, 3), (2, 0, 8), (2, 0, 3)),
+    sr("SR4", (1, 9, 3), (2, 0, 4), (2, 0, 9), (2, 0, 4)),
 ];
 // Greenwich = SCN 2.1.x: Eureka 1.9.8 → 1.9.12 (SR2) → 1.9.13 (SR3) (FACTS.md §0.1).
 const GREENWICH: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 9, 8), (2, 1, 0), (2, 1, 2)), // SCN 2.1.0
-    sr("SR1", (1, 9, 8), (2, 1, 1), (2, 1, 3)),     // SCN 2.1.1
-    sr("SR2", (1, 9, 12), (2, 1, 2), (2, 1, 6)),    // SCN 2.1.2
-    sr("SR3", (1, 9, 13), (2, 1, 3), (2, 1, 7)),    // SCN 2.1.3
-    sr("SR4", (1, 9, 13), (2, 1, 4), (2, 1, 10)),   // SCN 2.1.4
-    sr("SR5", (1, 9, 13), (2, 1, 5), (2, 1, 10)),   // SCN 2.1.5
-    sr("SR6", (1, 9, 13), (2, 1, 6), (2, 1, 13)),   // SCN 2.1.5
+    sr("RELEASE", (1, 9, 8), (2, 1, 0), (2, 1, 2), (2, 1, 0)),
+    sr("SR1", (1, 9, 8), (2, 1, 1), (2, 1, 3), (2, 1, 1)),
+    sr("SR2", (1, 9, 12), (2, 1, 2), (2, 1, 6), (2, 1, 2)),
+    sr("SR3", (1, 9, 13), (2, 1, 3), (2, 1, 7), (2, 1, 3)),
+    sr("SR4", (1, 9, 13), (2, 1, 4), (2, 1, 10), (2, 1, 4)),
+    sr("SR5", (1, 9, 13), (2, 1, 5), (2, 1, 10), (2, 1, 5)),
+    sr("SR6", (1, 9, 13), (2, 1, 6), (2, 1, 13), (2, 1, 5)),
 ];
 // Hoxton = SCN 2.2.x (FACTS.md §0.1; incidents-research.md part 2): Eureka 1.9.17 (evictions
 // lower expected clients) from SR3; commons 2.2.7 (/pause re-implemented) from SR10.
 const HOXTON: &[ServiceRelease] = &[
-    sr("RELEASE", (1, 9, 13), (2, 2, 0), (2, 2, 1)), // SCN 2.2.0
-    sr("SR1", (1, 9, 13), (2, 2, 1), (2, 2, 2)),     // SCN 2.2.1
-    sr("SR2", (1, 9, 13), (2, 2, 1), (2, 2, 4)),     // SCN 2.2.1
-    sr("SR3", (1, 9, 17), (2, 2, 2), (2, 2, 5)),     // SCN 2.2.2
-    sr("SR4", (1, 9, 17), (2, 2, 2), (2, 2, 5)),     // SCN 2.2.2
-    sr("SR5", (1, 9, 21), (2, 2, 3), (2, 3, 0)),     // SCN 2.2.3
-    sr("SR6", (1, 9, 21), (2, 2, 3), (2, 3, 0)),     // SCN 2.2.3
-    sr("SR7", (1, 9, 25), (2, 2, 4), (2, 3, 2)),     // SCN 2.2.4
-    sr("SR8", (1, 9, 25), (2, 2, 5), (2, 3, 2)),     // SCN 2.2.5
-    sr("SR9", (1, 10, 7), (2, 2, 6), (2, 3, 2)),     // SCN 2.2.6
-    sr("SR10", (1, 10, 11), (2, 2, 7), (2, 3, 8)),   // SCN 2.2.7
-    sr("SR11", (1, 10, 11), (2, 2, 8), (2, 3, 10)),  // SCN 2.2.8
-    sr("SR12", (1, 10, 14), (2, 2, 9), (2, 3, 12)),  // SCN 2.2.9
+    sr("RELEASE", (1, 9, 13), (2, 2, 0), (2, 2, 1), (2, 2, 0)),
+    sr("SR1", (1, 9, 13), (2, 2, 1), (2, 2, 2), (2, 2, 1)),
+    sr("SR2", (1, 9, 13), (2, 2, 1), (2, 2, 4), (2, 2, 1)),
+    sr("SR3", (1, 9, 17), (2, 2, 2), (2, 2, 5), (2, 2, 2)),
+    sr("SR4", (1, 9, 17), (2, 2, 2), (2, 2, 5), (2, 2, 2)),
+    sr("SR5", (1, 9, 21), (2, 2, 3), (2, 3, 0), (2, 2, 3)),
+    sr("SR6", (1, 9, 21), (2, 2, 3), (2, 3, 0), (2, 2, 3)),
+    sr("SR7", (1, 9, 25), (2, 2, 4), (2, 3, 2), (2, 2, 4)),
+    sr("SR8", (1, 9, 25), (2, 2, 5), (2, 3, 2), (2, 2, 5)),
+    sr("SR9", (1, 10, 7), (2, 2, 6), (2, 3, 2), (2, 2, 6)),
+    sr("SR10", (1, 10, 11), (2, 2, 7), (2, 3, 8), (2, 2, 7)),
+    sr("SR11", (1, 10, 11), (2, 2, 8), (2, 3, 10), (2, 2, 8)),
+    sr("SR12", (1, 10, 14), (2, 2, 9), (2, 3, 12), (2, 2, 9)),
 ];
 // 2020.0 = SCN 3.0.x: Eureka 1.10.17 at EOL (FACTS.md §0.1).
 const Y2020: &[ServiceRelease] = &[
-    sr("0", (1, 10, 10), (3, 0, 0), (2, 4, 1)),  // SCN 3.0.0
-    sr("1", (1, 10, 11), (3, 0, 1), (2, 4, 2)),  // SCN 3.0.1
-    sr("2", (1, 10, 11), (3, 0, 2), (2, 4, 3)),  // SCN 3.0.2
-    sr("3", (1, 10, 14), (3, 0, 3), (2, 4, 6)),  // SCN 3.0.3
-    sr("4", (1, 10, 16), (3, 0, 4), (2, 4, 10)), // SCN 3.0.4
-    sr("5", (1, 10, 17), (3, 0, 5), (2, 4, 13)), // SCN 3.0.5
-    sr("6", (1, 10, 17), (3, 0, 6), (2, 4, 13)), // SCN 3.0.6
+    sr("0", (1, 10, 10), (3, 0, 0), (2, 4, 1), (3, 0, 0)),
+    sr("1", (1, 10, 11), (3, 0, 1), (2, 4, 2), (3, 0, 1)),
+    sr("2", (1, 10, 11), (3, 0, 2), (2, 4, 3), (3, 0, 2)),
+    sr("3", (1, 10, 14), (3, 0, 3), (2, 4, 6), (3, 0, 3)),
+    sr("4", (1, 10, 16), (3, 0, 4), (2, 4, 10), (3, 0, 4)),
+    sr("5", (1, 10, 17), (3, 0, 5), (2, 4, 13), (3, 0, 5)),
+    sr("6", (1, 10, 17), (3, 0, 6), (2, 4, 13), (3, 0, 6)),
 ];
 // 2021.0 = SCN 3.1.x: Eureka 1.10.17, 1.10.18 at EOL (FACTS.md §0.1).
 const Y2021: &[ServiceRelease] = &[
-    sr("0", (1, 10, 17), (3, 1, 0), (2, 6, 1)),  // SCN 3.1.0
-    sr("1", (1, 10, 17), (3, 1, 1), (2, 6, 3)),  // SCN 3.1.1
-    sr("2", (1, 10, 17), (3, 1, 2), (2, 6, 7)),  // SCN 3.1.2
-    sr("3", (1, 10, 17), (3, 1, 3), (2, 6, 8)),  // SCN 3.1.3
-    sr("4", (1, 10, 17), (3, 1, 4), (2, 6, 11)), // SCN 3.1.4
-    sr("5", (1, 10, 17), (3, 1, 5), (2, 6, 13)), // SCN 3.1.4
-    sr("6", (1, 10, 17), (3, 1, 6), (2, 6, 14)), // SCN 3.1.5
-    sr("7", (1, 10, 17), (3, 1, 6), (2, 6, 14)), // SCN 3.1.6
-    sr("8", (1, 10, 17), (3, 1, 7), (2, 6, 15)), // SCN 3.1.7
-    sr("9", (1, 10, 18), (3, 1, 8), (2, 6, 15)), // SCN 3.1.8
+    sr("0", (1, 10, 17), (3, 1, 0), (2, 6, 1), (3, 1, 0)),
+    sr("1", (1, 10, 17), (3, 1, 1), (2, 6, 3), (3, 1, 1)),
+    sr("2", (1, 10, 17), (3, 1, 2), (2, 6, 7), (3, 1, 2)),
+    sr("3", (1, 10, 17), (3, 1, 3), (2, 6, 8), (3, 1, 3)),
+    sr("4", (1, 10, 17), (3, 1, 4), (2, 6, 11), (3, 1, 4)),
+    sr("5", (1, 10, 17), (3, 1, 5), (2, 6, 13), (3, 1, 4)),
+    sr("6", (1, 10, 17), (3, 1, 6), (2, 6, 14), (3, 1, 5)),
+    sr("7", (1, 10, 17), (3, 1, 6), (2, 6, 14), (3, 1, 6)),
+    sr("8", (1, 10, 17), (3, 1, 7), (2, 6, 15), (3, 1, 7)),
+    sr("9", (1, 10, 18), (3, 1, 8), (2, 6, 15), (3, 1, 8)),
 ];
 // 2022.0 … 2025.0 = SCN 4.x: Eureka 2.0.x, timing-identical to 1.10.18 (FACTS.md §0, §0.1).
 const Y2022: &[ServiceRelease] = &[
-    sr("0", (2, 0, 0), (4, 0, 0), (3, 0, 0)),  // SCN 4.0.0
-    sr("1", (2, 0, 0), (4, 0, 1), (3, 0, 2)),  // SCN 4.0.0
-    sr("2", (2, 0, 0), (4, 0, 2), (3, 0, 5)),  // SCN 4.0.1
-    sr("3", (2, 0, 0), (4, 0, 3), (3, 0, 7)),  // SCN 4.0.2
-    sr("4", (2, 0, 1), (4, 0, 4), (3, 0, 9)),  // SCN 4.0.3
-    sr("5", (2, 0, 1), (4, 0, 5), (3, 0, 13)), // SCN 4.0.4
+    sr("0", (2, 0, 0), (4, 0, 0), (3, 0, 0), (4, 0, 0)),
+    sr("1", (2, 0, 0), (4, 0, 1), (3, 0, 2), (4, 0, 0)),
+    sr("2", (2, 0, 0), (4, 0, 2), (3, 0, 5), (4, 0, 1)),
+    sr("3", (2, 0, 0), (4, 0, 3), (3, 0, 7), (4, 0, 2)),
+    sr("4", (2, 0, 1), (4, 0, 4), (3, 0, 9), (4, 0, 3)),
+    sr("5", (2, 0, 1), (4, 0, 5), (3, 0, 13), (4, 0, 4)),
 ];
 const Y2023: &[ServiceRelease] = &[
-    sr("0", (2, 0, 1), (4, 1, 0), (3, 2, 0)),  // SCN 4.1.0
-    sr("1", (2, 0, 2), (4, 1, 2), (3, 2, 4)),  // SCN 4.1.1
-    sr("2", (2, 0, 2), (4, 1, 3), (3, 2, 6)),  // SCN 4.1.2
-    sr("3", (2, 0, 3), (4, 1, 4), (3, 2, 7)),  // SCN 4.1.3
-    sr("4", (2, 0, 4), (4, 1, 5), (3, 2, 12)), // SCN 4.1.4
-    sr("5", (2, 0, 4), (4, 1, 5), (3, 2, 12)), // SCN 4.1.5
-    sr("6", (2, 0, 5), (4, 1, 6), (3, 3, 13)), // SCN 4.1.6
+    sr("0", (2, 0, 1), (4, 1, 0), (3, 2, 0), (4, 1, 0)),
+    sr("1", (2, 0, 2), (4, 1, 2), (3, 2, 4), (4, 1, 1)),
+    sr("2", (2, 0, 2), (4, 1, 3), (3, 2, 6), (4, 1, 2)),
+    sr("3", (2, 0, 3), (4, 1, 4), (3, 2, 7), (4, 1, 3)),
+    sr("4", (2, 0, 4), (4, 1, 5), (3, 2, 12), (4, 1, 4)),
+    sr("5", (2, 0, 4), (4, 1, 5), (3, 2, 12), (4, 1, 5)),
+    sr("6", (2, 0, 5), (4, 1, 6), (3, 3, 13), (4, 1, 6)),
 ];
 const Y2024: &[ServiceRelease] = &[
-    sr("0", (2, 0, 4), (4, 2, 0), (3, 4, 0)),  // SCN 4.2.0
-    sr("1", (2, 0, 4), (4, 2, 1), (3, 4, 3)),  // SCN 4.2.1
-    sr("2", (2, 0, 5), (4, 2, 2), (3, 4, 7)),  // SCN 4.2.2
-    sr("3", (2, 0, 5), (4, 2, 4), (3, 4, 12)), // SCN 4.2.3
+    sr("0", (2, 0, 4), (4, 2, 0), (3, 4, 0), (4, 2, 0)),
+    sr("1", (2, 0, 4), (4, 2, 1), (3, 4, 3), (4, 2, 1)),
+    sr("2", (2, 0, 5), (4, 2, 2), (3, 4, 7), (4, 2, 2)),
+    sr("3", (2, 0, 5), (4, 2, 4), (3, 4, 12), (4, 2, 3)),
 ];
 const Y2025: &[ServiceRelease] = &[
-    sr("0", (2, 0, 4), (4, 3, 0), (3, 5, 0)),  // SCN 4.3.0
-    sr("1", (2, 0, 5), (4, 3, 1), (3, 5, 8)),  // SCN 4.3.1
-    sr("2", (2, 0, 6), (4, 3, 2), (3, 5, 13)), // SCN 4.3.2
-    sr("3", (2, 0, 6), (4, 3, 3), (3, 5, 15)), // SCN 4.3.3
+    sr("0", (2, 0, 4), (4, 3, 0), (3, 5, 0), (4, 3, 0)),
+    sr("1", (2, 0, 5), (4, 3, 1), (3, 5, 8), (4, 3, 1)),
+    sr("2", (2, 0, 6), (4, 3, 2), (3, 5, 13), (4, 3, 2)),
+    sr("3", (2, 0, 6), (4, 3, 3), (3, 5, 15), (4, 3, 3)),
 ];
 // 2025.1 (Oakwood) = SCN 5.0.x on Spring Boot 4.0, Eureka 2.0.x: read from the Maven Central poms
 // of spring-cloud-dependencies 2025.1.x and spring-cloud-netflix-dependencies 5.0.x (the
 // conformance rig in conformance/ runs 2025.1.4).
 const Y2025_1: &[ServiceRelease] = &[
-    sr("0", (2, 0, 5), (5, 0, 0), (4, 0, 0)), // SCN 5.0.0
-    sr("1", (2, 0, 5), (5, 0, 1), (4, 0, 2)), // SCN 5.0.1
-    sr("2", (2, 0, 6), (5, 0, 2), (4, 0, 7)), // SCN 5.0.2
-    sr("3", (2, 0, 6), (5, 0, 3), (4, 0, 8)), // SCN 5.0.2
-    sr("4", (2, 0, 6), (5, 0, 4), (4, 0, 9)), // SCN 5.0.3
+    sr("0", (2, 0, 5), (5, 0, 0), (4, 0, 0), (5, 0, 0)),
+    sr("1", (2, 0, 5), (5, 0, 1), (4, 0, 2), (5, 0, 1)),
+    sr("2", (2, 0, 6), (5, 0, 2), (4, 0, 7), (5, 0, 2)),
+    sr("3", (2, 0, 6), (5, 0, 3), (4, 0, 8), (5, 0, 2)),
+    sr("4", (2, 0, 6), (5, 0, 4), (4, 0, 9), (5, 0, 3)),
 ];
 
 impl fmt::Display for Train {
@@ -294,6 +299,9 @@ pub type CommonsVersion = EurekaVersion;
 
 /// A Spring Boot version (`2.3.12`): the same numeric triple as a Eureka version.
 pub type BootVersion = EurekaVersion;
+
+/// A spring-cloud-netflix version (`4.3.3`): the same numeric triple as a Eureka version.
+pub type ScnVersion = EurekaVersion;
 
 /// A Netflix Eureka version, compared numerically.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -345,6 +353,8 @@ pub struct Release {
     /// The Spring Boot version of the applications: the release's own unless the scenario pins
     /// `simulation.spring-boot`.
     pub boot: BootVersion,
+    /// The spring-cloud-netflix version of the release (not pinned by any key).
+    pub scn: ScnVersion,
 }
 
 impl Default for Release {
@@ -372,6 +382,7 @@ impl Release {
             eureka: last.eureka,
             commons: last.commons,
             boot: last.boot,
+            scn: last.scn,
         }
     }
 
@@ -383,6 +394,7 @@ impl Release {
             eureka: sr.eureka,
             commons: sr.commons,
             boot: sr.boot,
+            scn: sr.scn,
         }
     }
 
@@ -518,7 +530,10 @@ impl Release {
     /// Whether `ResolverUtils#randomize` shuffles a client's Eureka servers with
     /// `new Random(LOCAL_IPV4_ADDRESS.hashCode())`, one permutation per host for good: Eureka
     /// <= 1.10.13. From 1.10.14 (ebb98c5c, Netflix/eureka PR #1383) it uses `ThreadLocalRandom`,
-    /// a new order at every resolve (FACTS.md §0.2, §5.7). By the rows above: Dalston through
+    /// a new order at every resolve (FACTS.md §0.2, §5.7). The old walk is not a uniform
+    /// shuffle either: it draws each swap partner from `[0, size - i)`, so of three URLs the
+    /// first is picked with probability 1/3, the second 1/2, the third 1/6
+    /// (`transport::randomize_up_to_1_10_13`). By the rows above: Dalston through
     /// Hoxton.SR11 (1.10.11) and 2020.0.0-2020.0.2 (1.10.10, 1.10.11); not Hoxton.SR12 nor
     /// 2020.0.3 (1.10.14) and later.
     pub fn endpoint_shuffle_fixed_per_host(self) -> bool {
@@ -530,16 +545,66 @@ impl Release {
     /// (`EurekaClientFactoryBuilder`). From 2020.0 (SCN 3.0.0) the
     /// `spring-cloud-starter-netflix-eureka-client` pom excludes jersey-client, jersey-core and
     /// jersey-apache-client4, so SCN's `RestTemplateTransportClientFactory` runs the calls, which
-    /// reads neither key: SCN 3.0's `DefaultEurekaClientHttpRequestFactorySupplier` sets no
-    /// timeout, 3.1.5+ reads `eureka.client.rest-template-timeout.*` (default -1, none), SCN 4.x
-    /// (2022.0+) defaults those to 180 000 ms (`RestTemplateTimeoutProperties` at v4.0.0) and
-    /// SCN 4.2 adds a RestClient transport (FACTS.md §5.2); those differences are not modelled
-    /// here.
-    pub fn eureka_client_transport(self) -> EurekaClientTransport {
+    /// reads neither key. SCN 4.2 (2024.0) adds a `RestClientTransportClientFactory`, used only
+    /// with `eureka.client.restclient.enabled = true` (`restclient_enabled`):
+    /// `DiscoveryClientOptionalArgsConfiguration.OnRestTemplatePresentAndEnabledCondition`
+    /// matches while `restclient.enabled` is missing or false, `OnRestClientPresentAndEnabled
+    /// Condition` only when it is true (v4.2.0, v4.3.3). SCN 5.0 (2025.1) removed the
+    /// RestTemplate transport (commit a1fddaf13 "Remove RestTemplate support"): RestClient
+    /// whatever the key says.
+    pub fn eureka_client_transport(self, restclient_enabled: bool) -> EurekaClientTransport {
         if self.train < Train::Y2020 {
             EurekaClientTransport::Jersey
+        } else if self.scn >= ScnVersion::new(5, 0, 0)
+            || (restclient_enabled && self.scn >= ScnVersion::new(4, 2, 0))
+        {
+            EurekaClientTransport::RestClient
         } else {
             EurekaClientTransport::RestTemplate
+        }
+    }
+
+    /// The Spring properties that set the connect, connection-request and socket timeouts of
+    /// `transport` on this release, and their default (`None`: no timeout, the OS's limits),
+    /// from spring-cloud-netflix's eureka-client module:
+    /// - SCN 3.0.x and 3.1.0-3.1.4 (2020.0, 2021.0.0-2021.0.5): `DefaultEurekaClientHttpRequest
+    ///   FactorySupplier` sets no timeout and no property exists (v3.0.6, v3.1.4).
+    /// - SCN 3.1.5-3.1.8 (2021.0.6+): `RestTemplateTimeoutProperties`,
+    ///   `@ConfigurationProperties("eureka.client.rest-template-timeout")`, each -1 ("according
+    ///   to RequestConfig.DEFAULT": undefined, none) (v3.1.5 lines 34-44).
+    /// - SCN 4.0-4.3 (2022.0-2025.0): the same class and prefix, each `3 * 60 * 1000`
+    ///   (v4.0.0 lines 35-46; from v4.2.0 it extends the abstract `TimeoutProperties`, whose
+    ///   fields are `180000 // 3 * MINUTES`, and is `@Deprecated(forRemoval = true)`). SCN
+    ///   4.2-4.3's RestClient transport reads `RestClientTimeoutProperties`,
+    ///   `eureka.client.restclient.timeout`, same defaults (v4.2.0, v4.3.3).
+    /// - SCN 5.0 (2025.1): `TimeoutProperties` itself,
+    ///   `@ConfigurationProperties("eureka.client.timeout")`, 180000 each (v5.0.0).
+    ///
+    /// The supplier applies them as HttpClient 5's `ConnectionConfig#setConnectTimeout`,
+    /// `SocketConfig#setSoTimeout` (the wait for each read of the answer) and
+    /// `RequestConfig#setConnectionRequestTimeout` (the wait for a pooled connection); SCN 3.1.x
+    /// as HttpClient 4's `RequestConfig` connect, socket and connection-request timeouts.
+    pub fn eureka_client_timeout_properties(
+        self,
+        transport: EurekaClientTransport,
+    ) -> Option<(TimeoutProperties, Option<u64>)> {
+        const THREE_MINUTES_MS: u64 = 180_000;
+        match transport {
+            EurekaClientTransport::Jersey => None,
+            EurekaClientTransport::RestTemplate if self.scn < ScnVersion::new(3, 1, 5) => None,
+            EurekaClientTransport::RestTemplate if self.scn < ScnVersion::new(4, 0, 0) => {
+                Some((TimeoutProperties::RestTemplateTimeout, None))
+            }
+            EurekaClientTransport::RestTemplate => Some((
+                TimeoutProperties::RestTemplateTimeout,
+                Some(THREE_MINUTES_MS),
+            )),
+            EurekaClientTransport::RestClient if self.scn < ScnVersion::new(5, 0, 0) => {
+                Some((TimeoutProperties::RestClientTimeout, Some(THREE_MINUTES_MS)))
+            }
+            EurekaClientTransport::RestClient => {
+                Some((TimeoutProperties::Timeout, Some(THREE_MINUTES_MS)))
+            }
         }
     }
 
@@ -565,6 +630,38 @@ pub enum EurekaClientTransport {
     Jersey,
     /// Spring Cloud's `RestTemplate` transport, which ignores those keys.
     RestTemplate,
+    /// Spring Cloud's `RestClient` transport (SCN 4.2+ on request, the only one in 5.x).
+    RestClient,
+}
+
+/// A family of Spring properties that set the Eureka client transport's timeouts
+/// ([`Release::eureka_client_timeout_properties`]): `<prefix>.connect-timeout`,
+/// `<prefix>.connect-request-timeout`, `<prefix>.socket-timeout`, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutProperties {
+    /// `RestTemplateTimeoutProperties`: `eureka.client.rest-template-timeout` (SCN 3.1.5-4.3).
+    RestTemplateTimeout,
+    /// `RestClientTimeoutProperties`: `eureka.client.restclient.timeout` (SCN 4.2-4.3).
+    RestClientTimeout,
+    /// `TimeoutProperties`: `eureka.client.timeout` (SCN 5.x).
+    Timeout,
+}
+
+impl TimeoutProperties {
+    pub const ALL: [TimeoutProperties; 3] = [
+        TimeoutProperties::RestTemplateTimeout,
+        TimeoutProperties::RestClientTimeout,
+        TimeoutProperties::Timeout,
+    ];
+
+    /// The `@ConfigurationProperties` prefix.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            TimeoutProperties::RestTemplateTimeout => "eureka.client.rest-template-timeout",
+            TimeoutProperties::RestClientTimeout => "eureka.client.restclient.timeout",
+            TimeoutProperties::Timeout => "eureka.client.timeout",
+        }
+    }
 }
 
 impl fmt::Display for Release {
@@ -792,14 +889,60 @@ mod tests {
         assert!(pinned.endpoint_shuffle_fixed_per_host());
     }
 
-    /// Jersey through SCN 2.2.x (Hoxton), RestTemplate from SCN 3.0.0 (2020.0.0).
+    /// Jersey through SCN 2.2.x (Hoxton), RestTemplate from SCN 3.0.0 (2020.0.0), RestClient
+    /// on request from SCN 4.2.0 (2024.0.0) and always from SCN 5.0.0 (2025.1.0).
     #[test]
     fn eureka_client_transport_leaves_jersey_at_2020_0() {
-        let transport = |text: &str| parse(text).eureka_client_transport();
-        assert_eq!(transport("Dalston"), EurekaClientTransport::Jersey);
-        assert_eq!(transport("Hoxton.SR12"), EurekaClientTransport::Jersey);
-        assert_eq!(transport("2020.0.0"), EurekaClientTransport::RestTemplate);
-        assert_eq!(transport("2025.1"), EurekaClientTransport::RestTemplate);
+        use EurekaClientTransport::{Jersey, RestClient, RestTemplate};
+        let transport = |text: &str, on: bool| parse(text).eureka_client_transport(on);
+        assert_eq!(transport("Dalston", false), Jersey);
+        assert_eq!(transport("Hoxton.SR12", true), Jersey);
+        assert_eq!(transport("2020.0.0", false), RestTemplate);
+        assert_eq!(
+            transport("2023.0", true),
+            RestTemplate,
+            "SCN 4.1.6 has no RestClient"
+        );
+        assert_eq!(transport("2024.0.0", false), RestTemplate);
+        assert_eq!(transport("2024.0.0", true), RestClient);
+        assert_eq!(transport("2025.0", false), RestTemplate);
+        assert_eq!(transport("2025.1.0", false), RestClient);
+        assert_eq!(transport("2025.1", true), RestClient);
+    }
+
+    /// The timeout properties and defaults as read per tag (see
+    /// [`Release::eureka_client_timeout_properties`]): none before SCN 3.1.5 (2021.0.6), -1
+    /// (none) on 3.1.x, 180 000 ms from 4.0.0 (2022.0.0) under the prefix of the transport.
+    #[test]
+    fn eureka_client_timeouts_follow_the_scn_version() {
+        use EurekaClientTransport::{Jersey, RestClient, RestTemplate};
+        use TimeoutProperties::{RestClientTimeout, RestTemplateTimeout, Timeout};
+        let props = |text: &str, t| parse(text).eureka_client_timeout_properties(t);
+        assert_eq!(props("Hoxton", Jersey), None);
+        assert_eq!(props("2020.0", RestTemplate), None);
+        assert_eq!(parse("2021.0.5").scn, ScnVersion::new(3, 1, 4));
+        assert_eq!(props("2021.0.5", RestTemplate), None);
+        assert_eq!(
+            props("2021.0.6", RestTemplate),
+            Some((RestTemplateTimeout, None))
+        );
+        assert_eq!(
+            props("2021.0", RestTemplate),
+            Some((RestTemplateTimeout, None))
+        );
+        for text in ["2022.0.0", "2023.0", "2024.0", "2025.0"] {
+            assert_eq!(
+                props(text, RestTemplate),
+                Some((RestTemplateTimeout, Some(180_000))),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            props("2025.0", RestClient),
+            Some((RestClientTimeout, Some(180_000)))
+        );
+        assert_eq!(props("2025.1", RestClient), Some((Timeout, Some(180_000))));
+        assert_eq!(Timeout.prefix(), "eureka.client.timeout");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::*;
 use crate::eureka::ids::ServerId;
 use crate::eureka::observe::Holding;
+use crate::eureka::protocol::Unanswered;
 
 /// Peers `a` and `b`, the instances registered with `a` only, the gateway reading `a` and a
 /// second caller `gw-b` reading `b` (one endpoint each: no transport, no draw).
@@ -283,7 +284,10 @@ fn restarted_peer_refills_from_the_requeued_heartbeats() {
 /// still learns of svc-0's kill -9 at 300 s. With `b` alone in its list it never does.
 #[test]
 fn a_crashed_peer_is_failed_over() {
-    let crash = FaultKind::Crash { peer: 1 };
+    let crash = FaultKind::Crash {
+        peer: 1,
+        vanishes: false,
+    };
     let both = with_fault(
         two_peers(
             KILL9,
@@ -610,7 +614,10 @@ fn a_downed_peer_takes_its_embedded_client_with_it() {
         );
         (fetched, created)
     };
-    let (fetched, created) = fetches(FaultKind::Crash { peer: 1 });
+    let (fetched, created) = fetches(FaultKind::Crash {
+        peer: 1,
+        vanishes: false,
+    });
     assert!(
         fetched.iter().any(|t| t.ms() < 200_000),
         "it fetched before"
@@ -650,7 +657,10 @@ fn a_crashed_peer_is_not_asked_why_an_instance_is_still_listed() {
     let s = with_fault(
         two_peers(KILL15, &[]),
         200_000,
-        FaultKind::Crash { peer: 0 },
+        FaultKind::Crash {
+            peer: 0,
+            vanishes: false,
+        },
     );
     let p = process(&s, "svc-0");
     for seed in 1..3 {
@@ -816,4 +826,241 @@ fn a_full_fetch_of_a_partial_registry_tells_what_it_dropped() {
         })
         .count();
     assert_eq!(dropped, local - server);
+}
+
+/// Peers `a`, `b`, `c` in one zone on 2025.1, the gateway reading any of them; the peer
+/// `paused` pauses from 400 s for 300 s. (instant, server) of each of the gateway's fetches.
+fn gateway_fetches(seed: u64, paused: Option<usize>, overrides: &[&str]) -> Vec<(u64, usize)> {
+    let text = "[[peer]]\nname = \"a\"\n[[peer]]\nname = \"b\"\n[[peer]]\nname = \"c\"\n";
+    let mut all = vec!["simulation.release=2025.1"];
+    all.extend_from_slice(overrides);
+    let mut s = scenario(text, &all);
+    if let Some(k) = paused {
+        let pause = FaultKind::Pause {
+            target: FaultSide::Peer(k),
+            for_ms: 300_000,
+        };
+        s = with_fault(s, 400_000, pause);
+    }
+    let gw = process(&s, "gateway");
+    record_every_fetch(&s, seed)
+        .iter()
+        .filter_map(|(t, o)| match o {
+            Observation::Fetched {
+                server, observer, ..
+            } if *observer == gw => Some((t.ms(), server.index())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// From 2022.0 the Eureka client's calls have a 180 s socket timeout
+/// (`RestTemplateTimeoutProperties` 4.0-4.3, `TimeoutProperties` 5.0; FACTS.md §15). The
+/// gateway's query stack sticks to P, the peer that answered its last fetch before 400 s, at
+/// f0; P pauses at 400 s for 300 s. The next fetch leaves at t_f = f0 + 30 s (the refresh
+/// re-arms one interval after a run ends), reaches P one latency later and hangs.
+/// `TimedSupervisorTask` gives up on the run at t_f + 30 s, but the body runs on (its
+/// interrupt does not end a blocking socket read) until the read times out, one latency + the
+/// timeout T after t_f. `RetryableEurekaHttpClient#execute` then drops the sticky client
+/// without quarantining it and tries the first candidate of the current order
+/// (`getHostCandidates`: the resolver's order minus the quarantine, empty so far), P itself
+/// with probability 1/3 (the order is re-shuffled every 300 s from 1.10.14). The first fetch
+/// after f0 is then:
+/// - T = 180 s: from another peer at t_f + 180 s + 3 latencies (long before the pause ends at
+///   700 s); or, if P was tried again (its read cannot time out before the pause ends), from
+///   another peer at t_f + 270 s + 3 latencies: the run begun at t_f + 90 s (the 60 s back-off
+///   after the first timeout) still went to P, sticky until the first body's read failed, and
+///   its read fails in turn; or else P's answer when the pause ends.
+/// - T = 5 s (`eureka.client.timeout.socket-timeout = 5000`): from another peer at t_f + 5 s +
+///   3 latencies; or, if P was tried again, its second read times out too, P is quarantined
+///   and the third attempt goes elsewhere: t_f + 2 (5 s + a latency) + 2 latencies. Either
+///   way within one fetch interval and 10 s of the pause's start.
+///
+/// Without any read timeout (the model before 2022.0's timeouts) every fetch would wait for the
+/// pause's end.
+#[test]
+fn a_paused_server_is_given_up_at_the_socket_timeout() {
+    let short = ["clients.eureka.client.timeout.socket-timeout=5000"];
+    let mut moved_at_first_timeout = [0u32; 2];
+    for seed in 1..=24 {
+        for (row, (overrides, timeout)) in [(&[][..], 180_000u64), (&short[..], 5_000)]
+            .into_iter()
+            .enumerate()
+        {
+            let last_before = |fetches: &[(u64, usize)]| {
+                *fetches
+                    .iter()
+                    .rev()
+                    .find(|(t, _)| *t < 400_000)
+                    .expect("fetched before 400 s")
+            };
+            let (f0, sticky) = last_before(&gateway_fetches(seed, None, overrides));
+            let fetches = gateway_fetches(seed, Some(sticky), overrides);
+            assert_eq!(last_before(&fetches), (f0, sticky), "seed {seed}");
+            let t_f = f0 + 30_000;
+            assert!(t_f >= 400_000, "seed {seed}: {f0}");
+            let (at, server) = *fetches
+                .iter()
+                .find(|(t, _)| *t > f0)
+                .expect("fetched after the pause began");
+            let first = t_f + timeout + 3 * LAT;
+            let allowed = if timeout == 180_000 {
+                at == first
+                    || (at == t_f + 270_000 + 3 * LAT && server != sticky)
+                    || (at > 700_000 && server == sticky)
+            } else {
+                at == first || at == t_f + 2 * (timeout + LAT) + 2 * LAT
+            };
+            assert!(
+                allowed,
+                "seed {seed}, {timeout}: ({at}, {server}) t_f {t_f}"
+            );
+            if at == first {
+                assert_ne!(server, sticky);
+                moved_at_first_timeout[row] += 1;
+            }
+        }
+    }
+    // Another peer first in a fresh order of three: 2/3 of the seeds (16 of 24 expected;
+    // fewer than 8 has a probability of about 0.1 %).
+    for count in moved_at_first_timeout {
+        assert!(count >= 8, "{moved_at_first_timeout:?}");
+    }
+}
+
+/// Peers `a` (zone z1) and `b` (z3); svc's three instances in z1; the gateway in z2, reading
+/// `a` first and `b` after it (`service-url.z2 = a`, `service-url.z3 = b`: own zone first, no
+/// shuffle), not registering; zone z1 goes down at 300 s, its hosts vanishing (the default) or
+/// staying (`host = "stays"`). Self-preservation off, so that `b` evicts the lost instances.
+fn zone_outage_world(release: &str, host: &str) -> Scenario {
+    let text = format!(
+        r#"
+[[peer]]
+name = "a"
+zone = "z1"
+[[peer]]
+name = "b"
+zone = "z3"
+[[shutdown]]
+zone = "z1"
+at-s = 300
+strategy = "kill-9"
+{host}
+"#
+    );
+    scenario(
+        &text,
+        &[
+            &format!("simulation.release={release}"),
+            "app.svc.instances=3",
+            "app.svc.eureka.client.availability-zones.us-east-1=z1",
+            "caller.gateway.eureka.client.register-with-eureka=false",
+            "server.eureka.server.enable-self-preservation=false",
+            "caller.gateway.eureka.client.availability-zones.us-east-1=z2,z3",
+            "caller.gateway.eureka.client.service-url.z2=a",
+            "caller.gateway.eureka.client.service-url.z3=b",
+        ],
+    )
+}
+
+/// The gateway's failed attempts (instant, why) and fetches (instant, server) from 300 s on,
+/// and the instants its Eureka cache dropped each svc instance.
+fn gateway_after_outage(s: &Scenario, seed: u64) -> (Vec<(u64, Unanswered)>, Vec<u64>, Vec<u64>) {
+    let gw = process(s, "gateway");
+    let (log, _) = record(s, seed);
+    let (mut failed, mut fetched, mut dropped) = (Vec::new(), Vec::new(), Vec::new());
+    for (t, o) in log.iter().filter(|(t, _)| t.ms() >= 300_000) {
+        match o {
+            Observation::AttemptFailed { observer, why, .. } if *observer == gw => {
+                failed.push((t.ms(), *why))
+            }
+            Observation::Fetched {
+                observer, server, ..
+            } if *observer == gw => {
+                assert_eq!(server.index(), 1, "only b answers after the outage");
+                fetched.push(t.ms());
+            }
+            Observation::ClientCache {
+                observer,
+                up: false,
+                ..
+            } if *observer == gw => dropped.push(t.ms()),
+            _ => {}
+        }
+    }
+    (failed, fetched, dropped)
+}
+
+/// A vanished zone against a refusing one (FACTS.md §15), Hoxton (Jersey: connect timeout
+/// C = 5 s). The gateway's first fetch after the outage, at t_f, goes to its sticky `a`:
+/// refused after a round trip (2 latencies), or unanswered until C. `RetryableEurekaHttpClient`
+/// drops the sticky client without quarantining it, so the second attempt is `a` again (the
+/// first of the order), which fails alike and is quarantined; the third goes to `b`, answered
+/// after a round trip. So the attempts fail at t_f + 2L, t_f + 4L (refused) or t_f + C,
+/// t_f + 2C (vanished), and the fetch lands at t_f + 6L or t_f + 2C + 2L: Δ = 2C - 4L = 9 980 ms
+/// later. Every later fetch follows one interval after the run's end, so the whole fetch grid
+/// after the outage is shifted by exactly Δ. The gateway's cache drops an instance at the
+/// first fetch after `b` serves it as gone (an instant the gateway does not move), so against
+/// the refusing form it drops it Δ later, or P - Δ earlier when a fetch of the refusing grid
+/// fell in the Δ before that instant (P = 30 s + 2L, the fetch period): the mean exposure
+/// does not move (Δ (1 - Δ/P) - (P - Δ) Δ/P = 0). What does cost more is each request the
+/// gateway sends a vanished instance meanwhile: Ribbon's ConnectTimeout (1 s), which the
+/// refusing form does not have.
+#[test]
+fn a_vanished_zone_costs_connect_timeouts_where_a_refusing_one_does_not() {
+    let c = 5_000;
+    let delta = 2 * c - 4 * LAT;
+    let period = 30_000 + 2 * LAT;
+    for seed in 1..4 {
+        let refusing = zone_outage_world("Hoxton", "host = \"stays\"");
+        let vanished = zone_outage_world("Hoxton", "");
+        let (r_failed, r_fetched, r_dropped) = gateway_after_outage(&refusing, seed);
+        let (v_failed, v_fetched, v_dropped) = gateway_after_outage(&vanished, seed);
+        let t_f = r_failed[0].0 - 2 * LAT;
+        assert_eq!(
+            r_failed[..2],
+            [
+                (t_f + 2 * LAT, Unanswered::Refused),
+                (t_f + 4 * LAT, Unanswered::Refused)
+            ],
+            "seed {seed}"
+        );
+        assert_eq!(
+            v_failed[..2],
+            [
+                (t_f + c, Unanswered::ConnectTimeout),
+                (t_f + 2 * c, Unanswered::ConnectTimeout)
+            ],
+            "seed {seed}"
+        );
+        assert_eq!(r_fetched[0], t_f + 6 * LAT);
+        assert_eq!(v_fetched[0], t_f + 2 * c + 2 * LAT);
+        // Until a new session (10-30 min) starts on `a` again and pays once more.
+        let until = [&r_failed, &v_failed]
+            .iter()
+            .filter_map(|f| f.get(2).map(|x| x.0))
+            .min()
+            .unwrap_or(u64::MAX);
+        let mut compared = 0;
+        for (v, r) in v_fetched.iter().zip(&r_fetched) {
+            if *v >= until {
+                break;
+            }
+            assert_eq!(*v, r + delta, "seed {seed}");
+            compared += 1;
+        }
+        assert!(compared >= 5, "seed {seed}: {compared}");
+        assert_eq!(r_dropped.len(), 3);
+        assert_eq!(v_dropped.len(), 3);
+        for (v, r) in v_dropped
+            .iter()
+            .zip(&r_dropped)
+            .filter(|(v, _)| **v < until)
+        {
+            assert!(
+                *v == r + delta || *v + (period - delta) == *r,
+                "seed {seed}: dropped at {v} against {r}"
+            );
+        }
+    }
 }

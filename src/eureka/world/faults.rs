@@ -7,17 +7,12 @@ use crate::eureka::faults::Faults;
 use crate::eureka::ids::{ProcessId, ServerId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
-use crate::eureka::protocol::{Call, Reply};
+use crate::eureka::protocol::{Call, Reply, Unanswered};
 use crate::eureka::server::EurekaServer;
 use crate::eureka::transport::{Stack, TransportStreams};
-use crate::scenario::{EurekaClientTransport, FaultKind, FaultSide};
+use crate::scenario::{FaultKind, FaultSide};
 
 use super::{Event, World};
-
-/// A connect to a host that drops packets, with no connect timeout set (Spring Cloud's
-/// RestTemplate transport): Linux gives up after `tcp_syn_retries = 6` retransmissions,
-/// 1 + 2 + 4 + 8 + 16 + 32 + 64 = 127 s (a model assumption, `docs/design/peers.md` §1.5).
-pub const OS_CONNECT_TIMEOUT_MS: u64 = 127_000;
 
 /// A fault's beginning or end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,9 +72,12 @@ impl<O: Observer> World<'_, O> {
                 }
             }
             (FaultKind::ServerRestart { peer, .. }, Edge::Begin)
-            | (FaultKind::Crash { peer }, Edge::Begin) => {
+            | (FaultKind::Crash { peer, .. }, Edge::Begin) => {
                 let s = ServerId(*peer as u32);
-                self.faults.set_down(s, true);
+                match self.scenario.faults[fault].kind {
+                    FaultKind::Crash { vanishes: true, .. } => self.faults.set_vanished(s),
+                    _ => self.faults.set_down(s, true),
+                }
                 self.observe(Observation::ServerDown { server: s });
                 self.with_server(s, |server, out| server.go_down(out));
                 // The JVM goes, and its embedded Eureka client with it (nobody routes requests
@@ -176,34 +174,37 @@ impl<O: Observer> World<'_, O> {
             .collect()
     }
 
-    /// How long `p`'s Eureka client waits for a connect that is never answered: Jersey's
-    /// `eureka-server-connect-timeout-seconds` up to Hoxton, the OS's from 2020.0
-    /// (RestTemplate, no timeout set; FACTS.md §5.2).
+    /// How long `p`'s Eureka client waits for a connect that is never answered: its connect
+    /// timeout ([`ClientConfig::call_timeouts`](crate::scenario::ClientConfig::call_timeouts):
+    /// Jersey's 5 s up to Hoxton, none on 2020.0-2021.0, 180 s from 2022.0, or what the file
+    /// sets), and never longer than the OS's [`OS_CONNECT_TIMEOUT_MS`](crate::scenario::OS_CONNECT_TIMEOUT_MS), which ends a connect
+    /// whose SYNs go unanswered whatever the client asked for.
     fn connect_timeout_ms(&self, p: ProcessId) -> u64 {
-        match self.scenario.simulation.release.eureka_client_transport() {
-            EurekaClientTransport::Jersey => {
-                self.processes[p]
-                    .client
-                    .config()
-                    .eureka_server_connect_timeout_s
-                    * 1000
-            }
-            EurekaClientTransport::RestTemplate => OS_CONNECT_TIMEOUT_MS,
-        }
+        let release = self.scenario.simulation.release;
+        self.processes[p].client.config().connect_wait_ms(release)
     }
 
-    /// Jersey's `eureka-server-read-timeout-seconds`; none with RestTemplate.
+    /// How long `p`'s Eureka client waits for the answer of a server that accepted its call:
+    /// the socket timeout (Jersey's 8 s, 180 s from 2022.0, the file's), `None` on 2020.0-2021.0
+    /// unless set. When it passes, the attempt fails and the retrying transport tries the next
+    /// server (`RetryableEurekaHttpClient#execute`).
+    ///
+    /// `TimedSupervisorTask#run` gives up on the run after one interval and calls
+    /// `future.cancel(true)`, but that interrupt does not end the call: the Apache HttpClient
+    /// under the RestTemplate and RestClient transports reads from a blocking `java.net.Socket`
+    /// on a platform thread of the task's `ThreadPoolExecutor`, and such a read ignores
+    /// `Thread#interrupt` (`java.net.Socket#getInputStream`: only a socket from an
+    /// `InterruptibleChannel`, or a virtual thread, is closed by an interrupt). So the body runs
+    /// on until this timeout ([`crate::eureka::client`]'s `SupervisedTask`). This reading of the
+    /// source is what the model does; whether the real stack agrees is being checked on the
+    /// conformance rig.
     fn read_timeout_ms(&self, p: ProcessId) -> Option<u64> {
-        match self.scenario.simulation.release.eureka_client_transport() {
-            EurekaClientTransport::Jersey => Some(
-                self.processes[p]
-                    .client
-                    .config()
-                    .eureka_server_read_timeout_s
-                    * 1000,
-            ),
-            EurekaClientTransport::RestTemplate => None,
-        }
+        let release = self.scenario.simulation.release;
+        self.processes[p]
+            .client
+            .config()
+            .call_timeouts(release)
+            .read_ms
     }
 
     /// A client call meets the faults as it leaves: a down server refuses it after a round
@@ -221,15 +222,18 @@ impl<O: Observer> World<'_, O> {
         let stack = Stack::of(&call);
         let server_process = self.server_processes[server.index()];
         let now = self.now();
-        let failed_after = if self.faults.is_down(server) {
-            Some(self.call_latency(from, stack) + self.call_latency(from, stack))
+        let failed_after = if self.faults.is_vanished(server) {
+            Some((self.connect_timeout_ms(from), Unanswered::ConnectTimeout))
+        } else if self.faults.is_down(server) {
+            let round_trip = self.call_latency(from, stack) + self.call_latency(from, stack);
+            Some((round_trip, Unanswered::Refused))
         } else if !self.faults.open(from, server_process) {
-            Some(self.connect_timeout_ms(from))
+            Some((self.connect_timeout_ms(from), Unanswered::ConnectTimeout))
         } else {
             None
         };
-        if let Some(delay) = failed_after {
-            self.unanswered(from, seq, delay);
+        if let Some((delay, why)) = failed_after {
+            self.unanswered(from, seq, delay, (server, why));
             return false;
         }
         if let (Some(until), Some(read)) = (
@@ -238,20 +242,28 @@ impl<O: Observer> World<'_, O> {
         ) {
             let latency = self.call_latency(from, stack);
             if until.since(now) as u64 > latency + read {
-                self.unanswered(from, seq, latency + read);
+                let why = Unanswered::ReadTimeout;
+                self.unanswered(from, seq, latency + read, (server, why));
             }
         }
         true
     }
 
-    /// Call `seq` of `to` gets no answer: it learns so `delay_ms` from now.
-    fn unanswered(&mut self, to: ProcessId, seq: u32, delay_ms: u64) {
+    /// Call `seq` of `to` gets no answer from `server`: it learns so, and `why`, `delay_ms`
+    /// from now.
+    fn unanswered(
+        &mut self,
+        to: ProcessId,
+        seq: u32,
+        delay_ms: u64,
+        (server, why): (ServerId, Unanswered),
+    ) {
         let incarnation = self.processes[to].client.incarnation();
         let event = Event::AtClient {
             to,
             incarnation,
             seq,
-            reply: Reply::Unreachable,
+            reply: Reply::Unreachable { server, why },
         };
         self.queue.schedule_in(delay_ms, event);
     }
@@ -296,6 +308,15 @@ pub(super) fn batch_fate(
 ) -> BatchFate {
     if !faults.active() {
         return BatchFate::Delivered;
+    }
+    if faults.is_vanished(to) {
+        // `peer-node-connect-timeout-ms`: "connect timed out", an IOException that is no read
+        // timeout, so a TransientError (`ReplicationTaskProcessor#isNetworkConnectException`).
+        return BatchFate::Failed {
+            after_ms: connect_ms,
+            congestion: false,
+            delivered: false,
+        };
     }
     if faults.is_down(to) {
         return BatchFate::Failed {

@@ -15,7 +15,7 @@ use crate::scenario::NetworkConfig;
 use super::faults::{BatchFate, batch_fate};
 use super::{Event, Process, World, latency, report};
 use crate::eureka::faults::Faults;
-use crate::eureka::protocol::Reply;
+use crate::eureka::protocol::{Reply, Unanswered};
 use crate::eureka::transport::Stack;
 
 impl<O: Observer> World<'_, O> {
@@ -74,8 +74,10 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn on_server_call(&mut self, s: ServerId, from: ProcessId, seq: u32, call: Call) {
         let stack = Stack::of(&call);
         if self.faults.is_down(s) {
-            // It went down while the call was on its way: refused.
-            return self.reply(from, seq, stack, Reply::Unreachable);
+            // It went down while the call was on its way: refused (a host that vanished in
+            // that latency is taken as refusing too).
+            let why = Unanswered::Refused;
+            return self.reply(from, seq, stack, Reply::Unreachable { server: s, why });
         }
         let now = self.now();
         let reply = self.with_server(s, |server, out| server.on_call(now, from, call, out));

@@ -3,7 +3,7 @@
 //! `ResolvedEndpoints` (FACTS.md §5.7, docs/design/peers.md §1.5).
 
 use super::*;
-use crate::scenario::model::ResolvedEndpoints;
+use crate::scenario::model::{CallTimeouts, ResolvedEndpoints};
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     parse_str(text, "s.toml", "s", &[])
@@ -411,8 +411,107 @@ fn jersey_timeouts_do_nothing_from_2020_0() {
         [
             "s.toml:4:1: `clients.eureka.client.eureka-server-read-timeout-seconds` has no effect on \
           2020.0.0: from 2020.0 the Eureka client calls the server through Spring Cloud's \
-          RestTemplate transport, which does not read it (the Jersey client it configures left \
-          the starter)"
+          RestTemplate or RestClient transport, which does not read it (the Jersey client it \
+          configures left the starter)"
         ]
+    );
+}
+
+/// The transport timeout keys bind under their Spring names and the relaxed ones, into the
+/// family the release reads (`Release::eureka_client_timeout_properties`): 180 000 ms by
+/// default from 2022.0, what the file says when set, 0 for none.
+#[test]
+fn transport_timeouts_bind_per_release_and_relaxed() {
+    let text = |release: &str, keys: &str| {
+        format!(
+            "[simulation]\nrelease = \"{release}\"\n[clients]\n{keys}\n[[app]]\nname = \"svc\"\n"
+        )
+    };
+    let timeouts = |release: &str, keys: &str| {
+        let s = ok(&text(release, keys));
+        let c = &s.apps[0].client;
+        let warnings: Vec<String> = key_warnings(&s).into_iter().map(String::from).collect();
+        (c.call_timeouts(s.simulation.release), warnings)
+    };
+    let none: Vec<String> = Vec::new();
+    let t = |connect_ms, read_ms| CallTimeouts {
+        connect_ms,
+        read_ms,
+    };
+    assert_eq!(
+        timeouts("Hoxton", ""),
+        (t(Some(5_000), Some(8_000)), none.clone())
+    );
+    assert_eq!(timeouts("2020.0", ""), (t(None, None), none.clone()));
+    assert_eq!(timeouts("2021.0", ""), (t(None, None), none.clone()));
+    assert_eq!(
+        timeouts(
+            "2021.0",
+            "eureka.client.rest-template-timeout.socket-timeout = 5000"
+        ),
+        (t(None, Some(5_000)), none.clone())
+    );
+    let three_minutes = t(Some(180_000), Some(180_000));
+    for release in ["2022.0", "2023.0", "2024.0", "2025.0", "2025.1"] {
+        assert_eq!(timeouts(release, "").0, three_minutes, "{release}");
+    }
+    for key in [
+        "eureka.client.timeout.socket-timeout",
+        "eureka.client.timeout.socketTimeout",
+        "eureka.client.timeout.socket_timeout",
+        "eureka.client.Timeout.SOCKET-TIMEOUT",
+    ] {
+        assert_eq!(
+            timeouts("2025.1", &format!("{key} = 5000")),
+            (t(Some(180_000), Some(5_000)), none.clone()),
+            "{key}"
+        );
+    }
+    assert_eq!(
+        timeouts(
+            "2025.0",
+            "eureka.client.restTemplateTimeout.connectTimeout = 0"
+        )
+        .0,
+        t(None, Some(180_000))
+    );
+    let rest_client = "eureka.client.restclient.enabled = true\n\
+                       eureka.client.restclient.timeout.socket-timeout = 7000";
+    assert_eq!(
+        timeouts("2024.0", rest_client).0,
+        t(Some(180_000), Some(7_000))
+    );
+    let (effect, warnings) = timeouts("2025.0", "eureka.client.timeout.socket-timeout = 5000");
+    assert_eq!(effect, three_minutes);
+    assert_eq!(
+        warnings,
+        [
+            "s.toml:4:1: `clients.eureka.client.timeout.socket-timeout` has no effect on 2025.0: \
+             its Eureka client reads `eureka.client.rest-template-timeout.*`"
+        ]
+    );
+    let (_, warnings) = timeouts("2025.1", "eureka.client.restclient.enabled = true");
+    assert_eq!(
+        warnings,
+        [
+            "s.toml:4:1: `clients.eureka.client.restclient.enabled` has no effect on 2025.1: only \
+             2024.0 and 2025.0 (spring-cloud-netflix 4.2-4.3) offer both transports"
+        ]
+    );
+    let (_, warnings) = timeouts(
+        "2020.0",
+        "eureka.client.rest-template-timeout.socket-timeout = 1",
+    );
+    assert_eq!(
+        warnings,
+        [
+            "s.toml:4:1: `clients.eureka.client.rest-template-timeout.socket-timeout` has no \
+             effect on 2020.0: its Eureka client's transport has no timeout property"
+        ]
+    );
+    let bad = err(&text("2025.1", "eureka.client.timeout.socket-timeout = -1"));
+    assert!(
+        bad.contains("eureka.client.timeout.socket-timeout"),
+        "{bad}"
     );
 }

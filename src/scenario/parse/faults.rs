@@ -379,7 +379,13 @@ impl Builder<'_> {
                 let FaultSide::Peer(peer) = target(self, Want::Peer)? else {
                     unreachable!("Want::Peer resolves to peers only")
                 };
-                (FaultKind::Crash { peer }, None)
+                (
+                    FaultKind::Crash {
+                        peer,
+                        vanishes: false,
+                    },
+                    None,
+                )
             }
         };
         if let Some((key, length_ms, still)) = end {
@@ -652,7 +658,10 @@ calls = "svc"
             f,
             FaultConfig {
                 at_ms: 450_000,
-                kind: FaultKind::Crash { peer: 0 },
+                kind: FaultKind::Crash {
+                    peer: 0,
+                    vanishes: false
+                },
             }
         );
     }
@@ -672,7 +681,10 @@ calls = "svc"
             [
                 FaultConfig {
                     at_ms: 450_000,
-                    kind: FaultKind::Crash { peer: 0 },
+                    kind: FaultKind::Crash {
+                        peer: 0,
+                        vanishes: false
+                    },
                 },
                 FaultConfig {
                     at_ms: 10_000,
@@ -920,6 +932,12 @@ calls = "svc"
         let text = format!("{BASE}[[fault]]\nkind = \"crash\"\nat-s = 450\ntarget = \"alpha\"\n");
         let s = parse_str(&text, "s.toml", "s", &["fault[0].target=beta".to_string()])
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(s.faults[0].kind, FaultKind::Crash { peer: 1 });
+        assert_eq!(
+            s.faults[0].kind,
+            FaultKind::Crash {
+                peer: 1,
+                vanishes: false
+            }
+        );
     }
 }

@@ -105,14 +105,15 @@ impl Builder<'_> {
     }
 }
 
-/// The crash of each peer of a zone outage, as a `[[fault]] kind = "crash"` at `at_ms`.
-pub(super) fn crashes(members: &ZoneMembers, at_ms: u64) -> Vec<FaultConfig> {
+/// The crash of each peer of a zone outage, as a `[[fault]] kind = "crash"` at `at_ms`, its
+/// host gone with it (`vanishes`, the default) or still refusing (`host = "stays"`).
+pub(super) fn crashes(members: &ZoneMembers, at_ms: u64, vanishes: bool) -> Vec<FaultConfig> {
     members
         .peers
         .iter()
         .map(|&peer| FaultConfig {
             at_ms,
-            kind: FaultKind::Crash { peer },
+            kind: FaultKind::Crash { peer, vanishes },
         })
         .collect()
 }

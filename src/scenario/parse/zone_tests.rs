@@ -70,7 +70,7 @@ fn a_zone_outage_is_its_instances_callers_and_peers() {
         assert_eq!(x.at_ms, 300_000);
         assert_eq!(x.strategy, Strategy::Kill9);
         assert_eq!(x.zone.as_deref(), Some("z1"));
-        assert!(!x.host_vanishes);
+        assert!(x.host_vanishes, "a zone's hosts vanish by default");
     }
     assert_eq!(
         s.caller_stops,
@@ -85,10 +85,28 @@ fn a_zone_outage_is_its_instances_callers_and_peers() {
         s.faults[1],
         FaultConfig {
             at_ms: 300_000,
-            kind: FaultKind::Crash { peer: 0 }
+            kind: FaultKind::Crash {
+                peer: 0,
+                vanishes: true
+            }
         }
     );
     assert_eq!(s.shutdown_tables(), 1);
+}
+
+/// `host = "stays"` makes a zone outage the refusing form: its instances and its peers are
+/// dead processes on live hosts.
+#[test]
+fn a_zone_that_stays_refuses() {
+    let s = ok(&Z1.replace("kill-9\"\n", "kill-9\"\nhost = \"stays\"\n"));
+    assert!(s.shutdowns.iter().all(|x| !x.host_vanishes));
+    assert_eq!(
+        s.faults[0].kind,
+        FaultKind::Crash {
+            peer: 0,
+            vanishes: false
+        }
+    );
 }
 
 /// The same instances as three `[[shutdown]] instance` tables, but for the zone they carry;
@@ -114,7 +132,13 @@ fn each_instance_of_a_zone_departs_as_if_named_alone() {
     let z3 = ok("[[shutdown]]\nzone = \"z2\"\nat-s = 1\nstrategy = \"kill-9\"\n");
     let ids: Vec<&str> = z3.shutdowns.iter().map(|x| x.instance.as_str()).collect();
     assert_eq!(ids, ["orders-0", "orders-1"]);
-    assert_eq!(z3.faults[0].kind, FaultKind::Crash { peer: 1 });
+    assert_eq!(
+        z3.faults[0].kind,
+        FaultKind::Crash {
+            peer: 1,
+            vanishes: true
+        }
+    );
     assert_eq!(z3.caller_stops[0].caller, 1);
 }
 
@@ -232,7 +256,13 @@ fn a_zone_with_every_server_warns() {
     let text = "[simulation]\nduration-s = 600\n[[app]]\nname = \"svc\"\ninstances = 2\n\
                 [[shutdown]]\nzone = \"defaultZone\"\nat-s = 300\nstrategy = \"kill-9\"\n";
     let s = parse_str(text, "s.toml", "s", &[]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(s.faults[0].kind, FaultKind::Crash { peer: 0 });
+    assert_eq!(
+        s.faults[0].kind,
+        FaultKind::Crash {
+            peer: 0,
+            vanishes: true
+        }
+    );
     assert!(
         s.warnings
             .iter()
