@@ -6,6 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::report::starter::{Starter, render_presets, render_starter};
 use crate::scenario::presets::{PRESET_NAMES, preset};
+use crate::scenario::{FileEvidence, file_evidence};
 
 /// A bad `init` argument: exit 2, nothing written.
 #[derive(Debug, thiserror::Error)]
@@ -80,15 +81,65 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
         Ok(Some(relative_to(folder, file)?))
     };
     let app_config = relative("--app-config", &args.app_config)?;
-    let app_name = app_config
-        .as_deref()
-        .and_then(|f| spring_application_name(folder, f));
+    let caller_config = relative("--caller-config", &args.caller_config)?;
+    let evidence = |file: &Option<PathBuf>| -> anyhow::Result<Option<(String, FileEvidence)>> {
+        let Some(file) = file else { return Ok(None) };
+        let text = file_text(file)?;
+        let shown = file.display().to_string();
+        let e = file_evidence(&shown, &text).map_err(|why| InitError(format!("{shown}: {why}")))?;
+        Ok(Some((shown, e)))
+    };
+    let server = evidence(&args.server_config)?;
+    let app = evidence(&args.app_config)?;
+    let caller = evidence(&args.caller_config)?;
+    let mut app_name_written = false;
+    let app_name = match &app {
+        Some((_, e)) if e.application_name.is_some() => e.application_name.clone(),
+        Some((shown, _)) => {
+            app_name_written = true;
+            println!(
+                "note: {shown} has no spring.application.name (Spring would register the service \
+                 as UNKNOWN, EurekaInstanceConfigBean's default); the starter names it `svc`: \
+                 change `name` in [[app]] to yours"
+            );
+            Some("svc".to_string())
+        }
+        None => None,
+    };
+    let caller_name = match &caller {
+        Some((shown, e)) if e.application_name.is_none() => {
+            println!(
+                "note: {shown} has no spring.application.name; the starter names the caller \
+                 `gateway`: change `name` in [[caller]] to yours"
+            );
+            Some("gateway".to_string())
+        }
+        _ => None,
+    };
+    // The caller's file decides first (its balancer is the question), then the app's, then the
+    // server's.
+    let release = [&caller, &app, &server]
+        .into_iter()
+        .flatten()
+        .find_map(|(_, e)| e.train.clone())
+        .map(|(train, why)| (train.to_string(), why));
+    if let Some((train, why)) = &release {
+        println!("note: release = \"{train}\", from {why}");
+    }
+    let http_client = caller
+        .as_ref()
+        .and_then(|(_, e)| e.http_client.clone())
+        .map(|(client, why)| (client.to_string(), why));
     let starter = Starter {
         preset,
         server_config: relative("--server-config", &args.server_config)?,
         app_config,
-        caller_config: relative("--caller-config", &args.caller_config)?,
+        caller_config,
         app_name,
+        app_name_written,
+        caller_name,
+        release,
+        http_client,
     };
     let text = render_starter(&starter);
     // Written beside its target, checked by parsing (its Spring files found from there), then
@@ -119,17 +170,24 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The name an `[[app]]` takes from Spring file `file` (relative to `folder`): its
-/// spring.application.name, read as a scenario reads it; `None` without one.
-fn spring_application_name(folder: &Path, file: &str) -> Option<String> {
-    let probe = folder.join("init-probe.toml");
-    let text = format!(
-        "[[app]]\nspring-config = {}\n",
-        toml_edit::value(file).to_string().trim()
-    );
-    crate::scenario::parse_str(&text, &probe.to_string_lossy(), "probe", &[])
-        .ok()
-        .and_then(|s| s.apps.first().map(|a| a.name.clone()))
+/// The text of a Spring file as Spring Boot reads it: `.properties` as ISO-8859-1, others as
+/// UTF-8.
+fn file_text(file: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(file).map_err(|e| InitError(format!("{}: {e}", file.display())))?;
+    let properties = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("properties"));
+    if properties {
+        return Ok(bytes.iter().map(|&b| char::from(b)).collect());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        InitError(format!(
+            "{}: not UTF-8 (invalid byte at offset {})",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        ))
+        .into()
+    })
 }
 
 /// `file` as a path from `folder` (both from the working folder), e.g. `../svc/app.yml`.

@@ -34,6 +34,14 @@ pub struct Starter {
     pub caller_config: Option<String>,
     /// The called app's name (`svc` unless its Spring file's spring.application.name says).
     pub app_name: Option<String>,
+    /// Written as the `[[app]]`'s `name`: its file has no spring.application.name.
+    pub app_name_written: bool,
+    /// The caller's name when its file has no spring.application.name.
+    pub caller_name: Option<String>,
+    /// The release train the files show, and why.
+    pub release: Option<(String, String)>,
+    /// The caller's HTTP stack its file shows, and why.
+    pub http_client: Option<(String, String)>,
 }
 
 /// A TOML string literal (basic string, escaped).
@@ -63,9 +71,20 @@ pub fn render_starter(s: &Starter) -> String {
          [simulation]\n\
          duration-s = 900    # simulated time per trial\n\
          trials = 200        # independent trials (p99 needs 299)\n\
-         seed = 1\n\
-         release = \"Hoxton\" # Spring Cloud release train: decides which Eureka rules apply\n",
+         seed = 1\n",
     );
+    match &s.release {
+        Some((train, why)) => {
+            let _ = writeln!(
+                out,
+                "release = {}   # Spring Cloud release train, from {why}",
+                quoted(train)
+            );
+        }
+        None => out.push_str(
+            "release = \"Hoxton\" # Spring Cloud release train: decides which Eureka rules apply\n",
+        ),
+    }
     if let Some(p) = s.preset {
         let _ = writeln!(
             out,
@@ -96,6 +115,15 @@ pub fn render_starter(s: &Starter) -> String {
          [[app]]\n",
     );
     match &s.app_config {
+        Some(f) if s.app_name_written => {
+            let _ = writeln!(
+                out,
+                "name = {}   # {f} has no spring.application.name (Spring would register it as \
+                 UNKNOWN): yours here\nspring-config = {}",
+                quoted(s.app_name.as_deref().unwrap_or("svc")),
+                quoted(f)
+            );
+        }
         Some(f) => {
             let _ = writeln!(
                 out,
@@ -113,7 +141,17 @@ pub fn render_starter(s: &Starter) -> String {
     out.push_str("instances = 20\n\n[[caller]]\n");
     match &s.caller_config {
         Some(f) => {
+            if let Some(name) = &s.caller_name {
+                let _ = writeln!(
+                    out,
+                    "name = {}   # {f} has no spring.application.name: yours here",
+                    quoted(name)
+                );
+            }
             let _ = writeln!(out, "spring-config = {}   # the gateway's", quoted(f));
+            if let Some((client, why)) = &s.http_client {
+                let _ = writeln!(out, "http-client = {}   # from {why}", quoted(client));
+            }
         }
         None => out.push_str(
             "name = \"gateway\"\n\

@@ -633,6 +633,16 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Simulation(|_, _| {}),
     ),
     relaxed(
+        "env-file",
+        Kind::List,
+        "(none)",
+        "Environment variables for every process's Spring environment (as env-file in each \
+         table that takes spring-config, before the table's own); `env = { NAME = \"value\" }` \
+         beside it gives them in the scenario. The machine's environment is never read.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Simulation(|_, _| {}),
+    ),
+    relaxed(
         "end",
         Kind::Choice(&["resolved", "duration"]),
         "resolved",
@@ -1320,6 +1330,30 @@ pub(super) static DEFS: &[KeyDef] = &[
          [[app]] or [[caller]] without a name takes spring.application.name.",
         // Read before binding (parse::spring); nothing left to apply.
         Apply::Client(|_, _| {}),
+    ),
+    relaxed(
+        "env-file",
+        Kind::List,
+        "(none)",
+        "Environment variables for this process's Spring environment, from a file relative to \
+         the scenario: dotenv lines (NAME=value), a docker-compose file (a service's \
+         environment: list or map; the service after `#`, as in \"docker-compose.yml#gateway\", \
+         else the one named like this table, else the only one) or a Kubernetes manifest (a \
+         container's env: list). They rank above the spring-config files and bind as Spring \
+         Boot binds environment variables (EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS is \
+         eureka.client.registry-fetch-interval-seconds; _0_ is an index) and serve \
+         placeholders. The machine's environment is never read.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Client(|_, _| {}),
+    ),
+    map_key(
+        "env.<NAME>",
+        "(none)",
+        "An environment variable for this process's Spring environment, written in the \
+         scenario (env = { EUREKA_INSTANCE_PREFERIPADDRESS = \"true\" }); after those of \
+         env-file, which it overrides.",
+        // Read before binding (parse::spring); nothing left to apply.
+        |_, _, _| {},
     ),
     relaxed(
         "server.shutdown",
@@ -2098,7 +2132,16 @@ mod tests {
     fn every_key_changes_the_typed_scenario() {
         let single = |kind: Kind| matches!(kind, Kind::Int { min, max, .. } if min == max);
         // Read before binding (`parse::spring` imports the files; its tests pin the effect).
-        let imported = |key: &str| ["spring-config", "spring-profiles", "preset"].contains(&key);
+        let imported = |key: &str| {
+            [
+                "spring-config",
+                "spring-profiles",
+                "preset",
+                "env-file",
+                "env.<NAME>",
+            ]
+            .contains(&key)
+        };
         for def in DEFS.iter().filter(|d| !single(d.kind) && !imported(d.key)) {
             let val = def.kind.convert(&sample(def.kind), None).unwrap();
             let flipped = def
