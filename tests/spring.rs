@@ -136,3 +136,103 @@ fn init_writes_a_starter_from_spring_files_and_a_preset() {
         .unwrap();
     assert!(String::from_utf8_lossy(&listed.stdout).contains("eureka-1450-observed"));
 }
+
+/// The trials.csv of `scenario_text` written beside `files` (name, text) in a fresh folder.
+fn trials_of(scenario_text: &str, files: &[(&str, &str)]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, scenario_text).unwrap();
+    let scenario = load(&path, &[]).unwrap();
+    let mut csv = Vec::new();
+    write_trials_csv(&mut csv, &scenario, &run_trials(&scenario)).unwrap();
+    csv
+}
+
+/// A docker-compose service's `environment:` list (EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS=5,
+/// EUREKA_INSTANCE_LEASERENEWALINTERVALINSECONDS=5 ...) gives the trials the same values written
+/// in YAML give, byte for byte: the bundled compose scenario against its settings as files.
+#[test]
+fn compose_environment_variables_give_the_trials_of_the_same_yaml() {
+    let compose = std::fs::read_to_string(repo().join("scenarios/spring/docker-compose.toml"))
+        .unwrap()
+        .replace(
+            "compose/",
+            &format!("{}/", repo().join("scenarios/spring/compose").display()),
+        );
+    let from_env = trials_of(&compose, &[]);
+    let bundled = load(&repo().join("scenarios/spring/docker-compose.toml"), &[]).unwrap();
+    let (app, server) = (&bundled.apps[0], &bundled.server);
+    assert_eq!(
+        (
+            app.name.as_str(),
+            app.client.registry_fetch_interval_s,
+            app.client.lease_renewal_interval_s
+        ),
+        ("svc", 5, 5)
+    );
+    assert_eq!(
+        (
+            server.response_cache_update_interval_ms,
+            server.eviction_interval_ms,
+            server.client.register_with_eureka
+        ),
+        (5000, 5000, false)
+    );
+    assert_eq!(
+        bundled.callers[0]
+            .client
+            .ribbon
+            .server_list_refresh_interval_ms,
+        5000
+    );
+    let as_yaml = compose
+        .lines()
+        .map(|l| match l.split_once('#') {
+            Some((head, service)) if head.starts_with("env-file") => {
+                format!("spring-config = \"{service}\n").replace("\"\n", ".yml\"")
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let from_yaml = trials_of(
+        &as_yaml,
+        &[
+            (
+                "eureka.yml",
+                "spring.application.name: eureka-server\neureka:\n  client:\n    register-with-eureka: false\n    fetch-registry: false\n  server:\n    response-cache-update-interval-ms: 5000\n    eviction-interval-timer-in-ms: 5000\n",
+            ),
+            (
+                "svc.yml",
+                "spring:\n  application:\n    name: svc\neureka:\n  client:\n    registry-fetch-interval-seconds: 5\n  instance:\n    lease-renewal-interval-in-seconds: 5\n",
+            ),
+            (
+                "gateway.yml",
+                "spring.application.name: gateway\neureka.client.registry-fetch-interval-seconds: 5\nribbon:\n  ServerListRefreshInterval: 5000\n  ReadTimeout: 5000\n",
+            ),
+        ],
+    );
+    assert!(as_yaml.contains("spring-config = \"svc.yml\""), "{as_yaml}");
+    assert!(from_env == from_yaml, "trials.csv differ");
+}
+
+/// `instance-id: ${spring.application.name}:${random.value}` imports and runs.
+#[test]
+fn a_random_instance_id_imports_and_runs() {
+    let scenario = load(
+        &repo().join("scenarios/spring/random-instance-id.toml"),
+        &["simulation.trials=3".into()],
+    )
+    .unwrap();
+    assert_eq!(scenario.apps[0].name, "svc");
+    assert_eq!(scenario.apps[0].client.registry_fetch_interval_s, 5);
+    let outcomes = run_trials(&scenario);
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| o.shutdowns[0].value(Metric::ExposureMs).is_some())
+    );
+}

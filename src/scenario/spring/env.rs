@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use super::{Property, SpringProblem, base_of, yaml};
-use crate::scenario::keys::canonical;
+use crate::scenario::keys::{DEFS, canonical};
 
 /// One variable as given, with where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +98,7 @@ impl<'a> EnvIndex<'a> {
         notes: &mut Vec<String>,
     ) -> (Vec<Property>, HashMap<String, usize>) {
         for v in &self.vars {
-            let name = spring_name(&v.name);
+            let name = ribbon_spelling(spring_name(&v.name));
             let key = canonical(&name);
             let property = Property {
                 name: name.clone(),
@@ -127,6 +127,23 @@ impl<'a> EnvIndex<'a> {
         }
         (merged, index)
     }
+}
+
+/// A Ribbon key under its exact spelling: Ribbon asks Archaius for
+/// `<client>.ribbon.ServerListRefreshInterval`, and Spring's `SystemEnvironmentPropertySource`
+/// finds `SVC_RIBBON_SERVERLISTREFRESHINTERVAL` for it (`resolvePropertyName` tries the name
+/// with `_` for `.` in upper case), so the variable sets the exact-case key.
+fn ribbon_spelling(name: String) -> String {
+    let Some((head, leaf)) = name.rsplit_once('.') else {
+        return name;
+    };
+    if !(head == "ribbon" || head.ends_with(".ribbon")) {
+        return name;
+    }
+    DEFS.iter()
+        .filter_map(|d| d.ribbon_leaf())
+        .find(|exact| canonical(exact) == canonical(leaf))
+        .map_or(name.clone(), |exact| format!("{head}.{exact}"))
 }
 
 /// spring-cloud-netflix issues 2541 and 3502: a map key from an environment variable is lower
@@ -402,6 +419,10 @@ mod tests {
             "eureka.client.registryfetchintervalseconds"
         );
         assert_eq!(spring_name("MY_LIST_0_NAME"), "my.list[0].name");
+        assert_eq!(
+            ribbon_spelling(spring_name("SVC_RIBBON_SERVERLISTREFRESHINTERVAL")),
+            "svc.ribbon.ServerListRefreshInterval"
+        );
         assert_eq!(
             spring_name("SPRING_PROFILES_ACTIVE"),
             "spring.profiles.active"
