@@ -83,7 +83,7 @@ enum Command {
     /// List every scenario key with its default, meaning and allowed values, as TOML.
     #[command(after_help = examples::KEYS)]
     Keys {
-        /// Print a Markdown table (as in README.md).
+        /// Print a Markdown table (as in docs/keys.md).
         #[arg(long)]
         markdown: bool,
     },
@@ -162,7 +162,7 @@ Examples:
     pub(super) const KEYS: &str = "\
 Examples:
   eureka-sim keys                 # TOML: each key's default, meaning and allowed values
-  eureka-sim keys --markdown      # the table of README.md";
+  eureka-sim keys --markdown      # the table of docs/keys.md";
 
     pub(super) const COMPLETIONS: &str = "\
 Examples:
@@ -203,7 +203,7 @@ pub(crate) struct RunArgs {
 pub(crate) enum Format {
     /// Text for people.
     Text,
-    /// One JSON document (the schema is in README.md, "Machine-readable output").
+    /// One JSON document (the schema is in docs/guide.md, "Machine-readable output").
     Json,
 }
 

@@ -1,7 +1,7 @@
 //! Every key a scenario accepts, defined once: spelling, value kind, default, meaning, and how it
 //! is applied to the typed [`Scenario`](super::Scenario).
 //!
-//! The parser binds keys through [`DEFS`], and [`key_catalogue`] (the README table and the `keys`
+//! The parser binds keys through [`DEFS`], and [`key_catalogue`] (the docs/keys.md table and the `keys`
 //! subcommand) is generated from it, so the documentation cannot drift from what is accepted.
 //!
 //! Spelling: Spring properties keep their full Spring names and bind the Spring Boot "relaxed" way
@@ -1130,7 +1130,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         RETRIES,
         "0",
         "Retries on the same server (FACTS.md §8), for the stacks that retry on Ribbon \
-         (http-client); until issue 10 every Ribbon caller did.",
+         (http-client); before the callers' HTTP stacks were modelled, every Ribbon caller did.",
         |c, v| c.max_auto_retries = v.count(),
     ),
     ribbon(
@@ -1139,7 +1139,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "1",
         "Retries on the next server (FACTS.md §8), for the stacks that retry on Ribbon \
          (http-client): Zuul with spring-retry and zuul.retryable, RestTemplate and Feign with \
-         spring-retry, Feign without it; until issue 10 every Ribbon caller did.",
+         spring-retry, Feign without it; before the callers' HTTP stacks were modelled, every Ribbon caller did.",
         |c, v| c.max_auto_retries_next_server = v.count(),
     ),
     ribbon(
@@ -1284,7 +1284,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Spring Cloud LoadBalancer retries refused connections (FACTS.md §9): a RestTemplate or \
          Feign caller with spring-retry unless false; a WebClient caller only when set to true \
          (ReactorLoadBalancerClientAutoConfiguration: havingValue = \"true\", no \
-         matchIfMissing); Zuul and Spring Cloud Gateway never read it. Until issue 10 every \
+         matchIfMissing); Zuul and Spring Cloud Gateway never read it. Before the callers' HTTP stacks were modelled, every \
          LoadBalancer caller retried unless false.",
         Apply::Client(|c, v| c.load_balancer.retry_enabled = Some(v.flag())),
     ),
@@ -1328,6 +1328,16 @@ pub(super) static DEFS: &[KeyDef] = &[
          written in this table (relaxed binding; ${name:default} placeholders from the file), \
          keys written in the table override it, and the others are listed once as ignored. An \
          [[app]] or [[caller]] without a name takes spring.application.name.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Client(|_, _| {}),
+    ),
+    relaxed(
+        "spring-profiles",
+        Kind::List,
+        "simulation.spring-profiles",
+        "The active Spring profiles of this process's spring-config files (its own \
+         --spring.profiles.active), over simulation.spring-profiles: one [[peer]] per profile \
+         document of a shared server file, as Spring's HA guide runs its peers.",
         // Read before binding (parse::spring); nothing left to apply.
         Apply::Client(|_, _| {}),
     ),
@@ -1483,7 +1493,7 @@ pub(super) static DEFS: &[KeyDef] = &[
          `web-client` (retries only with spring.cloud.loadbalancer.retry.enabled = true set, \
          2020.0+; on Ribbon it only calls choose(), so the breaker never trips) or `gateway` \
          (Spring Cloud Gateway: no retry without a Retry filter; on Ribbon only choose()). \
-         Unset: zuul up to Hoxton, gateway from 2020.0. Until issue 10 every caller retried by \
+         Unset: zuul up to Hoxton, gateway from 2020.0. Before the callers' HTTP stacks were modelled, every caller retried by \
          the ribbon.* or spring.cloud.loadbalancer.retry.* keys whatever its stack.",
         Apply::Caller(|c, v| c.http_client = HttpClient::parse(&v.text())),
     ),
@@ -1492,7 +1502,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         Kind::Bool,
         "false",
         "Alias: true is http-client = \"zuul\"; false is the train's default stack, or \
-         rest-template where that default is Zuul (up to Hoxton). Until issue 10 a Zuul caller \
+         rest-template where that default is Zuul (up to Hoxton). Before the callers' HTTP stacks were modelled, a Zuul caller \
          retried by the ribbon.* keys; it now retries only with spring-retry and \
          zuul.retryable = true (ZuulProperties#retryable defaults to false), so every refused \
          request is an error. Zuul routes through Ribbon only: with Spring Cloud LoadBalancer \
@@ -1823,7 +1833,7 @@ pub(super) static DEFS: &[KeyDef] = &[
     required(
         "kind",
         Kind::Choice(&FAULT_KINDS),
-        "What goes wrong (issue 11): partition = nothing passes either way between the two \
+        "What goes wrong: partition = nothing passes either way between the two \
          sides of between, Eureka calls, replication batches and the callers' requests to \
          instances alike: connects time out as configured; pause = the target process stops \
          the world (a GC or VM freeze): its Eureka timers fire late and its calls wait, then \
@@ -1877,7 +1887,7 @@ pub(super) static DEFS: &[KeyDef] = &[
 /// `[[fault]] kind`: the kinds of fault, as written in the file.
 pub(super) const FAULT_KINDS: [&str; 4] = ["partition", "pause", "server-restart", "crash"];
 
-/// One accepted key, for the README table and the `keys` subcommand.
+/// One accepted key, for the docs/keys.md table and the `keys` subcommand.
 ///
 /// The `clients` keys are also accepted in `[server]` and `[[peer]]` (the server's embedded
 /// client), in `[[app]]` and in `[[caller]]`, where they override `[clients]`; the `server` keys

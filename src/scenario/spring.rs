@@ -45,7 +45,7 @@ use std::collections::HashMap;
 use super::keys::canonical;
 
 pub(in crate::scenario) use env::{EnvVar, env_file_vars};
-pub use evidence::{FileEvidence, file_evidence};
+pub use evidence::{FileEvidence, ProfileDocument, file_evidence, profile_document};
 pub(in crate::scenario) use runtime::Runtime;
 
 /// The largest Spring file read (a real one is a few kilobytes).

@@ -163,7 +163,22 @@ pub(super) fn named(raw: &RawScenario) -> Vec<String> {
 
 /// The profiles `[simulation] spring-profiles` names, if it does (its type is checked later).
 fn profiles(raw: &RawScenario) -> Option<Vec<String>> {
-    let entry = simulation_entry(raw, SPRING_PROFILES)?;
+    profiles_of(simulation_entry(raw, SPRING_PROFILES)?)
+}
+
+/// Takes a table's own `spring-profiles` out of it (read here, never bound): the profiles its
+/// process runs with, as its own `--spring.profiles.active` (one `[[peer]]` per profile of the
+/// HA guides' server file).
+fn take_profiles(table: &mut RawTable) -> Option<Vec<String>> {
+    let (own, rest): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut table.entries)
+        .into_iter()
+        .partition(|e| path_is(&e.path, SPRING_PROFILES));
+    table.entries = rest;
+    own.last().and_then(profiles_of)
+}
+
+/// The profiles of a `spring-profiles` entry (a comma-separated string or an array).
+fn profiles_of(entry: &Entry) -> Option<Vec<String>> {
     let split = |s: &str| {
         s.split(',')
             .map(|p| p.trim().to_string())
@@ -337,6 +352,9 @@ pub(super) fn import(
                 continue;
             }
         }
+        let own_profiles = take_profiles(table);
+        // A table that names its own profiles chose the others' documents out.
+        let chose = own_profiles.is_some();
         let named = named_files(table);
         if named.is_none() && env.is_empty() {
             continue;
@@ -349,13 +367,13 @@ pub(super) fn import(
         match environment_of(
             &names,
             env,
-            profiles.clone(),
+            own_profiles.or_else(|| profiles.clone()),
             runtime,
             files,
             name.as_deref(),
         ) {
             Ok(environment) => {
-                notes.extend(environment_notes(&environment, &table.label));
+                notes.extend(environment_notes(&environment, &table.label, chose));
                 match environment.properties(0) {
                     Ok(properties) => {
                         notes.extend(instance_id_notes(&environment, table));
@@ -462,12 +480,14 @@ fn load(written: &str, files: &SpringFiles<'_>) -> Result<SpringFile, FileProble
     })
 }
 
-/// A note per profile document not applied and per other remark of the environment.
-fn environment_notes(environment: &Environment, label: &str) -> Vec<String> {
+/// A note per profile document not applied (unless the table `chose` its profiles itself) and
+/// per other remark of the environment.
+fn environment_notes(environment: &Environment, label: &str, chose: bool) -> Vec<String> {
     let active = environment.active_profiles.join(", ");
     let mut out: Vec<String> = environment
         .skipped
         .iter()
+        .filter(|s| !chose || s.kind != "on-profile")
         .map(|s| match s.kind {
             "on-cloud-platform" => format!(
                 "{}:{} (spring-config of {label}): the document for cloud platform `{}` is not \

@@ -1,7 +1,9 @@
 //! What a team's Spring file shows about the stack it runs on, for `init`: the release train
 //! its keys fit and the caller's HTTP stack, each with the key that shows it.
 
-use super::{Format, SpringFile, documents};
+use super::{
+    Format, Request, Runtime, SpringFile, conditions_of, documents, environment, profiles,
+};
 use crate::scenario::keys::canonical;
 
 /// What `init` takes from a file.
@@ -14,6 +16,8 @@ pub struct FileEvidence {
     pub train: Option<(&'static str, String)>,
     /// The caller's HTTP stack the keys show (`gateway`, `zuul`), and why.
     pub http_client: Option<(&'static str, String)>,
+    /// Where the file configures a Eureka server (an `eureka.server.*` key).
+    pub eureka_server: Option<String>,
 }
 
 /// Reads `text` (a file named `name`) for [`FileEvidence`].
@@ -53,6 +57,7 @@ pub fn file_evidence(name: &str, text: &str) -> Result<FileEvidence, String> {
     });
     let gateway = find(&|k| k.starts_with("spring.cloud.gateway."));
     let zuul = find(&|k| k.starts_with("zuul."));
+    let eureka_server = find(&|k| k.starts_with("eureka.server.")).map(at);
     let train = match (netflix, boot24.or(gateway)) {
         (Some(n), _) => Some((
             "Hoxton",
@@ -89,12 +94,108 @@ pub fn file_evidence(name: &str, text: &str) -> Result<FileEvidence, String> {
         application_name,
         train,
         http_client,
+        eureka_server,
+    })
+}
+
+/// What one profile document of a shared server file says of its peer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileDocument {
+    /// The line of the document's profile condition.
+    pub line: usize,
+    /// `eureka.instance.hostname` with the profile active.
+    pub hostname: Option<String>,
+    /// `eureka.instance.metadata-map.zone` (Spring Cloud's zone of an instance).
+    pub zone: Option<String>,
+    /// `eureka.client.service-url.defaultZone`.
+    pub service_url: Option<String>,
+}
+
+/// The document of `profile` in file `name` (its `text`), read with that profile active as
+/// Spring reads it; an error naming the file's profiles when it has none for `profile`.
+pub fn profile_document(name: &str, text: &str, profile: &str) -> Result<ProfileDocument, String> {
+    let format = Format::of(name).ok_or_else(|| {
+        format!("`{name}` is neither YAML (.yml, .yaml) nor properties (.properties)")
+    })?;
+    let file = SpringFile {
+        display: name.to_string(),
+        written: name.to_string(),
+        format,
+        text: text.to_string(),
+    };
+    let docs = documents(&file).map_err(|p| format!("{}:{}: {}", p.file, p.line, p.message))?;
+    let active = [profile.to_string()];
+    let mut listed = Vec::new();
+    let mut line = None;
+    for doc in &docs {
+        for c in conditions_of(doc)
+            .iter()
+            .filter(|c| c.name != super::ON_CLOUD_PLATFORM)
+        {
+            listed.push(c.value.clone());
+            if line.is_none() && profiles::matches(&c.value, &active).unwrap_or(false) {
+                line = Some(c.line);
+            }
+        }
+    }
+    let line = line.ok_or_else(|| {
+        format!(
+            "{name} has no document for profile `{profile}` (its profile documents: {}); name \
+             the profiles of its spring.config.activate.on-profile or spring.profiles",
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            }
+        )
+    })?;
+    let request = Request {
+        files: vec![file],
+        env: Vec::new(),
+        profiles: Some(active.to_vec()),
+        runtime: Runtime::new(1, "peer", 0, false).named(profile),
+        import: &|_, _, _| Ok(None),
+    };
+    let env = environment(&request).map_err(|p| format!("{}:{}: {}", p.file, p.line, p.message))?;
+    let value = |key: &str| {
+        env.value(key, 0)
+            .and_then(Result::ok)
+            .filter(|v| !v.is_empty())
+    };
+    Ok(ProfileDocument {
+        line,
+        hostname: value("eureka.instance.hostname"),
+        zone: value("eureka.instance.metadata-map.zone"),
+        service_url: value("eureka.client.service-url.defaultZone"),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The HA guide's three peers: each document's hostname and service URLs with its profile.
+    #[test]
+    fn each_profile_document_gives_its_peer() {
+        let text = "spring.application.name: eureka-server\n---\nspring:\n  profiles: peer1\neureka:\n  instance:\n    hostname: peer1\n  client:\n    serviceUrl:\n      defaultZone: http://peer2:8762/eureka/\n---\nspring:\n  profiles: peer2\neureka.instance.hostname: peer2\neureka.instance.metadataMap.zone: z2\neureka.client.serviceUrl.defaultZone: http://peer1:8761/eureka/\n";
+        let p1 = profile_document("s.yml", text, "peer1").unwrap();
+        assert_eq!(
+            p1,
+            ProfileDocument {
+                line: 4,
+                hostname: Some("peer1".into()),
+                zone: None,
+                service_url: Some("http://peer2:8762/eureka/".into()),
+            }
+        );
+        let p2 = profile_document("s.yml", text, "peer2").unwrap();
+        assert_eq!((p2.line, p2.zone.as_deref()), (13, Some("z2")));
+        let err = profile_document("s.yml", text, "peer3").unwrap_err();
+        assert!(
+            err.contains("no document for profile `peer3` (its profile documents: peer1, peer2)"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn a_gateway_file_shows_gateway_on_2020() {
