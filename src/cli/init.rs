@@ -101,10 +101,12 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
     let caller_config = relative("--caller-config", &args.caller_config)?;
     let evidence = |file: &Option<PathBuf>| -> anyhow::Result<Option<(String, FileEvidence)>> {
         let Some(file) = file else { return Ok(None) };
-        let text = file_text(file)?;
+        // A file that cannot be read is reported by the starter's parse, as the scenario's.
+        let Ok(text) = file_text(file) else {
+            return Ok(None);
+        };
         let shown = file.display().to_string();
-        let e = file_evidence(&shown, &text).map_err(|why| InitError(format!("{shown}: {why}")))?;
-        Ok(Some((shown, e)))
+        Ok(file_evidence(&shown, &text).ok().map(|e| (shown, e)))
     };
     let server = evidence(&args.server_config)?;
     let app = evidence(&args.app_config)?;
