@@ -87,12 +87,12 @@ fn every_regression_folder_is_a_fuzz_target() {
     }
 }
 
-/// The fuzzers' dictionary (`fuzz/scenario.dict`) holds every scenario key of the README's key
+/// The fuzzers' dictionary (`fuzz/scenario.dict`) holds every scenario key of docs/keys.md's
 /// table (itself `eureka-sim keys --markdown`, which a test keeps equal to the code), so a new
 /// key reaches the mutator as a token, not only by chance.
 #[test]
 fn the_fuzz_dictionary_holds_every_scenario_key() {
-    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = fs::read_to_string(repo().join("docs/keys.md")).unwrap();
     let dict = fs::read_to_string(repo().join("fuzz/scenario.dict")).unwrap();
     let tokens: std::collections::HashSet<&str> = dict
         .lines()
@@ -105,7 +105,11 @@ fn the_fuzz_dictionary_holds_every_scenario_key() {
         .filter_map(|l| l.split('|').nth(2))
         .map(|cell| cell.trim().trim_matches('`'))
         .collect();
-    assert!(keys.len() > 100, "{} keys in the README table", keys.len());
+    assert!(
+        keys.len() > 100,
+        "{} keys in the docs/keys.md table",
+        keys.len()
+    );
     let missing: Vec<&&str> = keys
         .iter()
         .filter(|k| !tokens.contains(format!("\"{k}\"").as_str()))

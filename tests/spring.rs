@@ -136,3 +136,224 @@ fn init_writes_a_starter_from_spring_files_and_a_preset() {
         .unwrap();
     assert!(String::from_utf8_lossy(&listed.stdout).contains("eureka-1450-observed"));
 }
+
+/// The trials.csv of `scenario_text` written beside `files` (name, text) in a fresh folder.
+fn trials_of(scenario_text: &str, files: &[(&str, &str)]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, scenario_text).unwrap();
+    let scenario = load(&path, &[]).unwrap();
+    let mut csv = Vec::new();
+    write_trials_csv(&mut csv, &scenario, &run_trials(&scenario)).unwrap();
+    csv
+}
+
+/// A docker-compose service's `environment:` list (EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS=5,
+/// EUREKA_INSTANCE_LEASERENEWALINTERVALINSECONDS=5 ...) gives the trials the same values written
+/// in YAML give, byte for byte: the bundled compose scenario against its settings as files.
+#[test]
+fn compose_environment_variables_give_the_trials_of_the_same_yaml() {
+    let compose = std::fs::read_to_string(repo().join("scenarios/spring/docker-compose.toml"))
+        .unwrap()
+        .replace(
+            "compose/",
+            &format!("{}/", repo().join("scenarios/spring/compose").display()),
+        );
+    let from_env = trials_of(&compose, &[]);
+    let bundled = load(&repo().join("scenarios/spring/docker-compose.toml"), &[]).unwrap();
+    let (app, server) = (&bundled.apps[0], &bundled.server);
+    assert_eq!(
+        (
+            app.name.as_str(),
+            app.client.registry_fetch_interval_s,
+            app.client.lease_renewal_interval_s
+        ),
+        ("svc", 5, 5)
+    );
+    assert_eq!(
+        (
+            server.response_cache_update_interval_ms,
+            server.eviction_interval_ms,
+            server.client.register_with_eureka
+        ),
+        (5000, 5000, false)
+    );
+    assert_eq!(
+        bundled.callers[0]
+            .client
+            .ribbon
+            .server_list_refresh_interval_ms,
+        5000
+    );
+    let as_yaml = compose
+        .lines()
+        .map(|l| match l.split_once('#') {
+            Some((head, service)) if head.starts_with("env-file") => {
+                format!("spring-config = \"{service}\n").replace("\"\n", ".yml\"")
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let from_yaml = trials_of(
+        &as_yaml,
+        &[
+            (
+                "eureka.yml",
+                "spring.application.name: eureka-server\neureka:\n  client:\n    register-with-eureka: false\n    fetch-registry: false\n  server:\n    response-cache-update-interval-ms: 5000\n    eviction-interval-timer-in-ms: 5000\n",
+            ),
+            (
+                "svc.yml",
+                "spring:\n  application:\n    name: svc\neureka:\n  client:\n    registry-fetch-interval-seconds: 5\n  instance:\n    lease-renewal-interval-in-seconds: 5\n",
+            ),
+            (
+                "gateway.yml",
+                "spring.application.name: gateway\neureka.client.registry-fetch-interval-seconds: 5\nribbon:\n  ServerListRefreshInterval: 5000\n  ReadTimeout: 5000\n",
+            ),
+        ],
+    );
+    assert!(as_yaml.contains("spring-config = \"svc.yml\""), "{as_yaml}");
+    assert!(from_env == from_yaml, "trials.csv differ");
+}
+
+/// `instance-id: ${spring.application.name}:${random.value}` imports and runs.
+#[test]
+fn a_random_instance_id_imports_and_runs() {
+    let scenario = load(
+        &repo().join("scenarios/spring/random-instance-id.toml"),
+        &["simulation.trials=3".into()],
+    )
+    .unwrap();
+    assert_eq!(scenario.apps[0].name, "svc");
+    assert_eq!(scenario.apps[0].client.registry_fetch_interval_s, 5);
+    let outcomes = run_trials(&scenario);
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| o.shutdowns[0].value(Metric::ExposureMs).is_some())
+    );
+}
+
+/// The HA guide's three-profile server file becomes three `[[peer]]`s with one command, each
+/// replicating to the two others its document lists; without `--peer-profiles` the starter's
+/// warnings list the three documents not applied (profile, file, line). The bundled
+/// ha-peers.toml gives each peer the same settings.
+#[test]
+fn init_makes_one_peer_per_profile_of_the_ha_server_file() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let file = repo().join("scenarios/spring/ha-peers/eureka-server.yml");
+    let init = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        let out = Command::new(crate::harness::BIN)
+            .arg("init")
+            .arg(&path)
+            .args(["--server-config", file.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        (
+            load(&path, &[]).unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (s, said) = init("ha.toml", &["--peer-profiles", "peer1,peer2,peer3"]);
+    let names: Vec<&str> = s.peers.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["peer1", "peer2", "peer3"]);
+    for (k, others) in [(0, [1, 2]), (1, [0, 2]), (2, [0, 1])] {
+        let mut to = s.peers[k].replicates_to(k);
+        to.sort();
+        assert_eq!(to, others, "peer{}", k + 1);
+        assert_eq!(s.peers[k].server.response_cache_update_interval_ms, 5000);
+    }
+    for (peer, line) in [("peer1", 12), ("peer2", 23), ("peer3", 34)] {
+        assert!(
+            said.contains(&format!(
+                "[[peer]] {peer} from the `{peer}` document ({} line {line})",
+                file.display()
+            )),
+            "{said}"
+        );
+    }
+    let bundled = load(&repo().join("scenarios/spring/ha-peers.toml"), &[]).unwrap();
+    for k in 0..3 {
+        assert_eq!(
+            bundled.peers[k].replicates_to(k),
+            s.peers[k].replicates_to(k)
+        );
+    }
+    let (plain, _) = init("plain.toml", &[]);
+    assert!(plain.peers.is_empty());
+    for (peer, line) in [("peer1", 12), ("peer2", 23), ("peer3", 34)] {
+        let expected = format!(
+            "eureka-server.yml:{line} (spring-config of server): the document for profile `{peer}` is not applied"
+        );
+        assert!(
+            plain.warnings.iter().any(|w| w.contains(&expected)),
+            "{expected}: {:?}",
+            plain.warnings
+        );
+    }
+}
+
+/// `init --config-repo` on the bundled repository proposes its server, app and gateway, each
+/// from its files in Spring Cloud Config's order (application, {name}, application-prod,
+/// {name}-prod), and every value is the one that order gives: svc fetches every 5 s (svc-prod
+/// over application-prod's 10 s over application's 30 s) and renews every 10 s (svc.yml over
+/// application's 30 s), the gateway fetches every 10 s (application-prod), the server's
+/// read-only cache ticks every 5 s. The bundled config-repo.toml is what it writes.
+#[test]
+fn init_reads_a_config_repository_in_spring_cloud_configs_order() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("repo.toml");
+    let repo_dir = repo().join("scenarios/spring/config-repo");
+    let out = Command::new(crate::harness::BIN)
+        .arg("init")
+        .arg(&path)
+        .args([
+            "--config-repo",
+            repo_dir.to_str().unwrap(),
+            "--profile",
+            "prod",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let d = repo_dir.display();
+    assert!(
+        said.contains(&format!("[[app]] svc from {d}/application.yml, {d}/svc.yml, {d}/application-prod.yml, {d}/svc-prod.yml")),
+        "{said}"
+    );
+    assert!(said.contains("[server] eureka-server from"), "{said}");
+    assert!(said.contains("[[caller]] gateway from"), "{said}");
+    for s in [
+        load(&path, &[]).unwrap(),
+        load(&repo().join("scenarios/spring/config-repo.toml"), &[]).unwrap(),
+    ] {
+        let (app, caller) = (&s.apps[0], &s.callers[0]);
+        assert_eq!(
+            (
+                app.name.as_str(),
+                app.client.registry_fetch_interval_s,
+                app.client.lease_renewal_interval_s
+            ),
+            ("svc", 5, 10)
+        );
+        assert_eq!(
+            (
+                caller.name.as_str(),
+                caller.client.registry_fetch_interval_s
+            ),
+            ("gateway", 10)
+        );
+        assert_eq!(s.server.response_cache_update_interval_ms, 5000);
+        assert!(!s.server.client.register_with_eureka);
+        assert_eq!(s.simulation.release.train.name(), "2020.0");
+    }
+}

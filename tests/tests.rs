@@ -8,6 +8,7 @@
 //! - `incidents`: the reproductions of filed issues (`scenarios/incidents/`), named after them;
 //! - `invariants`: the model's invariants as property tests (proptest) on random small worlds;
 //! - `golden`: the byte-for-byte outputs of every scenario file;
+//! - `docs`: the front page and docs/ (length, links that resolve);
 //! - `spring`: scenarios whose settings come from Spring files (`spring-config`);
 //! - `fuzz_regressions`: the fuzzer's crash inputs (`fuzz/regressions/`), replayed through its
 //!   targets on stable;
@@ -23,6 +24,7 @@ mod cli;
 mod cluster;
 mod compare;
 mod conformance;
+mod docs;
 mod fuzz_regressions;
 mod golden;
 mod incidents;

@@ -83,7 +83,7 @@ enum Command {
     /// List every scenario key with its default, meaning and allowed values, as TOML.
     #[command(after_help = examples::KEYS)]
     Keys {
-        /// Print a Markdown table (as in README.md).
+        /// Print a Markdown table (as in docs/keys.md).
         #[arg(long)]
         markdown: bool,
     },
@@ -162,7 +162,7 @@ Examples:
     pub(super) const KEYS: &str = "\
 Examples:
   eureka-sim keys                 # TOML: each key's default, meaning and allowed values
-  eureka-sim keys --markdown      # the table of README.md";
+  eureka-sim keys --markdown      # the table of docs/keys.md";
 
     pub(super) const COMPLETIONS: &str = "\
 Examples:
@@ -203,7 +203,7 @@ pub(crate) struct RunArgs {
 pub(crate) enum Format {
     /// Text for people.
     Text,
-    /// One JSON document (the schema is in README.md, "Machine-readable output").
+    /// One JSON document (the schema is in docs/guide.md, "Machine-readable output").
     Json,
 }
 
@@ -239,12 +239,33 @@ pub(crate) struct Overrides {
     /// compare variant's strategy and wait, a sweep's --vary, a conform group's strategy and wait.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub(crate) set: Vec<String>,
+    /// Activate these Spring profiles in every spring-config file, as
+    /// --spring.profiles.active does (same as --set simulation.spring-profiles=[...]).
+    #[arg(long, value_name = "A,B")]
+    pub(crate) profile: Option<String>,
 }
 
 impl Overrides {
     /// The overrides as `--set` assignments, in the order they apply.
     pub(crate) fn list(&self) -> Vec<String> {
-        base_overrides(self.trials, self.seed, &self.set)
+        base_overrides(self.trials, self.seed, &self.assignments())
+    }
+
+    /// `--profile` as its `--set` assignment, then the `--set`s.
+    pub(crate) fn assignments(&self) -> Vec<String> {
+        let profiles = self.profile.iter().flat_map(|p| {
+            let quoted: Vec<String> = p
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| toml_edit::value(p).to_string().trim().to_string())
+                .collect();
+            std::iter::once(format!(
+                "simulation.spring-profiles=[{}]",
+                quoted.join(", ")
+            ))
+        });
+        profiles.chain(self.set.iter().cloned()).collect()
     }
 }
 
@@ -273,7 +294,7 @@ impl Common {
     ) -> crate::report::output::OutputOptions {
         crate::report::output::OutputOptions {
             source: scenario.display().to_string(),
-            set: self.overrides.set.clone(),
+            set: self.overrides.assignments(),
             out_dir: self.out.clone().unwrap_or(default_dir),
             png: self.png,
         }

@@ -62,7 +62,7 @@ pub(super) fn manifest(
     ShardManifest::new(
         command,
         source.clone(),
-        (overrides.trials, overrides.seed, overrides.set.clone()),
+        (overrides.trials, overrides.seed, overrides.assignments()),
         scenario_hash(base),
         shard,
         total,

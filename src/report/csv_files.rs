@@ -76,7 +76,7 @@ pub fn summary_header() -> Vec<&'static str> {
     header
 }
 
-/// One row per trial and shutdown; empty cells are "no value" (see README, "Reading the metrics").
+/// One row per trial and shutdown; empty cells are "no value" (see docs/guide.md, "Reading the metrics").
 pub fn write_trials_csv<W: Write>(
     out: W,
     scenario: &Scenario,

@@ -1,5 +1,5 @@
 //! `eureka-sim keys`: every scenario key with its default, as a TOML listing or a Markdown table
-//! (the one in README.md).
+//! (the one in docs/keys.md).
 
 use std::fmt::Write as _;
 

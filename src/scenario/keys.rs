@@ -1,7 +1,7 @@
 //! Every key a scenario accepts, defined once: spelling, value kind, default, meaning, and how it
 //! is applied to the typed [`Scenario`](super::Scenario).
 //!
-//! The parser binds keys through [`DEFS`], and [`key_catalogue`] (the README table and the `keys`
+//! The parser binds keys through [`DEFS`], and [`key_catalogue`] (the docs/keys.md table and the `keys`
 //! subcommand) is generated from it, so the documentation cannot drift from what is accepted.
 //!
 //! Spelling: Spring properties keep their full Spring names and bind the Spring Boot "relaxed" way
@@ -662,6 +662,16 @@ pub(super) static DEFS: &[KeyDef] = &[
         Apply::Simulation(|_, _| {}),
     ),
     relaxed(
+        "env-file",
+        Kind::List,
+        "(none)",
+        "Environment variables for every process's Spring environment (as env-file in each \
+         table that takes spring-config, before the table's own); `env = { NAME = \"value\" }` \
+         beside it gives them in the scenario. The machine's environment is never read.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Simulation(|_, _| {}),
+    ),
+    relaxed(
         "end",
         Kind::Choice(&["resolved", "duration"]),
         "resolved",
@@ -1221,7 +1231,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         RETRIES,
         "0",
         "Retries on the same server (FACTS.md §8), for the stacks that retry on Ribbon \
-         (http-client); until issue 10 every Ribbon caller did.",
+         (http-client); before the callers' HTTP stacks were modelled, every Ribbon caller did.",
         |c, v| c.max_auto_retries = v.count(),
     ),
     ribbon(
@@ -1230,7 +1240,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "1",
         "Retries on the next server (FACTS.md §8), for the stacks that retry on Ribbon \
          (http-client): Zuul with spring-retry and zuul.retryable, RestTemplate and Feign with \
-         spring-retry, Feign without it; until issue 10 every Ribbon caller did.",
+         spring-retry, Feign without it; before the callers' HTTP stacks were modelled, every Ribbon caller did.",
         |c, v| c.max_auto_retries_next_server = v.count(),
     ),
     ribbon(
@@ -1381,7 +1391,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         "Spring Cloud LoadBalancer retries refused connections (FACTS.md §9): a RestTemplate or \
          Feign caller with spring-retry unless false; a WebClient caller only when set to true \
          (ReactorLoadBalancerClientAutoConfiguration: havingValue = \"true\", no \
-         matchIfMissing); Zuul and Spring Cloud Gateway never read it. Until issue 10 every \
+         matchIfMissing); Zuul and Spring Cloud Gateway never read it. Before the callers' HTTP stacks were modelled, every \
          LoadBalancer caller retried unless false.",
         Apply::Client(|c, v| c.load_balancer.retry_enabled = Some(v.flag())),
     ),
@@ -1427,6 +1437,40 @@ pub(super) static DEFS: &[KeyDef] = &[
          [[app]] or [[caller]] without a name takes spring.application.name.",
         // Read before binding (parse::spring); nothing left to apply.
         Apply::Client(|_, _| {}),
+    ),
+    relaxed(
+        "spring-profiles",
+        Kind::List,
+        "simulation.spring-profiles",
+        "The active Spring profiles of this process's spring-config files (its own \
+         --spring.profiles.active), over simulation.spring-profiles: one [[peer]] per profile \
+         document of a shared server file, as Spring's HA guide runs its peers.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Client(|_, _| {}),
+    ),
+    relaxed(
+        "env-file",
+        Kind::List,
+        "(none)",
+        "Environment variables for this process's Spring environment, from a file relative to \
+         the scenario: dotenv lines (NAME=value), a docker-compose file (a service's \
+         environment: list or map; the service after `#`, as in \"docker-compose.yml#gateway\", \
+         else the one named like this table, else the only one) or a Kubernetes manifest (a \
+         container's env: list). They rank above the spring-config files and bind as Spring \
+         Boot binds environment variables (EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS is \
+         eureka.client.registry-fetch-interval-seconds; _0_ is an index) and serve \
+         placeholders. The machine's environment is never read.",
+        // Read before binding (parse::spring); nothing left to apply.
+        Apply::Client(|_, _| {}),
+    ),
+    map_key(
+        "env.<NAME>",
+        "(none)",
+        "An environment variable for this process's Spring environment, written in the \
+         scenario (env = { EUREKA_INSTANCE_PREFERIPADDRESS = \"true\" }); after those of \
+         env-file, which it overrides.",
+        // Read before binding (parse::spring); nothing left to apply.
+        |_, _, _| {},
     ),
     relaxed(
         "server.shutdown",
@@ -1556,7 +1600,7 @@ pub(super) static DEFS: &[KeyDef] = &[
          `web-client` (retries only with spring.cloud.loadbalancer.retry.enabled = true set, \
          2020.0+; on Ribbon it only calls choose(), so the breaker never trips) or `gateway` \
          (Spring Cloud Gateway: no retry without a Retry filter; on Ribbon only choose()). \
-         Unset: zuul up to Hoxton, gateway from 2020.0. Until issue 10 every caller retried by \
+         Unset: zuul up to Hoxton, gateway from 2020.0. Before the callers' HTTP stacks were modelled, every caller retried by \
          the ribbon.* or spring.cloud.loadbalancer.retry.* keys whatever its stack.",
         Apply::Caller(|c, v| c.http_client = HttpClient::parse(&v.text())),
     ),
@@ -1565,7 +1609,7 @@ pub(super) static DEFS: &[KeyDef] = &[
         Kind::Bool,
         "false",
         "Alias: true is http-client = \"zuul\"; false is the train's default stack, or \
-         rest-template where that default is Zuul (up to Hoxton). Until issue 10 a Zuul caller \
+         rest-template where that default is Zuul (up to Hoxton). Before the callers' HTTP stacks were modelled, a Zuul caller \
          retried by the ribbon.* keys; it now retries only with spring-retry and \
          zuul.retryable = true (ZuulProperties#retryable defaults to false), so every refused \
          request is an error. Zuul routes through Ribbon only: with Spring Cloud LoadBalancer \
@@ -1900,7 +1944,7 @@ pub(super) static DEFS: &[KeyDef] = &[
     required(
         "kind",
         Kind::Choice(&FAULT_KINDS),
-        "What goes wrong (issue 11): partition = nothing passes either way between the two \
+        "What goes wrong: partition = nothing passes either way between the two \
          sides of between, Eureka calls, replication batches and the callers' requests to \
          instances alike: connects time out as configured; pause = the target process stops \
          the world (a GC or VM freeze): its Eureka timers fire late and its calls wait, then \
@@ -1954,7 +1998,7 @@ pub(super) static DEFS: &[KeyDef] = &[
 /// `[[fault]] kind`: the kinds of fault, as written in the file.
 pub(super) const FAULT_KINDS: [&str; 4] = ["partition", "pause", "server-restart", "crash"];
 
-/// One accepted key, for the README table and the `keys` subcommand.
+/// One accepted key, for the docs/keys.md table and the `keys` subcommand.
 ///
 /// The `clients` keys are also accepted in `[server]` and `[[peer]]` (the server's embedded
 /// client), in `[[app]]` and in `[[caller]]`, where they override `[clients]`; the `server` keys
@@ -2245,7 +2289,16 @@ mod tests {
     fn every_key_changes_the_typed_scenario() {
         let single = |kind: Kind| matches!(kind, Kind::Int { min, max, .. } if min == max);
         // Read before binding (`parse::spring` imports the files; its tests pin the effect).
-        let imported = |key: &str| ["spring-config", "spring-profiles", "preset"].contains(&key);
+        let imported = |key: &str| {
+            [
+                "spring-config",
+                "spring-profiles",
+                "preset",
+                "env-file",
+                "env.<NAME>",
+            ]
+            .contains(&key)
+        };
         for def in DEFS.iter().filter(|d| !single(d.kind) && !imported(d.key)) {
             let val = def.kind.convert(&sample(def.kind), None).unwrap();
             let flipped = def

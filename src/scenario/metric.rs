@@ -92,7 +92,7 @@ pub enum Statistic {
     Percentile(f64),
     /// `zero-share`: the share of all trials whose value is exactly 0.
     ZeroShare,
-    /// `unresolved`: the share of all trials that have no value (see README, "Reading the
+    /// `unresolved`: the share of all trials that have no value (see docs/guide.md, "Reading the
     /// metrics": e.g. still listed when the trial ends).
     Unresolved,
 }

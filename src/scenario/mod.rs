@@ -19,3 +19,4 @@ pub use metric::{Metric, Statistic};
 pub use model::*;
 pub use parse::{ScenarioSource, load, parse_str};
 pub use release::{EurekaClientTransport, EurekaVersion, Release, TimeoutProperties, Train};
+pub use spring::{FileEvidence, ProfileDocument, file_evidence, profile_document};

@@ -138,13 +138,12 @@ fn spring_texts(text: &str, source: &str) -> BTreeMap<String, String> {
         return none;
     }
     let files = SpringFiles::beside(source, &none);
-    let Ok((raw, _)) = raw::read(text, source) else {
+    let Ok((mut raw, _)) = raw::read(text, source) else {
         return none;
     };
-    spring::named(&raw)
-        .into_iter()
-        .filter_map(|written| Some((written.clone(), files.text(&written).ok()?)))
-        .collect()
+    // Reading them as a parse does reads every file they import and every variable file too.
+    spring::import(&mut raw, &files, source, &mut Vec::new());
+    files.read.into_inner()
 }
 
 /// Validates scenario `text`; `source` names the file in messages and `name` is the scenario's
@@ -189,7 +188,7 @@ fn parse_with(
             errors.push(e);
         }
     }
-    spring::import(&mut raw, files, source, &mut errors);
+    let spring_notes = spring::import(&mut raw, files, source, &mut errors);
     preset::apply(&mut raw);
     let app_names: Vec<&str> = raw.apps.iter().filter_map(|t| t.ident()).collect();
     let tables: Vec<Resolved> = raw
@@ -199,9 +198,14 @@ fn parse_with(
     if let Some(e) = ScenarioError::from_list(errors) {
         return Err(e);
     }
-    let warnings = tables
-        .iter()
-        .flat_map(|t| spring::ignored_warnings(&t.label, &t.ignored))
+    let warnings = spring_notes
+        .into_iter()
+        .chain(
+            tables
+                .iter()
+                .flat_map(|t| spring::ignored_warnings(&t.label, &t.ignored)),
+        )
+        .chain(tables.iter().flat_map(|t| t.unresolved.iter().cloned()))
         .collect();
     Builder {
         file: source,

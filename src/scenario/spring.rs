@@ -1,36 +1,55 @@
 //! The teams' own Spring Boot files (`spring-config = "FILE"`): application.yml or
-//! application.properties read into the properties Spring's `Environment` would hold, so that a
-//! scenario can take its settings from the files it makes claims about.
+//! application.properties, with the environment variables the table is given, read into the
+//! properties one Spring `Environment` would hold, so that a scenario can take its settings
+//! from the files it makes claims about.
 //!
+//! One table's files, imports and variables are ONE environment, as Spring Boot builds it
+//! (`ConfigDataEnvironment`, Boot 2.4+; the same result as the older `ConfigFileApplicationListener`
+//! for the usual layouts):
 //! - Documents: YAML's `---` and Boot 2.4+'s `#---` in .properties. A document with
-//!   `spring.config.activate.on-profile` (Boot 2.4+) or `spring.profiles` (before) applies only
-//!   when its profile expression holds; later documents override earlier ones (Boot 2.4+
-//!   `StandardConfigDataLocationResolver` order, which is also the pre-2.4 result for the usual
-//!   layout of the default document first).
-//! - Active profiles: `simulation.spring-profiles`, else the file's own
-//!   `spring.profiles.active` plus `spring.profiles.include` (from documents without a profile
-//!   condition).
+//!   `spring.config.activate.on-profile` (Boot 2.4+) or `spring.profiles` (before), a string or a
+//!   YAML list, applies only when its profile expression holds; one with
+//!   `spring.config.activate.on-cloud-platform` only on that platform, which a simulation never
+//!   runs on unless `spring.main.cloud-platform` says so (`CloudPlatform#isEnforced`). Later
+//!   documents override earlier ones, a later file of the list an earlier one, and a file named
+//!   by `spring.config.import` the document that imports it (`ConfigDataEnvironmentContributors`).
+//! - Active profiles (`Profiles`): `simulation.spring-profiles` (the command line's
+//!   `--spring.profiles.active`), else `spring.profiles.active` from the environment variables or
+//!   the documents without a profile condition, string or list, plus `spring.profiles.include`,
+//!   each followed by its `spring.profiles.group.<name>` members; none at all is
+//!   `spring.profiles.default` (`default`). Every profile document that is not applied is
+//!   reported ([`Environment::skipped`]).
+//! - Environment variables rank above the files (`SystemEnvironmentPropertySource`) and bind by
+//!   `SystemEnvironmentPropertyMapper`'s names (see `env`).
 //! - Relaxed binding: one property may be spelt kebab, camel or underscore in different
 //!   documents; the later spelling wins, as Boot's binder finds it in the later source first.
 //! - `${name}` and `${name:default}` placeholders (nested, in defaults too) resolve against the
-//!   file's own properties by relaxed name (`PropertySourcesPlaceholdersResolver`); nothing is
-//!   read from the environment, so a run never depends on the machine it runs on: a placeholder
-//!   with neither a property nor a default is an error, as it is for Spring.
+//!   whole environment by relaxed name (`PropertySourcesPlaceholdersResolver`), with the run-time
+//!   sources Spring adds (`runtime`: `random.*`, `spring.cloud.client.*`, `server.port`). Nothing
+//!   is read from the machine, so a run never depends on where it runs. A placeholder nothing
+//!   supplies stays as written, as the binder leaves it (`ignoreUnresolvablePlaceholders`), and
+//!   its property carries why ([`Property::refusal`]): an error only if the model binds it.
 //!
 //! The scenario side (which keys bind, which are ignored, precedence) is `parse::spring`.
 
+mod env;
+mod evidence;
+mod placeholders;
 mod profiles;
 mod properties;
+mod runtime;
 mod yaml;
 
 use std::collections::HashMap;
 
 use super::keys::canonical;
 
+pub(in crate::scenario) use env::{EnvVar, env_file_vars};
+pub use evidence::{FileEvidence, ProfileDocument, file_evidence, profile_document};
+pub(in crate::scenario) use runtime::Runtime;
+
 /// The largest Spring file read (a real one is a few kilobytes).
 pub(in crate::scenario) const MAX_FILE_BYTES: u64 = 1 << 20;
-/// Deepest placeholder nesting (a cycle is reported before this).
-const MAX_PLACEHOLDER_DEPTH: usize = 32;
 
 /// One property as Spring's `Environment` sees it, with where it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,9 +57,14 @@ pub(in crate::scenario) struct Property {
     /// The flattened name as written (`eureka.client.serviceUrl.defaultZone`, `a.b[0]`).
     pub name: String,
     pub value: String,
+    /// The file (or the variables' origin) it was written in, as messages name it.
+    pub file: String,
     /// 1-based line and column (in characters) of the name.
     pub line: usize,
     pub column: usize,
+    /// Why its value cannot be what Spring binds (a placeholder nothing supplies, a value drawn
+    /// anew for each instance): said only if the model binds the key.
+    pub refusal: Option<String>,
 }
 
 /// One document of a file, before profiles apply.
@@ -52,6 +76,7 @@ pub(in crate::scenario) struct Document {
 /// What is wrong in a Spring file, and where (1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(in crate::scenario) struct SpringProblem {
+    pub file: String,
     pub line: usize,
     pub column: usize,
     pub message: String,
@@ -78,235 +103,519 @@ impl Format {
     }
 }
 
-/// Property names that choose documents and profiles; consumed here, never bound.
-const ACTIVATION: [&str; 2] = ["spring.config.activate.on-profile", "spring.profiles"];
+/// A Spring file's text as read, with the name messages give it.
+#[derive(Debug, Clone)]
+pub(in crate::scenario) struct SpringFile {
+    /// The path as messages show it (from the working folder).
+    pub display: String,
+    /// The path as the scenario's reader finds it (imports are relative to it).
+    pub written: String,
+    pub format: Format,
+    pub text: String,
+}
+
+/// Reads the file `location` that file `importer` imports; `Ok(None)` when an `optional:`
+/// location is missing.
+pub(in crate::scenario) type Importer<'a> =
+    dyn Fn(&SpringFile, &str, bool) -> Result<Option<SpringFile>, String> + 'a;
+
+/// What one environment is made of.
+pub(in crate::scenario) struct Request<'a> {
+    /// The `spring-config` files, in order (a later one overrides an earlier one).
+    pub files: Vec<SpringFile>,
+    /// The environment variables given, in order (a later one of the same name wins).
+    pub env: Vec<EnvVar>,
+    /// `simulation.spring-profiles`, as `--spring.profiles.active` on the command line.
+    pub profiles: Option<Vec<String>>,
+    pub runtime: Runtime,
+    pub import: &'a Importer<'a>,
+}
+
+/// A profile document that was not applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::scenario) struct Skipped {
+    /// Its condition as written (`peer2`, `kubernetes`).
+    pub condition: String,
+    /// `on-profile` or `on-cloud-platform`.
+    pub kind: &'static str,
+    pub file: String,
+    pub line: usize,
+}
+
+/// One table's Spring environment: its sources merged, before placeholders resolve.
+#[derive(Debug)]
+pub(in crate::scenario) struct Environment {
+    /// The documents' properties that apply, merged (later ones replacing earlier ones of the
+    /// same relaxed name), then the variables that name no such property.
+    merged: Vec<Property>,
+    index: HashMap<String, usize>,
+    /// The variables, by exact name (a placeholder may name one as written: `${DB_PASSWORD}`).
+    env_exact: HashMap<String, String>,
+    /// `--spring.profiles.active` from `simulation.spring-profiles`.
+    command_line: Option<String>,
+    pub active_profiles: Vec<String>,
+    pub skipped: Vec<Skipped>,
+    /// What the reader should know (an import that is not a local file, a variable Spring binds
+    /// differently from what its writer meant).
+    pub notes: Vec<String>,
+    runtime: Runtime,
+}
+
+/// Property names that choose documents and profiles: consumed here, never bound.
+const ON_PROFILE: [&str; 2] = ["spring.config.activate.on-profile", "spring.profiles"];
+const ON_CLOUD_PLATFORM: &str = "spring.config.activate.on-cloud-platform";
+const CLOUD_PLATFORM: &str = "spring.main.cloud-platform";
 const ACTIVE: &str = "spring.profiles.active";
 const INCLUDE: &str = "spring.profiles.include";
+const DEFAULT: &str = "spring.profiles.default";
+const GROUP: &str = "spring.profiles.group";
+const IMPORT: &str = "spring.config.import";
 
-/// The properties of `text` in `format` with the profiles `profiles` (or the file's own when
-/// `None`) active, merged and with placeholders resolved, in the order they were first written.
+/// Whether property `name` chooses documents or profiles (never bound).
+fn is_activation(name: &str) -> bool {
+    let key = canonical(base_of(name));
+    ON_PROFILE
+        .iter()
+        .chain(&[ON_CLOUD_PLATFORM, ACTIVE, INCLUDE, DEFAULT, IMPORT])
+        .any(|a| canonical(a) == key)
+        || key.starts_with(&format!("{}.", canonical(GROUP)))
+}
+
+/// `name` without a trailing `[i]`.
+fn base_of(name: &str) -> &str {
+    match name
+        .strip_suffix(']')
+        .and_then(|n| n.rfind('[').map(|at| (n, at)))
+    {
+        Some((n, at)) if n[at + 1..].chars().all(|c| c.is_ascii_digit()) => &n[..at],
+        _ => name,
+    }
+}
+
+/// The documents of one file.
+fn documents(file: &SpringFile) -> Result<Vec<Document>, SpringProblem> {
+    let mut docs = match file.format {
+        Format::Yaml => yaml::documents(&file.text),
+        Format::Properties => properties::documents(&file.text),
+    }
+    .map_err(|p| SpringProblem {
+        file: file.display.clone(),
+        ..p
+    })?;
+    for doc in &mut docs {
+        for p in &mut doc.properties {
+            p.file.clone_from(&file.display);
+        }
+    }
+    Ok(docs)
+}
+
+/// A document with where it came from, and the conditions it applies under (its own, and those
+/// of the document that imported it).
+struct Placed {
+    doc: Document,
+    conditions: Vec<Property>,
+}
+
+/// The value of a string-or-list property among `properties` (the last one written wins, a
+/// list as a whole): `name = a,b` or `name[0] = a`, `name[1] = b`, comma-split, trimmed.
+fn list_value<'p>(
+    properties: impl Iterator<Item = &'p Property>,
+    name: &str,
+) -> Option<Vec<String>> {
+    let key = canonical(name);
+    let mut found: Option<Vec<String>> = None;
+    let mut in_list = false;
+    for p in properties {
+        let own = canonical(&p.name) == key;
+        let item = !own && canonical(base_of(&p.name)) == key && base_of(&p.name) != p.name;
+        if own {
+            found = Some(split_list(&p.value));
+            in_list = false;
+        } else if item {
+            let list = found.get_or_insert_with(Vec::new);
+            if !in_list {
+                list.clear();
+                in_list = true;
+            }
+            list.extend(split_list(&p.value));
+        } else {
+            in_list = false;
+        }
+    }
+    found
+}
+
+fn split_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The condition of a document: its `on-profile` (joined when a list) and `on-cloud-platform`.
+fn conditions_of(doc: &Document) -> Vec<Property> {
+    let mut out = Vec::new();
+    for (names, kind) in [
+        (&ON_PROFILE[..], ON_PROFILE[0]),
+        (&[ON_CLOUD_PLATFORM][..], ON_CLOUD_PLATFORM),
+    ] {
+        let matching: Vec<&Property> = doc
+            .properties
+            .iter()
+            .filter(|p| {
+                names
+                    .iter()
+                    .any(|n| canonical(base_of(&p.name)) == canonical(n))
+            })
+            .collect();
+        let Some(first) = matching.first() else {
+            continue;
+        };
+        let written = names
+            .iter()
+            .find_map(|n| list_value(matching.iter().copied(), n))
+            .unwrap_or_default();
+        out.push(Property {
+            name: kind.to_string(),
+            value: written.join(","),
+            ..(*first).clone()
+        });
+    }
+    out
+}
+
+/// Every document of `request`'s files in precedence order (lowest first), imports expanded
+/// after the document that names them.
+fn placed_documents(
+    request: &Request<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Placed>, SpringProblem> {
+    let mut out = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for file in &request.files {
+        place_file(file, &[], request, &mut seen, &mut out, notes, 0)?;
+    }
+    Ok(out)
+}
+
+/// Deepest chain of imports (a file importing itself is read once, as Spring reads it).
+const MAX_IMPORT_DEPTH: usize = 16;
+
+fn place_file(
+    file: &SpringFile,
+    inherited: &[Property],
+    request: &Request<'_>,
+    seen: &mut Vec<String>,
+    out: &mut Vec<Placed>,
+    notes: &mut Vec<String>,
+    depth: usize,
+) -> Result<(), SpringProblem> {
+    seen.push(file.display.clone());
+    for doc in documents(file)? {
+        let mut conditions = inherited.to_vec();
+        conditions.extend(conditions_of(&doc));
+        let imports = doc
+            .properties
+            .iter()
+            .filter(|p| canonical(base_of(&p.name)) == canonical(IMPORT))
+            .flat_map(|p| split_list(&p.value).into_iter().map(move |l| (p, l)))
+            .collect::<Vec<_>>();
+        let mut imported = Vec::new();
+        for (at, location) in imports {
+            let problem = |message: String| SpringProblem {
+                file: at.file.clone(),
+                line: at.line,
+                column: at.column,
+                message,
+            };
+            let (optional, rest) = match location.strip_prefix("optional:") {
+                Some(rest) => (true, rest.trim()),
+                None => (false, location.as_str()),
+            };
+            let local = rest
+                .strip_prefix("file:")
+                .or_else(|| (!rest.contains(':') || rest.starts_with('/')).then_some(rest));
+            let Some(local) = local else {
+                notes.push(format!(
+                    "{}:{}: spring.config.import `{location}` is not read (a simulation reads \
+                     local files only; Spring would fetch it {}); write the settings it holds \
+                     in a file and import that with `file:`, or `init --config-repo DIR` for a \
+                     Spring Cloud Config repository",
+                    at.file,
+                    at.line,
+                    if optional {
+                        "and go on without it when it is missing"
+                    } else {
+                        "and fail to start without it"
+                    }
+                ));
+                continue;
+            };
+            if depth >= MAX_IMPORT_DEPTH {
+                return Err(problem(format!(
+                    "spring.config.import: imports nested deeper than {MAX_IMPORT_DEPTH}; allowed: \
+                     at most that many"
+                )));
+            }
+            match (request.import)(file, local, optional).map_err(|why| {
+                problem(format!(
+                    "spring.config.import `{location}`: {why}. Spring would fail to start \
+                     (ConfigDataResourceNotFoundException); fix the path (relative to {}), or \
+                     write `optional:file:{local}` to go on without it",
+                    file.display
+                ))
+            })? {
+                Some(found) if seen.contains(&found.display) => {}
+                Some(found) => imported.push(found),
+                None => notes.push(format!(
+                    "{}:{}: spring.config.import `{location}`: no such file, skipped as Spring \
+                     skips an optional import",
+                    at.file, at.line
+                )),
+            }
+        }
+        out.push(Placed {
+            doc,
+            conditions: conditions.clone(),
+        });
+        for found in imported {
+            place_file(&found, &conditions, request, seen, out, notes, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// The platforms `CloudPlatform` knows, as `spring.main.cloud-platform` names them.
+const CLOUD_PLATFORMS: [&str; 7] = [
+    "none",
+    "cloud_foundry",
+    "heroku",
+    "sap",
+    "kubernetes",
+    "azure_app_service",
+    "nomad",
+];
+
+/// Builds the environment of `request`. Problems with a file as a whole (it does not parse,
+/// an import is missing, a profile expression is malformed) are errors.
+pub(in crate::scenario) fn environment(
+    request: &Request<'_>,
+) -> Result<Environment, SpringProblem> {
+    let mut notes = Vec::new();
+    let placed = placed_documents(request, &mut notes)?;
+    let env = env::EnvIndex::new(&request.env);
+    // Phase one (`ConfigDataEnvironment#processWithoutProfiles`): the documents without a
+    // profile condition, for the platform and the profiles.
+    let unconditional = || {
+        placed
+            .iter()
+            .filter(|p| p.conditions.is_empty())
+            .flat_map(|p| &p.doc.properties)
+    };
+    let platform = env
+        .value(CLOUD_PLATFORM)
+        .or_else(|| list_value(unconditional(), CLOUD_PLATFORM).map(|v| v.join(",")))
+        .map(|p| p.trim().to_ascii_lowercase().replace('-', "_"));
+    if let Some(p) = platform
+        .as_ref()
+        .filter(|p| !CLOUD_PLATFORMS.contains(&p.as_str()))
+    {
+        notes.push(format!(
+            "spring.main.cloud-platform `{p}` is not a platform Spring Boot knows \
+             (CloudPlatform: {}); no on-cloud-platform document applies",
+            CLOUD_PLATFORMS.join(", ")
+        ));
+    }
+    let command_line = request.profiles.as_ref().map(|p| p.join(","));
+    let list = |name: &str| -> Vec<String> {
+        env.value(name)
+            .map(|v| split_list(&v))
+            .or_else(|| list_value(unconditional(), name))
+            .unwrap_or_default()
+    };
+    let mut active = match &request.profiles {
+        Some(p) => p.clone(),
+        None => list(ACTIVE),
+    };
+    let included = list(INCLUDE);
+    let mut chosen: Vec<String> = included;
+    chosen.retain(|p| !active.contains(p));
+    chosen.append(&mut active);
+    if chosen.is_empty() {
+        chosen = env
+            .value(DEFAULT)
+            .map(|v| split_list(&v))
+            .or_else(|| list_value(unconditional(), DEFAULT))
+            .unwrap_or_else(|| vec!["default".to_string()]);
+    }
+    let active_profiles = profiles::expand_groups(&chosen, |name| {
+        list_value(unconditional(), &format!("{GROUP}.{name}"))
+    });
+    // Phase two: every document whose conditions hold, in order.
+    let mut merged: Vec<Property> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut skipped = Vec::new();
+    for p in &placed {
+        let mut applies = true;
+        for c in &p.conditions {
+            let holds = if c.name == ON_CLOUD_PLATFORM {
+                let wanted = c.value.trim().to_ascii_lowercase().replace('-', "_");
+                platform.as_deref() == Some(wanted.as_str())
+            } else {
+                profiles::matches(&c.value, &active_profiles).map_err(|message| SpringProblem {
+                    file: c.file.clone(),
+                    line: c.line,
+                    column: c.column,
+                    message: format!(
+                        "`{}`: profile expression: {message}; Spring would refuse to start \
+                         (Profiles#of); allowed: profile names with `!`, `&`, `|` and \
+                         parentheses, a comma between alternatives",
+                        c.name
+                    ),
+                })?
+            };
+            if !holds {
+                if !skipped
+                    .iter()
+                    .any(|s: &Skipped| s.file == c.file && s.line == c.line)
+                {
+                    skipped.push(Skipped {
+                        condition: c.value.clone(),
+                        kind: if c.name == ON_CLOUD_PLATFORM {
+                            "on-cloud-platform"
+                        } else {
+                            "on-profile"
+                        },
+                        file: c.file.clone(),
+                        line: c.line,
+                    });
+                }
+                applies = false;
+                break;
+            }
+        }
+        if !applies {
+            continue;
+        }
+        merge_document(&p.doc, &mut merged, &mut index);
+    }
+    let (merged, index) = env.overlay(merged, index, &mut notes);
+    Ok(Environment {
+        merged,
+        index,
+        env_exact: env.exact(),
+        command_line,
+        active_profiles,
+        skipped,
+        notes,
+        runtime: request.runtime.clone(),
+    })
+}
+
+/// Puts `doc`'s properties over `merged`: one of the same relaxed name is replaced, and a list
+/// (`name[i]`) written in `doc` replaces the whole list before it (the binder takes a list from
+/// one source).
+fn merge_document(doc: &Document, merged: &mut Vec<Property>, index: &mut HashMap<String, usize>) {
+    let mut lists_seen: Vec<String> = Vec::new();
+    for p in &doc.properties {
+        let base = base_of(&p.name);
+        if base != p.name {
+            let base_key = canonical(base);
+            if !lists_seen.contains(&base_key) {
+                lists_seen.push(base_key.clone());
+                let prefix = format!("{base_key}[");
+                let stale: Vec<String> = index
+                    .keys()
+                    .filter(|k| k.starts_with(&prefix))
+                    .cloned()
+                    .collect();
+                for key in stale {
+                    if let Some(i) = index.remove(&key) {
+                        merged[i].name.clear();
+                    }
+                }
+            }
+        }
+        let key = canonical(&p.name);
+        match index.get(&key) {
+            Some(&i) => merged[i] = p.clone(),
+            None => {
+                index.insert(key, merged.len());
+                merged.push(p.clone());
+            }
+        }
+    }
+}
+
+impl Environment {
+    /// The properties the model may bind, for instance `instance` of the table (the run-time
+    /// sources differ per instance), in the order they were first written, placeholders
+    /// resolved. A value that cannot be resolved is kept as written with its refusal.
+    pub(in crate::scenario) fn properties(
+        &self,
+        instance: usize,
+    ) -> Result<Vec<Property>, SpringProblem> {
+        let mut resolver = placeholders::Resolver::new(self, instance);
+        let mut out = Vec::new();
+        for p in self
+            .merged
+            .iter()
+            .filter(|p| !p.name.is_empty() && !is_activation(&p.name))
+        {
+            out.push(resolver.resolve_property(p)?);
+        }
+        Ok(out)
+    }
+
+    /// The value of property `name` for instance `instance`, resolved; `None` when no source
+    /// holds it, `Err` with why when it cannot be resolved.
+    pub(in crate::scenario) fn value(
+        &self,
+        name: &str,
+        instance: usize,
+    ) -> Option<Result<String, String>> {
+        let &i = self.index.get(&canonical(name))?;
+        let mut resolver = placeholders::Resolver::new(self, instance);
+        Some(match resolver.resolve_property(&self.merged[i]) {
+            // A value drawn for this instance is what this instance gets.
+            Ok(p) if resolver.drew_random() => Ok(p.value),
+            Ok(p) => p.refusal.map_or(Ok(p.value), Err),
+            Err(e) => Err(e.message),
+        })
+    }
+}
+
+/// The properties of one file `text` with the profiles `profiles` (or the file's own when
+/// `None`) active, resolved for instance 0 of seed 1: the reading of a file alone.
+#[cfg(test)]
 pub(in crate::scenario) fn read(
     text: &str,
     format: Format,
     profiles: Option<&[String]>,
 ) -> Result<Vec<Property>, SpringProblem> {
-    let docs = match format {
-        Format::Yaml => yaml::documents(text)?,
-        Format::Properties => properties::documents(text)?,
+    let request = Request {
+        files: vec![SpringFile {
+            display: "application".to_string(),
+            written: "application".to_string(),
+            format,
+            text: text.to_string(),
+        }],
+        env: Vec::new(),
+        profiles: profiles.map(<[String]>::to_vec),
+        runtime: Runtime::for_tests(),
+        import: &|_, _, _| Err("no imports here".to_string()),
     };
-    let conditions: Vec<Option<&Property>> = docs
-        .iter()
-        .map(|d| {
-            d.properties.iter().rev().find(|p| {
-                ACTIVATION
-                    .iter()
-                    .any(|a| canonical(&p.name) == canonical(a))
-            })
-        })
-        .collect();
-    let active: Vec<String> = match profiles {
-        Some(p) => p.to_vec(),
-        None => own_profiles(&docs, &conditions),
-    };
-    let mut merged: Vec<Property> = Vec::new();
-    // Each merged property's index by its relaxed name: a search of `merged` per property made
-    // a file of n keys cost n² (50 000 keys: more than 30 s in the fuzz build; issue 14).
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for (doc, condition) in docs.iter().zip(&conditions) {
-        if let Some(condition) = condition {
-            let applies =
-                profiles::matches(&condition.value, &active).map_err(|message| SpringProblem {
-                    line: condition.line,
-                    column: condition.column,
-                    message: format!("profile expression: {message}"),
-                })?;
-            if !applies {
-                continue;
-            }
-        }
-        for p in &doc.properties {
-            let key = canonical(&p.name);
-            if ACTIVATION
-                .iter()
-                .chain(&[ACTIVE, INCLUDE])
-                .any(|a| canonical(a) == key)
-            {
-                continue;
-            }
-            match index.get(&key) {
-                Some(&i) => merged[i] = p.clone(),
-                None => {
-                    index.insert(key, merged.len());
-                    merged.push(p.clone());
-                }
-            }
-        }
+    let props = environment(&request)?.properties(0)?;
+    match props.iter().find_map(|p| p.refusal.clone().map(|r| (p, r))) {
+        Some((p, message)) => Err(SpringProblem {
+            file: p.file.clone(),
+            line: p.line,
+            column: p.column,
+            message,
+        }),
+        None => Ok(props),
     }
-    resolve_placeholders(&merged, &index)
-}
-
-/// `spring.profiles.active` and `spring.profiles.include` of the unconditional documents (the
-/// last value of each wins), comma-separated.
-fn own_profiles(docs: &[Document], conditions: &[Option<&Property>]) -> Vec<String> {
-    let last = |name: &str| {
-        docs.iter()
-            .zip(conditions)
-            .filter(|(_, c)| c.is_none())
-            .flat_map(|(d, _)| &d.properties)
-            .rfind(|p| canonical(&p.name) == canonical(name))
-            .map(|p| p.value.clone())
-    };
-    [last(ACTIVE), last(INCLUDE)]
-        .into_iter()
-        .flatten()
-        .flat_map(|v| {
-            v.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// The properties with their placeholders resolved; `index` finds a property by its relaxed
-/// name.
-fn resolve_placeholders(
-    properties: &[Property],
-    index: &HashMap<String, usize>,
-) -> Result<Vec<Property>, SpringProblem> {
-    let mut expansion = Expansion {
-        properties,
-        index,
-        work_left: MAX_EXPANSION_WORK,
-    };
-    properties
-        .iter()
-        .map(|p| {
-            let value = expansion
-                .expand(&p.value, &mut Vec::new())
-                .map_err(|message| SpringProblem {
-                    line: p.line,
-                    column: p.column,
-                    message: format!("`{}`: {message}", p.name),
-                })?;
-            Ok(Property { value, ..p.clone() })
-        })
-        .collect()
-}
-
-/// The most work resolving one file's placeholders may take, in bytes written plus
-/// placeholders looked up: 16 times the largest file. Placeholders that each use the one
-/// before twice double at every step (`a1=${a0}${a0}`, `a2=${a1}${a1}`, ...): 30 lines
-/// expand to gigabytes, or to 2^30 lookups of empty values, without any cycle or nesting
-/// deeper than [`MAX_PLACEHOLDER_DEPTH`] (fuzzing, issue 14).
-const MAX_EXPANSION_WORK: u64 = 16 * MAX_FILE_BYTES;
-
-/// One file's placeholder resolution, with the work it has left.
-struct Expansion<'a> {
-    properties: &'a [Property],
-    index: &'a HashMap<String, usize>,
-    work_left: u64,
-}
-
-impl Expansion<'_> {
-    /// Counts `amount` of work; an error once the file has used it all.
-    fn spend(&mut self, amount: usize) -> Result<(), String> {
-        let amount = u64::try_from(amount).unwrap_or(u64::MAX);
-        self.work_left = self.work_left.checked_sub(amount).ok_or_else(|| {
-            format!(
-                "its placeholders expand to more than {} MiB of text (placeholders that use \
-                 others several times over double at every step); allowed: placeholders that \
-                 expand to at most that, in all, for the file",
-                MAX_EXPANSION_WORK >> 20
-            )
-        })?;
-        Ok(())
-    }
-
-    /// `text` with every `${name[:default]}` replaced; `seen` are the names being expanded.
-    fn expand(&mut self, text: &str, seen: &mut Vec<String>) -> Result<String, String> {
-        if seen.len() > MAX_PLACEHOLDER_DEPTH {
-            return Err(format!(
-                "placeholders nested deeper than {MAX_PLACEHOLDER_DEPTH}"
-            ));
-        }
-        let mut out = String::new();
-        let mut rest = text;
-        while let Some(start) = rest.find("${") {
-            self.spend(start + 1)?;
-            out.push_str(&rest[..start]);
-            let inner_start = start + 2;
-            let end = closing_brace(&rest[inner_start..])
-                .ok_or_else(|| format!("`{}` has a `${{` without its `}}`", text))?;
-            let inner = &rest[inner_start..inner_start + end];
-            let (name, default) = split_default(inner);
-            let name = self.expand(name, seen)?;
-            let key = canonical(name.trim());
-            if seen.contains(&key) {
-                return Err(format!("circular placeholder reference `{name}`"));
-            }
-            let found = self.index.get(&key).map(|&i| &self.properties[i]);
-            let value = match (found, default) {
-                (Some(p), _) => {
-                    seen.push(key);
-                    let v = self.expand(&p.value, seen)?;
-                    seen.pop();
-                    v
-                }
-                (None, Some(default)) => self.expand(default, seen)?,
-                (None, None) => {
-                    return Err(format!(
-                        "could not resolve placeholder `${{{name}}}`: no property `{name}` in \
-                         the file and no default (write `${{{name}:default}}`); the \
-                         environment is not read"
-                    ));
-                }
-            };
-            self.spend(value.len())?;
-            out.push_str(&value);
-            rest = &rest[inner_start + end + 1..];
-        }
-        self.spend(rest.len())?;
-        out.push_str(rest);
-        Ok(out)
-    }
-}
-
-/// The offset of the `}` that closes a placeholder whose body starts `body`.
-fn closing_brace(body: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let bytes = body.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'{') {
-            depth += 1;
-            i += 2;
-            continue;
-        }
-        if bytes[i] == b'}' {
-            if depth == 0 {
-                return Some(i);
-            }
-            depth -= 1;
-        }
-        i += 1;
-    }
-    None
-}
-
-/// `name:default` at the first `:` outside a nested placeholder.
-fn split_default(inner: &str) -> (&str, Option<&str>) {
-    let mut depth = 0usize;
-    let bytes = inner.as_bytes();
-    for i in 0..bytes.len() {
-        match bytes[i] {
-            b'$' if bytes.get(i + 1) == Some(&b'{') => depth += 1,
-            b'}' => depth = depth.saturating_sub(1),
-            b':' if depth == 0 => return (&inner[..i], Some(&inner[i + 1..])),
-            _ => {}
-        }
-    }
-    (inner, None)
 }
 
 /// Spring's `StringToBooleanConverter`: `true`, `on`, `yes`, `1` and `false`, `off`, `no`,

@@ -293,14 +293,14 @@ fn setting_a_key_to_its_listed_default_changes_nothing() {
     assert!(checked >= 30, "only {checked} keys checked");
 }
 
-/// README.md's key table is `keys --markdown`, verbatim: the documentation cannot drift from
+/// docs/keys.md's key table is `keys --markdown`, verbatim: the documentation cannot drift from
 /// the keys the parser accepts.
 #[test]
-fn readme_key_table_is_the_generated_one() {
+fn the_key_reference_is_the_generated_one() {
     let out = Test::new().args(["keys", "--markdown"]).run();
     assert!(out.stderr.is_empty(), "stderr: {}", out.stderr);
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md"))
+        .expect("docs/keys.md");
     let table: Vec<&str> = readme
         .lines()
         .skip_while(|l| !l.starts_with("| table | key |"))
@@ -310,6 +310,6 @@ fn readme_key_table_is_the_generated_one() {
     assert!(generated.len() > 50);
     assert_eq!(
         table, generated,
-        "README.md's key table differs from `eureka-sim keys --markdown`; paste the new output"
+        "docs/keys.md's key table differs from `eureka-sim keys --markdown`; paste the new output"
     );
 }

@@ -38,6 +38,7 @@ pub(super) fn apply(raw: &mut RawScenario) {
                 literal: Some(value.to_string()),
                 key_at: Place::Preset(preset.name.to_string()),
                 value_at: Place::Preset(preset.name.to_string()),
+                refusal: None,
             };
             t.entries.insert(0, entry);
         };

@@ -23,6 +23,9 @@ pub(in crate::scenario) struct Entry {
     pub literal: Option<String>,
     pub key_at: Place,
     pub value_at: Place,
+    /// Why a `spring-config` value cannot be bound (a placeholder nothing supplies, a value
+    /// drawn per instance): an error if a key of the model takes it, a warning otherwise.
+    pub refusal: Option<String>,
 }
 
 impl Entry {
@@ -406,6 +409,7 @@ impl Reader<'_> {
                 literal: None,
                 key_at,
                 value_at,
+                refusal: None,
             });
         }
     }
@@ -459,6 +463,7 @@ fn push_override(table: &mut RawTable, path: &str, prefix: String, value: &str, 
         literal: Some(value.to_string()),
         key_at: place.clone(),
         value_at: place,
+        refusal: None,
     });
 }
 

@@ -49,6 +49,8 @@ pub(in crate::scenario) struct Resolved {
     pub settings: Vec<Setting>,
     /// Keys of `spring-config` files the model does not use: (file, key as written).
     pub ignored: Vec<(String, String)>,
+    /// Warnings for ignored keys whose values could not be resolved.
+    pub unresolved: Vec<String>,
 }
 
 impl Resolved {
@@ -90,6 +92,7 @@ pub(in crate::scenario) fn resolve(
     let at = |place: &Place| Location::boxed(file, place.clone());
     let mut settings: Vec<Setting> = Vec::new();
     let mut ignored = Vec::new();
+    let mut unresolved = Vec::new();
     for entry in &table.entries {
         let (index, scope) = match bind(table.section, entry, apps, file) {
             Ok(bound) => bound,
@@ -100,6 +103,12 @@ pub(in crate::scenario) fn resolve(
                         if let Place::Spring { file, .. } = &entry.key_at {
                             ignored.push((file.clone(), entry.path.join(".")));
                         }
+                        if let Some(why) = &entry.refusal {
+                            unresolved.push(format!(
+                                "{}: {why} (a key the model does not use, so not an error)",
+                                at(&entry.value_at)
+                            ));
+                        }
                     }
                 }
                 continue;
@@ -108,6 +117,13 @@ pub(in crate::scenario) fn resolve(
         let Some(def) = DEFS.get(index) else {
             continue;
         };
+        if let Some(why) = &entry.refusal {
+            errors.push(ScenarioError::SpringConfig {
+                at: at(&entry.value_at),
+                problem: format!("{why} (the model binds it to `{}`)", def.key),
+            });
+            continue;
+        }
         let value = if entry.is_spring() {
             spring_value(def, &entry.value)
         } else {
@@ -170,6 +186,7 @@ pub(in crate::scenario) fn resolve(
         at: table.at.clone(),
         settings,
         ignored,
+        unresolved,
     }
 }
 

@@ -214,12 +214,23 @@ fn files_that_cannot_be_used_say_why() {
     );
     let err = with(&toml("svc.yml"), &[("svc.yml", "a: [1,\n")]).unwrap_err();
     assert!(err.contains("invalid YAML"), "{err}");
-    let err = with(&toml("svc.yml"), &[("svc.yml", "a:\n  b: ${HOME}\n")]).unwrap_err();
-    assert!(err.contains("svc.yml:2:3"), "{err}");
-    assert!(
-        err.contains("could not resolve placeholder `${HOME}`"),
-        "{err}"
-    );
+    let err = with(
+        &toml("svc.yml"),
+        &[(
+            "svc.yml",
+            "eureka:\n  client:\n    registryFetchIntervalSeconds: ${FETCH}\n",
+        )],
+    )
+    .unwrap_err();
+    assert!(err.contains("svc.yml:3:5"), "{err}");
+    for part in [
+        "`eureka.client.registryFetchIntervalSeconds`: could not resolve placeholder `${FETCH}`",
+        "Spring would bind the text `${FETCH}` as written",
+        "env = { FETCH = \"...\" }",
+        "${FETCH:default}",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
 }
 
 /// `simulation.spring-profiles` chooses the documents instead of the file's own
@@ -295,6 +306,230 @@ fn only_a_text_that_names_no_spring_file_skips_the_second_parse() {
     }
     assert!(!spring::may_name_files(silent[1]));
     assert!(!spring::may_name_files(silent[2]));
+}
+
+/// The files of a `spring-config` list are one environment: bootstrap.yml names the application
+/// and activates `prod`, application.yml uses the name and holds the `prod` document.
+#[test]
+fn the_files_of_a_list_share_placeholders_and_profiles() {
+    let s = with(
+        &format!("[[app]]\nspring-config = [\"bootstrap.yml\", \"application.yml\"]\ninstances = 2\n{TAIL}"),
+        &[
+            ("bootstrap.yml", "spring:\n  application:\n    name: svc\n  profiles:\n    active: prod\n"),
+            ("application.yml", "eureka.instance.instance-id: ${spring.application.name}:${server.port}\n---\nspring.config.activate.on-profile: prod\neureka.client.registry-fetch-interval-seconds: 5\n"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.apps[0].name, "svc");
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 5);
+}
+
+/// An unresolvable placeholder in a key the model does not use is a warning that names the
+/// file, line, key and the ways to give it; the scenario loads.
+#[test]
+fn an_unresolvable_placeholder_in_an_unused_key_is_a_warning() {
+    let s = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}"),
+        &[(
+            "svc.yml",
+            "spring:\n  datasource:\n    password: ${DB_PASSWORD}\n",
+        )],
+    )
+    .unwrap();
+    let w = s
+        .warnings
+        .iter()
+        .find(|w| w.contains("DB_PASSWORD"))
+        .unwrap_or_else(|| panic!("{:?}", s.warnings));
+    for part in [
+        "svc.yml:3:5",
+        "`spring.datasource.password`",
+        "env = { DB_PASSWORD",
+        "not an error",
+    ] {
+        assert!(w.contains(part), "{part}: {w}");
+    }
+}
+
+/// Spring Boot reads .properties as ISO-8859-1: byte 0xE9 is `é`.
+#[test]
+fn properties_files_are_latin_1() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("svc.properties"),
+        b"spring.application.name=caf\xe9\neureka.client.registry-fetch-interval-seconds=7\n",
+    )
+    .unwrap();
+    let none = BTreeMap::new();
+    let files = SpringFiles::beside(&dir.path().join("s.toml").to_string_lossy(), &none);
+    assert!(
+        files
+            .text("svc.properties")
+            .unwrap()
+            .starts_with("spring.application.name=caf\u{e9}\n")
+    );
+    fs::write(
+        dir.path().join("svc.properties"),
+        b"info.owner=Andr\xe9\neureka.client.registry-fetch-interval-seconds=7\n",
+    )
+    .unwrap();
+    let s = scenario_in(
+        dir.path(),
+        &format!(
+            "[[app]]\nname = \"svc\"\nspring-config = \"svc.properties\"\ninstances = 2\n{TAIL}"
+        ),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 7);
+}
+
+/// `spring.config.import` of a local file, relative to the importing file; the imported values
+/// override the importer's; `optional:` skips a missing file; a missing required one is an
+/// error at the import's line with what Spring does and the fix.
+#[test]
+fn local_imports_are_read_relative_to_the_importer() {
+    let toml =
+        format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"conf/app.yml\"\n{TAIL}");
+    let s = with(
+        &toml,
+        &[
+            ("conf/app.yml", "eureka.client.registry-fetch-interval-seconds: 30\neureka.instance.lease-renewal-interval-in-seconds: 10\nspring.config.import: optional:file:./eureka.properties, optional:missing.yml\n"),
+            ("conf/eureka.properties", "eureka.client.registry-fetch-interval-seconds=5\n"),
+        ],
+    )
+    .unwrap();
+    let c = &s.apps[0].client;
+    assert_eq!(
+        (c.registry_fetch_interval_s, c.lease_renewal_interval_s),
+        (5, 10)
+    );
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("optional:missing.yml") && w.contains("skipped")),
+        "{:?}",
+        s.warnings
+    );
+    let err = with(
+        &toml,
+        &[(
+            "conf/app.yml",
+            "a: 1\nspring.config.import: file:gone.yml\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "conf/app.yml:2:1",
+        "file:gone.yml",
+        "Spring would fail to start",
+        "optional:file:gone.yml",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}
+
+/// Every profile document that is not applied is listed: its profile, file and line.
+#[test]
+fn unapplied_profile_documents_are_listed() {
+    let server = "spring.application.name: eureka-server\n---\nspring.profiles: peer1\neureka.instance.hostname: peer1\n---\nspring.profiles: peer2\neureka.instance.hostname: peer2\n";
+    let s = with(
+        &format!("[server]\nspring-config = \"eureka.yml\"\n[[app]]\nname = \"svc\"\ninstances = 2\n{TAIL}"),
+        &[("eureka.yml", server)],
+    )
+    .unwrap();
+    for (profile, line) in [("peer1", 3), ("peer2", 6)] {
+        let expected = format!(
+            "eureka.yml:{line} (spring-config of server): the document for profile `{profile}` is not applied (active profiles: default)"
+        );
+        assert!(
+            s.warnings.iter().any(|w| w.contains(&expected)),
+            "{expected}: {:?}",
+            s.warnings
+        );
+    }
+}
+
+/// `env` and `env-file` (a docker-compose service) give the settings their YAML form gives.
+#[test]
+fn environment_variables_set_what_the_yaml_sets() {
+    let yaml = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}"),
+        &[("svc.yml", "eureka:\n  client:\n    registryFetchIntervalSeconds: 5\n  instance:\n    leaseRenewalIntervalInSeconds: 5\n")],
+    )
+    .unwrap();
+    let compose = "services:\n  svc:\n    image: svc\n    environment:\n      - EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS=5\n      - EUREKA_INSTANCE_LEASERENEWALINTERVALINSECONDS=5\n";
+    let env_file = with(
+        &format!(
+            "[[app]]\nname = \"svc\"\ninstances = 2\nenv-file = \"docker-compose.yml\"\n{TAIL}"
+        ),
+        &[("docker-compose.yml", compose)],
+    )
+    .unwrap();
+    let inline = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nenv = {{ EUREKA_INSTANCE_LEASERENEWALINTERVALINSECONDS = \"5\", EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS = 5 }}\n{TAIL}"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(yaml.apps[0].client.registry_fetch_interval_s, 5);
+    assert_eq!(yaml.apps[0].client.lease_renewal_interval_s, 5);
+    same(yaml.clone(), env_file);
+    same(yaml, inline);
+    // `[simulation] env` reaches every process, the server's own client too.
+    let everyone = with(
+        &format!("[simulation]\nenv = {{ EUREKA_INSTANCE_LEASERENEWALINTERVALINSECONDS = \"5\" }}\n[[app]]\nname = \"svc\"\ninstances = 2\n{TAIL}"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(everyone.apps[0].client.lease_renewal_interval_s, 5);
+    assert_eq!(everyone.server.client.lease_renewal_interval_s, 5);
+}
+
+/// A variable that a placeholder of a modelled key needs resolves from `env`; without it the
+/// error names the file, line, key and variable, what Spring does and the ways to give it.
+#[test]
+fn a_placeholder_of_a_modelled_key_takes_a_variable() {
+    let file = (
+        "svc.yml",
+        "eureka.client.registry-fetch-interval-seconds: ${FETCH_S}\n",
+    );
+    let toml = |env: &str| {
+        format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{env}{TAIL}")
+    };
+    let s = with(&toml("env = { FETCH_S = \"9\" }\n"), &[file]).unwrap();
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 9);
+    let err = with(&toml(""), &[file]).unwrap_err();
+    for part in [
+        "svc.yml:1:1",
+        "`eureka.client.registry-fetch-interval-seconds`",
+        "`${FETCH_S}`",
+        "Spring would bind the text",
+        "env = { FETCH_S",
+        "env-file",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}
+
+/// The most copied line of the Eureka guides imports: the random instance id is a key the model
+/// does not use. A fixed id shared by several instances is a warning (Eureka would keep one).
+#[test]
+fn a_random_instance_id_imports_and_a_shared_one_is_a_warning() {
+    let toml = format!("[[app]]\nspring-config = \"svc.yml\"\ninstances = 3\n{TAIL}");
+    let s = with(&toml, &[("svc.yml", "spring.application.name: svc\neureka:\n  instance:\n    instance-id: ${spring.application.name}:${random.value}\n")]).unwrap();
+    assert!(
+        !s.warnings.iter().any(|w| w.contains("distinct")),
+        "{:?}",
+        s.warnings
+    );
+    let s = with(&toml, &[("svc.yml", "spring.application.name: svc\neureka.instance.instance-id: ${spring.application.name}:${server.port}\n")]).unwrap();
+    let w = s.warnings.iter().find(|w| w.contains("distinct")).unwrap();
+    assert!(
+        w.contains(
+            "the 3 instances resolve eureka.instance.instance-id to 1 distinct value(s) (`svc:8080`"
+        ),
+        "{w}"
+    );
 }
 
 /// The rig's Ribbon caller file sets the breaker per client (`niws.loadbalancer.svc.*`, what

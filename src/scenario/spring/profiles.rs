@@ -3,6 +3,26 @@
 //! `org.springframework.core.env.Profiles#of` expression (`prod`, `!prod`, `a & b`, `a | b`,
 //! parentheses; `&` and `|` not mixed without parentheses).
 
+/// `Profiles#expandProfiles` (Boot 2.4+): each profile followed by the members of its
+/// `spring.profiles.group.<name>` (`group` reads them), depth first, each profile once.
+pub(super) fn expand_groups(
+    profiles: &[String],
+    group: impl Fn(&str) -> Option<Vec<String>>,
+) -> Vec<String> {
+    let mut stack: Vec<String> = profiles.iter().rev().cloned().collect();
+    let mut out: Vec<String> = Vec::new();
+    while let Some(current) = stack.pop() {
+        if out.contains(&current) {
+            continue;
+        }
+        if let Some(members) = group(&current) {
+            stack.extend(members.into_iter().rev());
+        }
+        out.push(current);
+    }
+    out
+}
+
 /// Whether `expression` holds when `active` are the active profiles.
 pub(super) fn matches(expression: &str, active: &[String]) -> Result<bool, String> {
     let mut any = false;

@@ -43,6 +43,7 @@ pub(super) fn documents(text: &str) -> Result<Vec<Document>, SpringProblem> {
         }
         let (key, value) = split(&logical);
         let problem = |message: String| SpringProblem {
+            file: String::new(),
             line: first + 1,
             column: column + 1,
             message,
@@ -51,6 +52,8 @@ pub(super) fn documents(text: &str) -> Result<Vec<Document>, SpringProblem> {
         let value = unescape(value).map_err(problem)?;
         let doc = docs.last_mut().expect("one document at least");
         doc.properties.push(Property {
+            file: String::new(),
+            refusal: None,
             name,
             value,
             line: first + 1,

@@ -160,6 +160,7 @@ fn placeholders_resolve_within_the_file() {
 #[test]
 fn placeholders_that_cannot_resolve_are_errors() {
     let err = read("a: ${NOPE}\n", Format::Yaml, None).unwrap_err();
+    assert_eq!(err.file, "application");
     assert!(
         err.message
             .contains("could not resolve placeholder `${NOPE}`"),
@@ -242,4 +243,244 @@ fn booleans_read_as_spring_reads_them() {
         assert_eq!(spring_boolean(t), Some(false), "{t}");
     }
     assert_eq!(spring_boolean("maybe"), None);
+}
+
+/// One environment of several files (a `spring-config` list), with variables and profiles.
+fn env_of(
+    files: &[(&str, &str)],
+    env: &[(&str, &str)],
+    profiles: Option<&[&str]>,
+) -> Result<Environment, SpringProblem> {
+    let files = files
+        .iter()
+        .map(|(name, text)| SpringFile {
+            display: name.to_string(),
+            written: name.to_string(),
+            format: Format::of(name).unwrap(),
+            text: text.to_string(),
+        })
+        .collect();
+    let env = env
+        .iter()
+        .enumerate()
+        .map(|(i, (name, value))| EnvVar {
+            name: name.to_string(),
+            value: value.to_string(),
+            file: ".env".to_string(),
+            line: i + 1,
+            column: 1,
+        })
+        .collect();
+    let request = Request {
+        files,
+        env,
+        profiles: profiles.map(|p| p.iter().map(|s| s.to_string()).collect()),
+        runtime: Runtime::for_tests(),
+        import: &|_, _, _| Err("no such file".to_string()),
+    };
+    environment(&request)
+}
+
+fn bound(env: &Environment) -> Vec<(String, String)> {
+    env.properties(0)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.name, p.value))
+        .collect()
+}
+
+/// `spring.profiles.active` written as a YAML list activates each item (the binder reads
+/// `active[0]`, `active[1]` as the list `prod, eu`); both profile documents apply.
+#[test]
+fn active_profiles_written_as_a_yaml_list_apply() {
+    let text = "spring:\n  profiles:\n    active:\n      - prod\n      - eu\na: 1\n---\nspring.config.activate.on-profile: prod\na: 2\n---\nspring.config.activate.on-profile: eu\nb: 3\n---\nspring.config.activate.on-profile: dev\na: 4\n";
+    assert_eq!(yaml(text), pairs(&[("a", "2"), ("b", "3")]));
+}
+
+/// With no profile active Spring activates `default` (`AbstractEnvironment#getDefaultProfiles`),
+/// so a `spring.profiles: default` document applies; once another profile is active it does not.
+#[test]
+fn the_default_profile_document_applies_when_no_profile_is_active() {
+    let text = "a: 1\n---\nspring.profiles: default\na: 2\n---\nspring.profiles: prod\na: 3\n";
+    assert_eq!(yaml(text), pairs(&[("a", "2")]));
+    let prod = ["prod".to_string()];
+    assert_eq!(props(text, Format::Yaml, Some(&prod)), pairs(&[("a", "3")]));
+    // spring.profiles.default names another default.
+    let text = "spring.profiles.default: local\na: 1\n---\nspring.profiles: local\na: 2\n";
+    assert_eq!(yaml(text), pairs(&[("a", "2")]));
+}
+
+/// `${spring.profiles.active}` is a property like any other: the file's value, or the command
+/// line's (`simulation.spring-profiles`), which ranks above it.
+#[test]
+fn the_active_profiles_resolve_as_a_placeholder() {
+    let text = "spring.profiles.active: prod\nx: env-${spring.profiles.active}\n";
+    assert_eq!(yaml(text), pairs(&[("x", "env-prod")]));
+    let dev = ["dev".to_string(), "eu".to_string()];
+    assert_eq!(
+        props(text, Format::Yaml, Some(&dev)),
+        pairs(&[("x", "env-dev,eu")])
+    );
+}
+
+/// The files of one list are one environment: a name from the first file resolves in the
+/// second, and `spring.profiles.active` in the first activates the second's documents.
+#[test]
+fn placeholders_and_profiles_reach_across_the_files_of_a_list() {
+    let env = env_of(
+        &[
+            ("bootstrap.yml", "spring:\n  application:\n    name: svc\n  profiles:\n    active: prod\n"),
+            ("application.yml", "eureka.instance.instance-id: ${spring.application.name}:7\n---\nspring.config.activate.on-profile: prod\neureka.client.registry-fetch-interval-seconds: 5\n"),
+        ],
+        &[],
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        bound(&env),
+        pairs(&[
+            ("spring.application.name", "svc"),
+            ("eureka.instance.instance-id", "svc:7"),
+            ("eureka.client.registry-fetch-interval-seconds", "5"),
+        ])
+    );
+}
+
+/// A placeholder nothing supplies keeps its text, with why, instead of failing the file: the
+/// binder ignores it (`ignoreUnresolvablePlaceholders`), so only a key that is bound fails.
+#[test]
+fn an_unresolvable_placeholder_is_kept_with_why() {
+    let env = env_of(
+        &[(
+            "application.yml",
+            "spring.datasource.password: ${DB_PASSWORD}\nb: ${DB_USER:sa}\n",
+        )],
+        &[],
+        None,
+    )
+    .unwrap();
+    let got = env.properties(0).unwrap();
+    assert_eq!(got[0].value, "${DB_PASSWORD}");
+    let why = got[0].refusal.as_deref().unwrap();
+    assert!(why.contains("env = { DB_PASSWORD = \"...\" }"), "{why}");
+    assert_eq!(
+        (got[1].value.as_str(), got[1].refusal.as_deref()),
+        ("sa", None)
+    );
+}
+
+/// `on-cloud-platform` documents apply only on that platform: none in a simulation unless
+/// `spring.main.cloud-platform` enforces one; `on-profile` may be a YAML list (any of them).
+#[test]
+fn cloud_platform_and_profile_list_conditions() {
+    let text = "a: 1\n---\nspring.config.activate.on-cloud-platform: kubernetes\na: 2\n---\nspring:\n  config:\n    activate:\n      on-profile:\n        - x\n        - y\nb: 3\n";
+    let files = [("application.yml", text)];
+    let plain = env_of(&files, &[], None).unwrap();
+    assert_eq!(bound(&plain), pairs(&[("a", "1")]));
+    let skipped: Vec<(&str, &str, usize)> = plain
+        .skipped
+        .iter()
+        .map(|s| (s.kind, s.condition.as_str(), s.line))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("on-cloud-platform", "kubernetes", 3),
+            ("on-profile", "x,y", 10)
+        ]
+    );
+    let k8s = env_of(
+        &files,
+        &[("SPRING_MAIN_CLOUDPLATFORM", "kubernetes")],
+        Some(&["y"]),
+    )
+    .unwrap();
+    assert_eq!(
+        bound(&k8s),
+        pairs(&[
+            ("a", "2"),
+            ("b", "3"),
+            ("spring.main.cloudplatform", "kubernetes")
+        ])
+    );
+}
+
+/// `spring.profiles.group.<name>` (a string or a list) adds its members after the profile,
+/// groups of members too (`Profiles#expandProfiles`).
+#[test]
+fn profile_groups_expand() {
+    let text = "spring.profiles.active: prod\nspring.profiles.group.prod: proddb, prodmq\nspring.profiles.group:\n  prodmq:\n    - mq-eu\n---\nspring.config.activate.on-profile: proddb\na: db\n---\nspring.config.activate.on-profile: mq-eu\nb: eu\n";
+    let env = env_of(&[("application.yml", text)], &[], None).unwrap();
+    assert_eq!(env.active_profiles, ["prod", "proddb", "prodmq", "mq-eu"]);
+    assert_eq!(bound(&env), pairs(&[("a", "db"), ("b", "eu")]));
+}
+
+/// Variables rank above every file and bind by relaxed name; a variable's value replaces a
+/// file's key of the same relaxed name, which keeps its spelling; one that names no file key is
+/// added as `SystemEnvironmentPropertyMapper` names it; `SPRING_PROFILES_ACTIVE` activates.
+#[test]
+fn environment_variables_rank_above_the_files() {
+    let text = "eureka:\n  client:\n    registryFetchIntervalSeconds: 30\n---\nspring.config.activate.on-profile: fast\na: 1\n";
+    let env = env_of(
+        &[("application.yml", text)],
+        &[
+            ("EUREKA_CLIENT_REGISTRYFETCHINTERVALSECONDS", "5"),
+            ("EUREKA_INSTANCE_LEASERENEWALINTERVALINSECONDS", "10"),
+            ("SPRING_PROFILES_ACTIVE", "fast"),
+            ("PATH", "/usr/bin"),
+        ],
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        bound(&env),
+        pairs(&[
+            ("eureka.client.registryFetchIntervalSeconds", "5"),
+            ("a", "1"),
+            ("eureka.instance.leaserenewalintervalinseconds", "10"),
+        ])
+    );
+}
+
+/// The run-time sources: `random.*` per instance (distinct between instances, the same for the
+/// same seed), the host's name and address, `server.port`'s default.
+#[test]
+fn runtime_sources_resolve_per_instance() {
+    let text = "spring.application.name: svc\neureka.instance.instance-id: ${spring.application.name}:${random.value}\nhost: ${spring.cloud.client.hostname}/${spring.cloud.client.ip-address}:${server.port}\n";
+    let env = env_of(&[("application.yml", text)], &[], None).unwrap();
+    let ids: Vec<String> = (0..20)
+        .map(|k| {
+            env.value("eureka.instance.instance-id", k)
+                .unwrap()
+                .unwrap()
+        })
+        .collect();
+    let mut distinct = ids.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 20);
+    assert!(
+        ids.iter()
+            .all(|id| id.starts_with("svc:") && id.len() == 4 + 32)
+    );
+    let again = env_of(&[("application.yml", text)], &[], None).unwrap();
+    assert_eq!(
+        again
+            .value("eureka.instance.instance-id", 3)
+            .unwrap()
+            .unwrap(),
+        ids[3]
+    );
+    assert_eq!(
+        env.value("host", 2).unwrap().unwrap(),
+        "svc-2/10.0.0.3:8080"
+    );
+    // The per-instance value is refused only for binding.
+    let p = env.properties(0).unwrap();
+    assert!(
+        p[1].refusal
+            .as_deref()
+            .unwrap()
+            .contains("draws anew for each instance")
+    );
 }

@@ -35,6 +35,7 @@ pub(super) fn documents(text: &str) -> Result<Vec<Document>, SpringProblem> {
     let mut docs = Vec::new();
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(|e| SpringProblem {
+            file: String::new(),
             line: e.marker().line(),
             column: e.marker().col() + 1,
             message: format!("invalid YAML: {}", e.info()),
@@ -77,6 +78,7 @@ impl Builder {
     /// Feeds one event; returns a document's root when it is complete.
     fn on_event(&mut self, event: Event<'_>, span: Span) -> Result<Option<Node>, SpringProblem> {
         let problem = |message: String| SpringProblem {
+            file: String::new(),
             line: span.start.line(),
             column: span.start.col() + 1,
             message,
@@ -207,6 +209,7 @@ fn flatten(
         let span = key.unwrap_or(span);
         if *budget == 0 {
             return Err(SpringProblem {
+                file: String::new(),
                 line: span.start.line(),
                 column: span.start.col() + 1,
                 message: format!("more than {MAX_ENTRIES} properties"),
@@ -214,6 +217,8 @@ fn flatten(
         }
         *budget -= 1;
         out.push(Property {
+            file: String::new(),
+            refusal: None,
             name,
             value,
             line: span.start.line(),
