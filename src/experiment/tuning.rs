@@ -339,6 +339,21 @@ impl Control {
         }
     }
 
+    /// Which of the [`Control::table`] tables the control sets: `Some(k)` for the `k`-th only
+    /// (the stopped app), `None` for every one.
+    pub fn table_index(&self, scenario: &Scenario) -> Option<usize> {
+        match self.target {
+            Target::StoppedApp => Some(scenario.shutdowns.first().map_or(0, |s| s.app)),
+            _ => None,
+        }
+    }
+
+    /// Whether the key is a Ribbon (Archaius) key, matched by its exact spelling; the others
+    /// bind the relaxed way.
+    pub fn exact_key(&self) -> bool {
+        self.key.starts_with("ribbon.")
+    }
+
     /// The key as the page shows it: a Spring key as `application.yml` spells it, a scenario
     /// key with its table (`shutdown.strategy`).
     pub fn shown_key(&self) -> String {
