@@ -643,7 +643,7 @@ pub fn chunks(total: u32, first: u32) -> Vec<Range<u32>> {
 /// How many trials the first chunk runs so that it takes about `target_s` seconds at
 /// `seconds_per_trial`: at least 1, at most `cap`.
 pub fn first_chunk(seconds_per_trial: f64, target_s: f64, cap: u32) -> u32 {
-    if !(seconds_per_trial > 0.0) {
+    if seconds_per_trial.is_nan() || seconds_per_trial <= 0.0 {
         return cap.max(1);
     }
     let n = (target_s / seconds_per_trial).floor();
@@ -726,7 +726,7 @@ mod tests {
             };
             let set = control.assignment(&base, &other);
             let scenario = source
-                .parse(&[set.clone()])
+                .parse(std::slice::from_ref(&set))
                 .unwrap_or_else(|e| panic!("{set}: {e}"));
             assert_eq!(
                 control.value_in(&scenario).as_deref(),
@@ -812,7 +812,7 @@ mod tests {
     #[test]
     fn chunks_double_and_cover_the_trials_once() {
         assert_eq!(chunks(100, 10), [0..10, 10..30, 30..70, 70..100]);
-        assert_eq!(chunks(5, 10), [0..5]);
+        assert_eq!(chunks(5, 10), vec![0..5]);
         assert_eq!(chunks(3, 0), [0..1, 1..3]);
         assert!(chunks(0, 10).is_empty());
         assert_eq!(first_chunk(0.01, 0.25, 50), 25);

@@ -9,8 +9,6 @@ mod export;
 
 pub use export::{Export, ExportError, Snippet, export, scenario_toml, snippets};
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::experiment::tuning::{CONTROLS, Progress, Role, Tuned, ValueKind, release_defaults};
@@ -238,7 +236,7 @@ struct SnapshotJson<'a> {
     timeline_svg: String,
     timeline_caption: String,
     /// `summary.json` of the trials done (`eureka-sim run --format json` once complete).
-    summary: serde_json::Value,
+    summary: Box<serde_json::value::RawValue>,
     warnings: &'a [String],
 }
 
@@ -254,7 +252,9 @@ pub fn snapshot_json(tuned: &Tuned, progress: &Progress, source: &str) -> String
     let mut so_far = tuned.current.clone();
     so_far.simulation.trials = done as u32;
     let summary_text = render_summary_json(&so_far, &summarize(&so_far, current_outcomes));
-    let summary = serde_json::from_str(&summary_text).unwrap_or(serde_json::Value::Null);
+    // Embedded as the bytes `run --format json` prints (parsed again, a float could move).
+    let summary = serde_json::value::RawValue::from_string(summary_text)
+        .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned());
     let (current, current_hits) = figures(&tuned.current, current_outcomes);
     let (baseline, baseline_hits) = figures(&tuned.baseline, baseline_outcomes);
     let cdf_svg = cdf_of(tuned, current_outcomes, baseline_outcomes);
@@ -351,13 +351,16 @@ fn to_json(value: &impl Serialize) -> String {
 
 /// The statistics the page shows for the exposure of a complete run, keyed by name, for tests.
 #[cfg(test)]
-fn exposure_row(scenario: &Scenario, outcomes: &[TrialOutcome]) -> BTreeMap<&'static str, i64> {
+fn exposure_row(
+    scenario: &Scenario,
+    outcomes: &[TrialOutcome],
+) -> std::collections::BTreeMap<&'static str, i64> {
     let rows = summarize(scenario, outcomes);
     let row = rows
         .iter()
         .find(|r| r.metric == Metric::ExposureMs)
         .unwrap();
-    let mut out = BTreeMap::new();
+    let mut out = std::collections::BTreeMap::new();
     if let Some(v) = row.stats.p50 {
         out.insert("p50", v);
     }

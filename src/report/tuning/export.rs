@@ -168,6 +168,7 @@ fn remove_in(table: &mut dyn TableLike, path: &mut Vec<String>, key: &str, exact
 }
 
 /// The value of `key` in `table` under any spelling, if it is there.
+#[cfg(test)]
 pub(super) fn find_key(table: &dyn TableLike, key: &str, exact: bool) -> Option<Value> {
     fn find_in(
         table: &dyn TableLike,
