@@ -480,9 +480,14 @@ pub struct Settings {
 
 impl Settings {
     /// Reads `pairs` (a query's `name=value` pairs) against the scenario as written (`base`).
+    ///
+    /// A control applies, and has its current value, in the scenario of the release the
+    /// settings choose (`reference`: `base` with the page's release, where the balancer of
+    /// the callers follows the train); the release itself is compared with `base`'s.
     pub fn from_pairs(
         pairs: &[(String, String)],
         base: &Scenario,
+        reference: &Scenario,
     ) -> Result<Settings, TuningError> {
         let mut values: Vec<(&'static Control, String)> = Vec::new();
         for (name, value) in pairs {
@@ -496,7 +501,12 @@ impl Settings {
                     key: control.key,
                 });
             }
-            let current = control.value_in(base);
+            let scenario = if control.id == "release" {
+                base
+            } else {
+                reference
+            };
+            let current = control.value_in(scenario);
             let Some(current) = current else {
                 return Err(TuningError::NotApplicable {
                     id: control.id,
@@ -583,7 +593,19 @@ pub fn tune(
     if base.shutdowns.is_empty() || base.callers.is_empty() {
         return Err(TuningError::NoShutdown);
     }
-    let settings = Settings::from_pairs(pairs, base)?;
+    // The release first: which controls apply (Ribbon or LoadBalancer) follows it.
+    let chosen: Vec<(String, String)> = pairs
+        .iter()
+        .filter(|(k, _)| k == "release")
+        .cloned()
+        .collect();
+    let reference = if chosen.is_empty() {
+        base.clone()
+    } else {
+        let release = Settings::from_pairs(&chosen, base, base)?;
+        source.parse(&release.overrides(base))?
+    };
+    let settings = Settings::from_pairs(pairs, base, &reference)?;
     let overrides = settings.overrides(base);
     let current = source.parse(&overrides)?;
     let baseline = source.parse(&settings.baseline_overrides(base))?;
@@ -739,9 +761,12 @@ mod tests {
     #[test]
     fn a_value_equal_to_the_scenarios_is_no_change() {
         let (_, base) = kill9();
-        let settings =
-            Settings::from_pairs(&pairs(&[("fetch", "30"), ("strategy", "kill-15")]), &base)
-                .unwrap();
+        let settings = Settings::from_pairs(
+            &pairs(&[("fetch", "30"), ("strategy", "kill-15")]),
+            &base,
+            &base,
+        )
+        .unwrap();
         assert_eq!(settings.query(), "strategy=kill-15");
         assert_eq!(settings.overrides(&base), ["shutdown[*].strategy=kill-15"]);
         assert!(settings.baseline_overrides(&base).is_empty());
@@ -752,6 +777,7 @@ mod tests {
         let (_, base) = kill9();
         let settings = Settings::from_pairs(
             &pairs(&[("seed", "7"), ("fetch", "5"), ("cache-update", "5000")]),
+            &base,
             &base,
         )
         .unwrap();
@@ -781,6 +807,26 @@ mod tests {
         let zero = err(&[("fetch", "0")]);
         assert!(zero.contains("registry-fetch-interval-seconds"), "{zero}");
         assert!(zero.contains("1..=86400"), "{zero}");
+    }
+
+    #[test]
+    fn a_release_without_ribbon_takes_the_loadbalancer_ttl() {
+        // Spring Cloud 2020.0 removed Ribbon: on kill-9.toml (Hoxton, Ribbon) the page's
+        // release 2020.0 makes the LoadBalancer TTL a setting, and the Ribbon refresh none.
+        let (source, base) = kill9();
+        let list = pairs(&[("lb-ttl", "5000"), ("release", "2020.0")]);
+        let tuned = tune(&source, &base, &list).unwrap();
+        assert_eq!(tuned.settings.query(), "lb-ttl=5000&release=2020.0");
+        assert_eq!(
+            Control::by_id("lb-ttl")
+                .unwrap()
+                .value_in(&tuned.current)
+                .as_deref(),
+            Some("5000")
+        );
+        let ribbon = pairs(&[("ribbon-refresh", "5000"), ("release", "2020.0")]);
+        let err = tune(&source, &base, &ribbon).unwrap_err().to_string();
+        assert!(err.contains("Spring Cloud LoadBalancer"), "{err}");
     }
 
     #[test]
