@@ -12,6 +12,7 @@
 //! - `spring`: scenarios whose settings come from Spring files (`spring-config`);
 //! - `fuzz_regressions`: the fuzzer's crash inputs (`fuzz/regressions/`), replayed through its
 //!   targets on stable;
+//! - `serve`: the tuning page's API against `run`, its bad input, Ctrl-C, and headless Chromium;
 //! - `shard`: `--shard I/N` run as separate processes and `merge`d, byte-identical to one run;
 //! - `harness`: what they share.
 //!
@@ -29,6 +30,7 @@ mod fuzz_regressions;
 mod golden;
 mod incidents;
 mod invariants;
+mod serve;
 mod shard;
 mod spring;
 mod sweep;

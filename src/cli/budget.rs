@@ -23,7 +23,7 @@ pub(crate) struct BudgetArgs {
 
 /// The threads rayon's global pool will have: `RAYON_NUM_THREADS`, else one per core (asking
 /// rayon would build the pool, which could then not be narrowed).
-fn pool_threads() -> usize {
+pub(crate) fn pool_threads() -> usize {
     std::env::var("RAYON_NUM_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -35,7 +35,8 @@ fn pool_threads() -> usize {
 const ANNOUNCE_SECONDS: f64 = 30.0;
 
 impl BudgetArgs {
-    fn limits(&self) -> Limits {
+    /// The limits these arguments set (the machine's available memory by default).
+    pub(crate) fn limits(&self) -> Limits {
         let (max_memory, memory_source) = match self.max_memory {
             Some(max) => (Some(max), MemorySource::Flag),
             None => (available_memory(), MemorySource::Machine),

@@ -26,7 +26,7 @@ pub(crate) struct ManArgs {
 
 /// The commands `man COMMAND` takes, as in [`super::Command`] (a test holds them to it; they
 /// cannot be read from the clap definition here, which this parser is part of).
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 15] = [
     "run",
     "check",
     "bench",
@@ -36,6 +36,7 @@ const COMMANDS: [&str; 14] = [
     "conform",
     "sweep",
     "merge",
+    "serve",
     "init",
     "presets",
     "keys",

@@ -4,7 +4,9 @@
 //! A command that writes a folder stages its files ([`StagedDir`]) and registers the staging
 //! folder here; the handler, on its own thread, removes every registered staging folder, says
 //! so, and exits with status 130. A commit (the renames into the folder) holds the same lock,
-//! so a signal that comes during one waits for it to finish. Signals are process-wide, so this
+//! so a signal that comes during one waits for it to finish. A server (`serve`) registers a
+//! stopper instead: the first signal stops it and its command returns; a second one exits.
+//! Signals are process-wide, so this
 //! is the one piece of global state, and it lives at the edge: the library never sees it.
 
 use std::path::{Path, PathBuf};
@@ -26,7 +28,32 @@ pub fn install() {
     let _ = ctrlc::set_handler(on_interrupt);
 }
 
+/// What a running server does on the first signal instead of exiting: stop serving and return
+/// (`serve`); a second signal exits as any other command does.
+type Stopper = Box<dyn FnOnce() + Send>;
+
+static STOPPERS: Mutex<Vec<Stopper>> = Mutex::new(Vec::new());
+
+/// Calls `stop` on the next signal instead of exiting (once).
+pub(crate) fn on_signal_stop(stop: Stopper) {
+    STOPPERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(stop);
+}
+
 fn on_interrupt() {
+    let stoppers: Vec<Stopper> = std::mem::take(
+        &mut *STOPPERS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    );
+    if !stoppers.is_empty() {
+        for stop in stoppers {
+            stop();
+        }
+        return;
+    }
     let staged = staging();
     for dir in staged.iter() {
         let _ = std::fs::remove_dir_all(dir);

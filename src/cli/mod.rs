@@ -15,6 +15,7 @@ mod merge;
 mod progress;
 mod recommend;
 mod run;
+mod serve;
 mod shard;
 mod sweep;
 
@@ -73,6 +74,10 @@ enum Command {
     /// are every shard of one command line once, and write the files one unsharded run writes.
     #[command(after_help = examples::MERGE)]
     Merge(merge::MergeArgs),
+    /// Serve a page on 127.0.0.1 that tunes a scenario's settings live: the exposure against
+    /// the scenario's, the keys to paste into each application.yml.
+    #[command(after_help = examples::SERVE)]
+    Serve(serve::ServeArgs),
     /// Write a commented starter scenario, optionally from Spring files and a preset.
     Init(init::InitArgs),
     /// List the presets (real-world configurations, with their sources).
@@ -152,6 +157,11 @@ Examples:
   eureka-sim sweep scenarios/kill-15.toml --trials 300 \\
       --vary server.eureka.server.response-cache-update-interval-ms=5000,30000 \\
       --vary clients.ribbon.ServerListRefreshInterval=5000,30000";
+
+    pub(super) const SERVE: &str = "\
+Examples:
+  eureka-sim serve                                  # the bundled kill -9 scenario, port 8080
+  eureka-sim serve scenarios/kill-15.toml --port 0  # any free port; the address is printed";
 
     pub(super) const MERGE: &str = "\
 Examples:
@@ -499,6 +509,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(args) => compare::compare(args, budget),
         Command::Sweep(args) => sweep::sweep(args, budget),
         Command::Merge(args) => merge::merge(args),
+        Command::Serve(args) => serve::serve(args, budget),
         Command::Conform(args) => conform::conform(args),
         Command::Keys { markdown } => keys::print_keys(markdown),
         Command::Init(args) => init::init(args),

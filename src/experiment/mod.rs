@@ -15,6 +15,7 @@ mod recommend;
 pub mod shard;
 mod stats;
 pub mod sweep;
+pub mod tuning;
 
 pub use bench::{
     BenchReport, Measurement, OracleRace, OracleRun, OracleStatus, bench, fleet_instances,

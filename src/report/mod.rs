@@ -21,6 +21,7 @@ pub mod shard;
 pub mod starter;
 mod sweep_report;
 mod terminal;
+pub mod tuning;
 
 pub use compare_report::{
     compare, compare_cdf, compare_header, compare_html, render_compare, write_compare,

@@ -337,8 +337,11 @@ fn per_peer(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> String 
     )
 }
 
-/// Mean time the news spent at each layer, over trials where every stage resolved.
-fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome], balancer: &str) -> String {
+/// Mean time the news spent at each layer of shutdown `s` (the registry, the read-only cache,
+/// the callers' fetch, the balancer's refresh, in ms), over the trials where every stage
+/// resolved, and how many those are; `None` when none did. The terminal's "where the news
+/// waited" and the tuning page's stage bars.
+pub fn stage_means(s: usize, outcomes: &[TrialOutcome]) -> Option<(usize, [f64; 4])> {
     let mut sums = [0f64; 4];
     let mut n = 0usize;
     for trial in outcomes {
@@ -358,14 +361,28 @@ fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome], balancer: &str) ->
             *sum += v as f64;
         }
     }
+    (n > 0).then(|| (n, sums.map(|sum| sum / n as f64)))
+}
+
+/// The stages of [`stage_means`] by name, the last after the callers' balancer.
+pub fn stage_names(balancer: &str) -> [String; 4] {
+    [
+        "registry".to_string(),
+        "read-only cache".to_string(),
+        "client fetch".to_string(),
+        format!("{balancer} refresh"),
+    ]
+}
+
+/// Mean time the news spent at each layer, over trials where every stage resolved.
+fn where_the_news_waited(s: usize, outcomes: &[TrialOutcome], balancer: &str) -> String {
     let mut out = String::new();
-    if n > 0 {
-        let last = format!("{balancer} refresh");
-        let names = ["registry", "read-only cache", "client fetch", last.as_str()];
+    if let Some((n, mean_ms)) = stage_means(s, outcomes) {
+        let names = stage_names(balancer);
         // Rounded to 0.1 s here so that a tiny negative mean does not print as "-0.0s".
-        let means: Vec<f64> = sums
+        let means: Vec<f64> = mean_ms
             .iter()
-            .map(|s| (s / n as f64 / 100.0).round() / 10.0 + 0.0)
+            .map(|m| (m / 100.0).round() / 10.0 + 0.0)
             .collect();
         let parts: Vec<String> = names
             .iter()
