@@ -572,3 +572,25 @@ fn conform_leaves_the_real_folder_alone_gives_small_n_percentiles_and_names_the_
     assert_eq!(&last[col("real_p90")], "1900");
     assert_eq!(&last[col("real_p50")], "1200");
 }
+
+/// README.md's "Checked against the real stack" table is conformance/results/matrix.md, which
+/// `eureka-sim conform --matrix` writes from matrix.csv: the quoted numbers stay true.
+#[test]
+fn the_readme_shows_the_matrix_as_computed() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table = std::fs::read_to_string(root().join("conformance/results/matrix.md")).unwrap();
+    let start = "<!-- matrix table: conformance/results/matrix.md -->\n";
+    let end = "<!-- end matrix table -->";
+    let at = readme
+        .find(start)
+        .expect("README.md has the matrix table's markers")
+        + start.len();
+    let len = readme[at..]
+        .find(end)
+        .expect("the matrix table's end marker");
+    assert_eq!(
+        &readme[at..at + len],
+        table,
+        "README.md's matrix table is stale: copy conformance/results/matrix.md into it"
+    );
+}

@@ -122,7 +122,7 @@ fn the_front_page_is_short_and_keeps_its_promises() {
         "cargo run --release -- run scenarios/kill-9.toml",
         "```sh\ncargo test\n```",
         "## Checked against the real stack",
-        "<!-- matrix table -->",
+        "<!-- matrix table: conformance/results/matrix.md -->",
     ] {
         assert!(readme.contains(part), "README.md lacks {part:?}");
     }

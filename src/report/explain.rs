@@ -2281,8 +2281,8 @@ mod tests {
     }
 
     /// Netflix/eureka#1102, trial 0: svc-0's DOWN register reaches b (its registration server)
-    /// at 300.002 s and b's replication batch brings it to a at 300.503 s; its DELETE reaches b
-    /// at 303.050 s and b's replication of it reaches a at 303.551 s (each batch leaves when its
+    /// at 300.002 s and b's replication batch brings it to a at 300.507 s; its DELETE reaches b
+    /// at 303.050 s and b's replication of it reaches a at 303.552 s (each batch leaves when its
     /// oldest task, here the replicated call itself, has waited 500 ms, and takes a latency). The instance's own calls are told as its register and
     /// its DELETE, the replications as b's; the trace marks them `from_peer`.
     #[test]
@@ -2296,7 +2296,7 @@ mod tests {
             "{told}"
         );
         assert!(
-            line("300.503 s")
+            line("300.507 s")
                 .contains("peer b replicated the register (status DOWN) to peer a: a new lease"),
             "{told}"
         );
@@ -2305,7 +2305,7 @@ mod tests {
             "{told}"
         );
         assert!(
-            line("303.551 s").contains(
+            line("303.552 s").contains(
                 "peer b replicated the cancel (the DELETE it got) to peer a: lease cancelled \
                  there"
             ),
