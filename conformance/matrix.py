@@ -619,8 +619,10 @@ class CellRun:
         (rig.derived_settle_s)."""
         return rig.derived_settle_s(cell_properties(self.cell))
 
-    def sup_timeouts_since(self, t_ms):
-        n = 0
+    def sup_timeouts(self, t_ms):
+        """TimedSupervisorTask time-outs (heartbeat or fetch back-offs) in the services' and
+        callers' logs from t_ms: (count, epoch ms of the last or None)."""
+        n, last = 0, None
         for name in self.ids + [c["name"] for c in self.callers]:
             lines, _ = rig.log_lines_since(os.path.join(self.run_dir, name + ".log"), 0)
             for ln in lines:
@@ -628,7 +630,8 @@ class CellRun:
                     t = rig.parse_ts(ln)
                     if t is not None and t >= t_ms:
                         n += 1
-        return n
+                        last = t if last is None else max(last, t)
+        return n, last
 
     def fresh_server(self):
         s = self.servers[0]
@@ -647,20 +650,9 @@ class CellRun:
             t = rig.now_ms()
             if t - s["up_epoch_ms"] < settle:
                 return False
-            last = self.last_sup_timeout(s["start_epoch_ms"] - 15000)
+            last = self.sup_timeouts(s["start_epoch_ms"] - 15000)[1]
             return (last is None or t - last >= settle) and self.all_up_everywhere()
         rig.wait_until(ready, 300, "fresh server settled (%.0f s after the last back-off)" % (settle / 1000), step=0.5)
-
-    def last_sup_timeout(self, t_ms):
-        last = None
-        for name in self.ids + [c["name"] for c in self.callers]:
-            lines, _ = rig.log_lines_since(os.path.join(self.run_dir, name + ".log"), 0)
-            for ln in lines:
-                if "task supervisor timed out" in ln:
-                    t = rig.parse_ts(ln)
-                    if t is not None and t >= t_ms:
-                        last = t if last is None else max(last, t)
-        return last
 
     # -- faults
     def fault_on(self):
@@ -854,7 +846,7 @@ class CellRun:
               "jvm_exit_ms": max((rel(p.rig_exit_ms) for p in procs.values() if p.rig_exit_ms), default=""),
               "fault": self.cell["fault"], "fault_on_ms": rel(fault_times["on"]),
               "fault_off_ms": rel(fault_times["off"]), "ready_wait_s": round(ready_wait, 1),
-              "srv_sup_timeouts": self.sup_timeouts_since(stop - 1000)}
+              "srv_sup_timeouts": self.sup_timeouts(stop - 1000)[0]}
         pattern = "|".join(v for v in victims)
         for key, rx in (("srv_cancel_ms", r"Cancelled instance SVC/(%s)" % pattern),
                         ("srv_evict_ms", r"Evicting \d+ items"),

@@ -108,7 +108,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`; a time in the past is clamped to now (an actor can never
     /// schedule backwards, which would break causality). An event due after [`MAX_TIME_MS`]
     /// (24.8 days) is dropped: no trial runs that long (`max-duration-s` allows 7 days), so it
-    /// could never fire, and its time would not fit the packed key (issue 14: a caller with
+    /// could never fire, and its time would not fit the packed key (found by fuzzing: a caller with
     /// `rate-per-s = 5e-7` drew its next request 2 * 10^9 ms ahead and panicked here).
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let time = time.max(self.now);
@@ -278,7 +278,7 @@ mod tests {
         assert_eq!(q.pop_until(SimTime(100)), Some((SimTime(55), 'b')));
     }
 
-    /// Issue 14 (`rate-per-s = 5e-7` panicked with "event queue key overflow"): an event
+    /// Found by fuzzing (`rate-per-s = 5e-7` panicked with "event queue key overflow"): an event
     /// beyond the last orderable instant is dropped, and the events before it still pop in
     /// order.
     #[test]

@@ -71,7 +71,7 @@ mod tests {
         assert_eq!(SimTime(10).saturating_since(SimTime(25)), 0);
     }
 
-    /// Issue 14: `rate-per-s = 5e-7` drew gaps near `u64::MAX` ms; adding one must not wrap.
+    /// Found by fuzzing: `rate-per-s = 5e-7` drew gaps near `u64::MAX` ms; adding one must not wrap.
     #[test]
     fn adding_saturates_at_the_end_of_time() {
         assert_eq!((SimTime(5) + u64::MAX).ms(), u64::MAX);

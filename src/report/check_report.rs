@@ -252,7 +252,7 @@ strategy = "kill-9"
         parse_str(&format!("{BASE}{claims}"), "c.toml", "c", &[]).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Issue 14: a trial that stops at its event limit fails the check with that error instead
+    /// Found by fuzzing: a trial that stops at its event limit fails the check with that error instead
     /// of deciding claims on a cut trial.
     #[test]
     fn a_trial_over_its_event_limit_fails_the_check() {

@@ -266,7 +266,7 @@ impl Explanation<'_> {
         // Per server (a peer's copy is renewed by the replicated heartbeat, later): when its
         // lease became expirable, for its eviction's sentence.
         // Found once per server, not per eviction run (a scan per run made `explain`
-        // quadratic in the eviction rate, issue 14).
+        // quadratic in the eviction rate, found by fuzzing).
         let mut last_renew_on: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
         for (t, o) in &self.log {
             match o {
@@ -1022,7 +1022,7 @@ impl Explanation<'_> {
     /// The observations at instant `at`. The log is in time order (the queue never goes back),
     /// so this is two binary searches: the steps ask it once per eviction run or cache fill,
     /// and a scan of the whole log each time made `explain` quadratic in the eviction rate
-    /// (issue 14: `eviction-interval-timer-in-ms = 10`, 8 s).
+    /// (found by fuzzing: `eviction-interval-timer-in-ms = 10`, 8 s).
     fn at(&self, at: SimTime) -> &[(SimTime, Observation)] {
         let from = self.log.partition_point(|(t, _)| *t < at);
         let to = self.log.partition_point(|(t, _)| *t <= at);
