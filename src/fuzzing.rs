@@ -1,4 +1,4 @@
-//! The fuzz targets' bodies (issue 14 item 2), shared by `fuzz/fuzz_targets/*.rs` (cargo-fuzz,
+//! The fuzz targets' bodies, shared by `fuzz/fuzz_targets/*.rs` (cargo-fuzz,
 //! nightly) and the replay of `fuzz/regressions/<target>/` in the stable test suite
 //! (`tests/fuzz_regressions.rs`), so that a crash input found by the fuzzer is replayed through
 //! exactly the code that found it.

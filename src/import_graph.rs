@@ -1,4 +1,4 @@
-//! The import rule of issue 9, kept true by a test: no circle of imports between the files of
+//! The import rule of ARCHITECTURE.md, kept true by a test: no circle of imports between the files of
 //! `src/`, except between a module and its ancestors (a parent declares and re-exports its
 //! children; a child uses what its parent defines) and between the files of the world's own
 //! folder (`src/eureka/world/`, the dispatcher, which is the one place allowed to know everyone).
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// Folders whose files may import each other in a circle (the dispatcher's own files).
 const CIRCLE_ALLOWED_UNDER: &[&str] = &["crate::eureka::world"];
 
-/// Circles that exist outside `eureka/` and `engine/` and belong to another part of issue 9
+/// Circles that exist outside `eureka/` and `engine/` and belong to another part of that rule
 /// (the layers above the simulation core). Each must go; the test fails on any other circle, so
 /// none can be added. Remove an entry when its circle is gone (the test then insists).
 const KNOWN_CIRCLES: &[&[&str]] = &[];
@@ -568,7 +568,7 @@ fn no_import_circle_outside_the_world_folder_or_between_a_module_and_its_parent(
     assert!(cycles.is_empty(), "{report}");
 }
 
-/// Issue 9: the rules never see the world; its handlers (the world's `impl` blocks) live in its
+/// The rules never see the world; its handlers (the world's `impl` blocks) live in its
 /// own folder only. An `impl` header is any code line starting with `impl` whose words before
 /// `{` or `for` name `World`, with or without generics.
 fn opens_world(code: &str) -> bool {

@@ -1,4 +1,4 @@
-//! The fuzzer's findings, kept (issue 14 item 2): every file under `fuzz/regressions/<target>/`
+//! The fuzzer's findings, kept: every file under `fuzz/regressions/<target>/`
 //! is an input that once crashed, hung or exhausted memory in that cargo-fuzz target, replayed
 //! on the stable toolchain through the very code the target runs (`eureka_sim::fuzzing`).
 //! Each must now return, within the fuzzer's `-timeout` (10 s): accepted, or refused with a

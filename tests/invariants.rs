@@ -1,4 +1,4 @@
-//! The model's invariants as property tests (issue 14 item 3), on random small worlds.
+//! The model's invariants as property tests, on random small worlds.
 //!
 //! Each property is checked against an expectation derived apart from the code under test: a
 //! witness [`Observer`] that reads the stream of observations, a second run of the same trials

@@ -1,4 +1,4 @@
-//! Issue 13's must-show for `spring-config`: a scenario whose server, app and gateway take
+//! What `spring-config` must show: a scenario whose server, app and gateway take
 //! their settings from YAML and .properties files (camelCase and kebab-case, nested and flat,
 //! placeholders, a profile, unrelated keys; the server file is the Spring guides' standalone
 //! server, its service URL pointing at itself through placeholders) gives the closed-form law

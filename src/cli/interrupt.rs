@@ -1,5 +1,5 @@
 //! Ctrl-C, SIGTERM and SIGHUP while a command runs: its output folder keeps its previous
-//! complete files, or gets the whole new set, never a part (issue 14).
+//! complete files, or gets the whole new set, never a part.
 //!
 //! A command that writes a folder stages its files ([`StagedDir`]) and registers the staging
 //! folder here; the handler, on its own thread, removes every registered staging folder, says

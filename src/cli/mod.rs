@@ -463,7 +463,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
 }
 
 /// A message whose user-given values could be of any length (a 100 KB `--set` value echoed
-/// twice, issue 14) with every run of more than [`LONG_WORD`] characters without a space cut to
+/// twice, found by fuzzing) with every run of more than [`LONG_WORD`] characters without a space cut to
 /// its first 40 and its length.
 fn shortened(message: &str) -> String {
     let mut out = String::with_capacity(message.len().min(4096));

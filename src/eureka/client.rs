@@ -311,7 +311,7 @@ impl SupervisedTask {
 }
 
 /// A found renew's reply (200), handled when the server answers instead of as an event when
-/// it arrives ([`DiscoveryClient::renew_answered_ahead`], issue 12).
+/// it arrives ([`DiscoveryClient::renew_answered_ahead`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenewAnswered {
     /// The renew's call.
@@ -378,7 +378,7 @@ pub struct DiscoveryClient {
     /// The process this client runs in (for its observations).
     id: ProcessId,
     /// Shared by every process started from the same configuration (an app's instances), so a
-    /// fleet holds one copy per `[[app]]`, not one per instance (issue 12: 344 bytes a client).
+    /// fleet holds one copy per `[[app]]`, not one per instance (344 bytes a client).
     config: Rc<ClientConfig>,
     /// Which Eureka and Spring Cloud versions decide its shutdown.
     release: Release,
@@ -407,7 +407,7 @@ pub struct DiscoveryClient {
     up_lists: Vec<(usize, Vec<ProcessId>)>,
     /// Per called application (as `called`): every process of it, in increasing id, taken once
     /// from the world's `applications` (fixed for a trial), so a shuffle reads the registry
-    /// entries of its applications only, not the whole fleet's (issue 12: 10 000 instances).
+    /// entries of its applications only, not the whole fleet's (10 000 instances).
     members: Vec<Vec<ProcessId>>,
     rng: RngStream,
     /// The server it calls when it has one endpoint (no transport).
@@ -613,7 +613,7 @@ impl DiscoveryClient {
     /// arrives after its run ended and bumped the task's generation, a stale no-op
     /// (`TimedSupervisorTask#run`'s `future.get` returned in time), so it is not armed at all:
     /// a day of 10 000 clients on three peers schedules 2.4 million fewer events an hour
-    /// (issue 12). Removing events that do nothing leaves every other event's order as it was
+    /// (the production fleet's profile). Removing events that do nothing leaves every other event's order as it was
     /// (sequence numbers only grow), so the outcome is the same as with them; the world's
     /// reference mode keeps them (`World::arm_every_timeout`) and a test compares the two.
     pub fn calls_answered_in_time(&mut self) {
@@ -621,7 +621,7 @@ impl DiscoveryClient {
     }
 
     /// Its cache refresh is never armed: the world promises that no one observes what it
-    /// fetches and that a fetch changes nothing on any server (issue 12; the conditions are
+    /// fetches and that a fetch changes nothing on any server (the conditions are
     /// `World::fetches_change_nothing` and `World::fetches_observed`). In Eureka the two
     /// stacks are separate HTTP clients (FACTS.md §5.7), and here each draws from its own
     /// streams (`net/<name>/query`, `transport/<name>/query`; the resolver's shuffles do not
@@ -639,7 +639,7 @@ impl DiscoveryClient {
         self.fetches_left_out
     }
 
-    /// Its idle periodic replicator runs are not armed (issue 12: on the production fleet they
+    /// Its idle periodic replicator runs are not armed (on the production fleet they
     /// were a quarter of all events). `InstanceInfoReplicator#run` with a clean InstanceInfo,
     /// nothing in flight or queued and no status for `refreshInstanceInfo()` to change does
     /// nothing but schedule itself one interval later, so while the client stays idle the runs
@@ -726,7 +726,7 @@ impl DiscoveryClient {
 
     /// The renew `answered.seq` was found (200); its reply arrives `answered.delay_ms` from
     /// now. The next heartbeat is armed now, one interval after the arrival, as
-    /// [`DiscoveryClient::on_reply`] would arm it then (issue 12: the replies were a quarter
+    /// [`DiscoveryClient::on_reply`] would arm it then (the replies were a quarter
     /// of a trial's events). Without a transport that is all the reply does. With one, the
     /// transport's and the run's bookkeeping wait for the first call into the client ordered
     /// after the reply ([`DiscoveryClient::apply_pending_renew`]), so they happen in the
@@ -1920,7 +1920,7 @@ mod tests {
         })
     }
 
-    /// Issue 12 item 1: clients that apply one delta payload to the same local registry end up
+    /// Clients that apply one delta payload to the same local registry end up
     /// sharing one registry (one allocation, not a copy each), with exactly the statuses
     /// `apply_delta` gives; a client whose registry differs gets its own, also exact; a delta
     /// that changes nothing leaves the registry as it was.
@@ -2264,7 +2264,7 @@ mod tests {
         }
     }
 
-    /// Issue 12's renew reply handled ahead, against the reference (the reply as an event):
+    /// The renew reply handled ahead, against the reference (the reply as an event):
     /// the next heartbeat is due at the same instant, one interval after the reply arrives,
     /// with the same timer; a shutdown before the reply arrives leaves that timer stale, as
     /// the reference then arms nothing.
@@ -2362,7 +2362,7 @@ mod tests {
         assert_eq!(ours, theirs);
     }
 
-    /// Issue 12's deferred replicator runs, against the reference that arms every run
+    /// The deferred replicator runs, against the reference that arms every run
     /// (`InstanceInfoReplicator#run` re-arms one interval after it ends, FACTS.md §5.4): idle
     /// runs arm nothing; once a status change leaves the InstanceInfo dirty (here with the
     /// listener off, so no on-demand update), the first run of the grid still to come is

@@ -1,4 +1,4 @@
-//! The network and the processes as `[[fault]]`s leave them (issue 11 item 5,
+//! The network and the processes as `[[fault]]`s leave them (
 //! `docs/design/peers.md` §1.6): which pairs of processes a partition separates, which
 //! processes are paused until when, which servers are down. A rule of its own: it is told the
 //! faults' edges and answers the world's questions; it never sees the world.

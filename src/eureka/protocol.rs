@@ -206,7 +206,7 @@ pub struct DeltaPayload {
     pub applied: AppliedDeltas,
 }
 
-/// Structural sharing of the clients' local registries (issue 12 item 1): the registries that
+/// Structural sharing of the clients' local registries: the registries that
 /// applying one delta payload to a given local registry gave, keyed by that registry's
 /// allocation. Every client that fetched the same payloads holds the same registry, so instead
 /// of a copy per client (memory growing with the square of the fleet) they share one `Rc`;

@@ -17,7 +17,7 @@
 //! Not modelled: the acceptor's 10 ms poll (a batch leaves exactly when it is due), and the
 //! peer list's 10-minute refresh (peers are static).
 //!
-//! Not wired into the world yet (issue 11 builds on it, `docs/design/peers.md` §4).
+//! The world wires it for `[[peer]]`s (`docs/design/peers.md` §4).
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -135,7 +135,7 @@ impl PeerReplicator {
         // Armed already and the pool not full: the next batch's due instant cannot have moved
         // earlier (the oldest task is still the oldest, the shaper's pause only runs out), and
         // [`PeerReplicator::arm_for_next_batch`] would keep the timer. Checked first: on the
-        // production fleet this was 801 400 calls in 20 minutes (issue 12).
+        // production fleet this was 801 400 calls in 20 minutes).
         if self.armed_at.is_some() && self.order.len() < MAX_ELEMENTS_IN_PEER_REPLICATION_POOL {
             return;
         }

@@ -177,7 +177,7 @@ impl EurekaServer {
 
     /// Whether renews are reported (on by default). The world turns it off where its observer
     /// reads no `Observation::Renewed` (`Observer::reads_renewals`): on the production fleet
-    /// those were 1.3 million observations in 20 simulated minutes (issue 12), and they change
+    /// those were 1.3 million observations in 20 simulated minutes), and they change
     /// nothing in the server.
     pub fn report_renewals(&mut self, on: bool) {
         self.reports_renewals = on;
@@ -260,7 +260,7 @@ impl EurekaServer {
         }
     }
 
-    /// Whether no read from `now` on can change anything here (issue 12): both keys of the
+    /// Whether no read from `now` on can change anything here: both keys of the
     /// response cache are served from its read-only level and already in it (a read then only
     /// looks them up, `ResponseCache::get`), deltas are served (no 403 and the full fetch it
     /// brings), and reads are never refused again (`shouldAllowAccess`). Holds as long as the

@@ -728,7 +728,7 @@ fn on_demand_updates_are_rate_limited_and_the_last_goes_out_periodically() {
     );
 }
 
-/// issue 4, "a broken PID 1": when the container's PID 1 does not forward SIGTERM, a kill -15
+/// "A broken PID 1": when the container's PID 1 does not forward SIGTERM, a kill -15
 /// sends nothing (no DOWN, no DELETE) and the process dies by SIGKILL after the grace period: a
 /// kill -9, 30 s late.
 #[test]
@@ -990,7 +990,7 @@ fn pruned_and_reference(
     (pruned, reference)
 }
 
-/// Issue 12: the `TaskTimeout`s a world with no `[[fault]]` leaves out could only have arrived
+/// The `TaskTimeout`s a world with no `[[fault]]` leaves out could only have arrived
 /// stale, so every observation, at the same instant and in the same order, and the trial's end
 /// are those of the reference that arms them all, for every bundled scenario (the clusters
 /// without faults prune, the others must not) and a few seeds; the pruned trial handles fewer
@@ -1110,7 +1110,7 @@ fn left_out_and_every_fetch(
     (apps, world.run(), reference)
 }
 
-/// Issue 12: the fast mode changes nothing else than the events it leaves out. It leaves out
+/// The fast mode changes nothing else than the events it leaves out. It leaves out
 /// the fetches of clients that call nothing where no read can change a server, the idle
 /// periodic replicator runs (`DiscoveryClient::defer_idle_replicator`) and the found renews'
 /// replies (`DiscoveryClient::renew_answered_ahead`). Every observation

@@ -79,7 +79,7 @@ impl Endpoints {
     /// on its own timer every `poll_interval_ms`, whoever calls (a fixed-per-host shuffle keeps
     /// its first order). Every resolve since the last call is drawn, in order, from the
     /// resolver's own stream, so the order at an instant does not depend on which stack called
-    /// when: a stack whose calls are left out (issue 12, `DiscoveryClient::leave_out_fetches`)
+    /// when: a stack whose calls are left out (`DiscoveryClient::leave_out_fetches`)
     /// changes nothing the other one sees. (`AsyncResolver` refreshed every
     /// `eurekaServiceUrlPollIntervalSeconds`, FACTS.md §5.7; `EurekaHttpClients
     /// #defaultBootstrapResolver`.)
@@ -406,7 +406,7 @@ pub enum Delivery {
 
 /// The streams a transport draws from: one per stack (its sessions) and one for the shared
 /// resolver (its shuffles). Apart, so that what one stack does never moves what the other
-/// draws (issue 12: a client whose fetches nobody observes leaves them out).
+/// draws (a client whose fetches nobody observes leaves them out).
 #[derive(Debug)]
 pub struct TransportStreams {
     /// `transport/<name>`: the registration stack's sessions.

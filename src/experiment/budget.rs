@@ -1,5 +1,5 @@
 //! The resource budget of a command, estimated from the validated scenario before any trial
-//! runs (issue 14): how many events a trial handles, how much memory it holds, and what the
+//! runs (fuzzing found runs that exhausted memory): how many events a trial handles, how much memory it holds, and what the
 //! whole run costs on this machine, so that a scenario the machine cannot run is refused in
 //! well under a second with the figures and what to change, instead of aborting half-way.
 //!
@@ -47,7 +47,7 @@ pub const BASE_BYTES: u64 = 32 << 20;
 const TRACE_BYTES_PER_EVENT: u64 = 112;
 
 /// Events handled per second per core, a floor measured on this project's machines (1.0 to
-/// 1.3 M/s at 10 000 instances on 3 peers, `bench/fleet-10k-3peers-24h.toml`, issue 12; small
+/// 1.3 M/s at 10 000 instances on 3 peers, `bench/fleet-10k-3peers-24h.toml`; small
 /// worlds run faster): the time estimate is an upper bound.
 const EVENTS_PER_SECOND: f64 = 1_000_000.0;
 

@@ -1,5 +1,5 @@
 //! Lost capacity: live instances missing from a caller's balancer list, in instance-milliseconds
-//! (`lost_capacity_ms`; issue 11 item 6: a peer that restarts empty, a partition).
+//! (`lost_capacity_ms`: a peer that restarts empty, a partition).
 //!
 //! Per route `r` (a caller calling one app) and instance `q` of that app, `q` is **missing** from
 //! `r` at `t` when all of these hold:

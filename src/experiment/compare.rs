@@ -389,7 +389,7 @@ mod tests {
         );
     }
 
-    /// Issue 14: a trial that stops at its event limit fails the comparison with the trial and
+    /// Found by fuzzing: a trial that stops at its event limit fails the comparison with the trial and
     /// the limit (a limit of 50 events: a trial handles thousands), as it fails `run`.
     #[test]
     fn a_trial_over_its_event_limit_fails_the_comparison() {

@@ -50,7 +50,7 @@ pub fn trace_trial(scenario: &Scenario, trial: u32, mode: RequestMode) -> TrialT
 
 /// The observations a trace keeps: all of them but a Eureka client cache's news that some
 /// instance other than a stopped one is UP. A fleet starts with every cache listing every
-/// instance, so those are N^2 (10^8 at 10 000 instances: 5.5 GB, issue 14), and nothing in an
+/// instance, so those are N^2 (10^8 at 10 000 instances: 5.5 GB, found by fuzzing), and nothing in an
 /// explanation reads them: it follows the stopped instances, and counts what a fetch dropped
 /// (`up: false`, kept for every instance).
 struct TraceLog {

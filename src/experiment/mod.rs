@@ -61,7 +61,7 @@ pub struct TrialOutcome {
     pub end_ms: u64,
     /// Per `[[shutdown]]`, in scenario order: the dead hits on its instance, kept as the trial
     /// runs ([`MetricsObserver::take_hit_spans`]) so that `run`'s report draws the timeline of
-    /// its median trial without simulating that trial again (issue 12: a 1-trial run cost two
+    /// its median trial without simulating that trial again (a 1-trial run used to cost two
     /// simulations). A few spans per routing change in batched mode, whatever the rate; one
     /// per instant with a refused attempt in the per-request reference. Shard files carry them
     /// to `merge`, which draws the same timeline from them.
@@ -116,7 +116,7 @@ impl RunShared {
 /// Which fetches a trial simulates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fetches {
-    /// Those someone observes or that change a server (the default, issue 12).
+    /// Those someone observes or that change a server (the default: the production fleet's profile showed the rest cost time and change nothing).
     LeaveOutUnobserved,
     /// Every client's (the reference, [`World::with_every_fetch`]).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -233,7 +233,7 @@ mod tests {
     use crate::scenario::Metric;
     use crate::scenario::fixture::{ScenarioText, bundled, parse};
 
-    /// Issue 12: with the measures that end a trial at rest (`MetricsObserver`, a deploy's
+    /// With the measures that end a trial at rest (`MetricsObserver`, a deploy's
     /// observers), leaving out the fetches no one observes gives every bundled scenario's
     /// trials the same outcomes, ends included, as the reference where every client fetches,
     /// as written and on a cold start, in both request modes; only the count of events
@@ -270,7 +270,7 @@ mod tests {
         }
     }
 
-    /// Issue 12: `MetricsObserver` reads no renews, so the servers do not report them
+    /// `MetricsObserver` reads no renews, so the servers do not report them
     /// (`EurekaServer::report_renewals`); its outcomes are those it gives beside a log that
     /// reads every renew (which turns the reports on), trial ends included.
     #[test]
@@ -584,7 +584,7 @@ mod tests {
         }
     }
 
-    /// Issue 12 item 2: ending a trial once it is at rest (`simulation.end = "resolved"`, the
+    /// Ending a trial once it is at rest (`simulation.end = "resolved"`, the
     /// default) changes no outcome of any bundled scenario, only the end instant, which is never
     /// later than the full simulation's (`"duration"`, the reference): the same seed gives the
     /// same events up to the early end, and from there nothing measured can change. Every

@@ -323,7 +323,7 @@ mod tests {
                 ..ProptestConfig::default()
             })]
 
-            /// Issue 14 item 3, "shards merged equal one run", at its arithmetic, for any `T`
+            /// "Shards merged equal one run", at its arithmetic, for any `T`
             /// trials and `N` shards up to `u32::MAX` (the exhaustive test above stops at 40 and
             /// 12): the slices are `[floor(I T / N), floor((I + 1) T / N))` (computed apart, in
             /// 128 bits: no overflow), start at 0, end at `T`,

@@ -441,7 +441,7 @@ mod tests {
         assert_eq!(identical_points(&plan), [(0, 1)]);
     }
 
-    /// Issue 14: a trial that stops at its event limit fails the sweep, as it fails `run`.
+    /// Found by fuzzing: a trial that stops at its event limit fails the sweep, as it fails `run`.
     #[test]
     fn a_trial_over_its_event_limit_fails_the_sweep() {
         let varies = [vary("clients.ribbon.ServerListRefreshInterval=5000,30000")];

@@ -2330,7 +2330,7 @@ mod tests {
     /// read-only level serves it from its next fill (249.140 s), gateway-2's delta at 257.277 s
     /// lists it again and its list at 278.336 s: 35.059 s without it ("for 35 s" in the
     /// incident's file). Each step is told with its cause, the values read from the trace.
-    /// (Trial 35 showed it before issue 12 moved the fetches' draws to their own streams.)
+    /// (Trial 35 showed it before the fetches' draws moved to their own streams.)
     #[test]
     fn a_partial_registry_is_told_and_so_is_the_way_back() {
         let s = bundled("incidents/eureka-1490-restarted-peer-partial-registry", &[]);

@@ -149,7 +149,7 @@ fn write_figures(
         let median = median_trial(outcomes, s).and_then(|t| outcomes.iter().find(|o| o.trial == t));
         if let Some(trial) = median {
             // The run's own trial, drawn from the dead hits it kept as it ran: no simulation
-            // here, so a 1-trial run costs one (issue 12).
+            // here, so a 1-trial run costs one.
             let plot = run_timeline(scenario, s, trial);
             let path = out_dir.join(format!("timeline{suffix}.svg"));
             let svg = timeline_svg_string(&plot)?;

@@ -1,5 +1,5 @@
 //! The retry and `ServerStats` policy a caller's HTTP stack (`[[caller]] http-client`,
-//! [`HttpClient`]) gets on a given balancer and release (FACTS.md §8, §9, §14; issue 10 item 4).
+//! [`HttpClient`]) gets on a given balancer and release (FACTS.md §8, §9, §14).
 //!
 //! The rules read a [`CallPolicy`], resolved once per caller and called app by
 //! [`CallerConfig::policy`]; nothing below `scenario` asks which client a caller is.

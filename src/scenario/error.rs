@@ -89,7 +89,7 @@ impl Place {
 /// [`Place::of_offset`] for many offsets of one text, each in time independent of the text's
 /// size: the line from the line starts (binary search), the column from a count of characters
 /// kept every [`TextIndex::BLOCK`] bytes. Walking the text from its start for every key made a
-/// file of n keys cost n² (50 000 keys in 450 KB: more than 30 s in the fuzz build; issue 14).
+/// file of n keys cost n² (50 000 keys in 450 KB: more than 30 s in the fuzz build).
 pub(in crate::scenario) struct TextIndex<'a> {
     text: &'a str,
     /// The byte offset of each line's start (the first is 0).
@@ -351,7 +351,7 @@ pub enum ScenarioError {
 }
 
 /// At most this many of [`ScenarioError::Many`]'s problems are listed, the rest counted: a file
-/// of 50 000 unknown keys gets a screenful, not 50 000 lines (issue 14).
+/// of 50 000 unknown keys gets a screenful, not 50 000 lines (a fuzzing finding).
 pub const LISTED_PROBLEMS: usize = 20;
 
 fn list(errors: &[ScenarioError]) -> String {
@@ -384,7 +384,7 @@ impl ScenarioError {
 mod tests {
     use super::*;
 
-    /// Issue 14: 50 000 unknown keys gave a 50 000-line message. Every problem is still found
+    /// Found by fuzzing: 50 000 unknown keys gave a 50 000-line message. Every problem is still found
     /// (the count says so), only the first [`LISTED_PROBLEMS`] are listed, in file order.
     #[test]
     fn a_file_of_many_bad_keys_lists_the_first_twenty() {

@@ -2124,7 +2124,7 @@ pub(super) fn path_is(path: &[String], key: &str) -> bool {
 /// The relaxed forms ([`canonical`]) of the key and the aliases of `DEFS[index]`, computed
 /// once: binding a key compares it with every definition's names, and forming them anew for
 /// each key made most of the time of a file of many keys (50 000 unknown keys: 22 s in the
-/// fuzz build; issue 14).
+/// fuzz build).
 pub(super) fn canonical_names(index: usize) -> &'static [String] {
     static NAMES: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
     NAMES.get_or_init(|| {

@@ -1351,7 +1351,7 @@ fn already_shuts_down(
 /// The app and index of instance id `id`, if it is one: [`find_instance`] without its
 /// message, which compares `id` with the first ids of every app for a "did you mean". Asked of
 /// every peer name and fault side, the message made a file of n peers and n apps cost n²
-/// comparisons (3 000 of each: more than a minute in the fuzz build; issue 14).
+/// comparisons (3 000 of each: more than a minute in the fuzz build).
 fn instance_of(id: &str, apps: &[AppConfig]) -> Option<(usize, u32)> {
     let (name, index) = id.rsplit_once('-')?;
     let (a, app) = apps.iter().enumerate().find(|(_, app)| app.name == name)?;

@@ -215,7 +215,7 @@ fn default_out_folder_is_output_slash_stem() {
     assert!(out.path("output/kill-9/summary.csv").is_file());
 }
 
-/// Issue 13: a run without `--png` into a folder where a `--png` run wrote leaves no PNG of the
+/// A run without `--png` into a folder where a `--png` run wrote leaves no PNG of the
 /// earlier run beside its own SVGs, and keeps a file the user put there.
 #[test]
 fn a_run_without_png_removes_the_earlier_runs_pngs() {

@@ -1,4 +1,4 @@
-//! The front door's rough edges (issue 13): bad input exits 2 for every command, what
+//! The front door's rough edges: bad input exits 2 for every command, what
 //! `recommend` prints can be pasted into `--set`, `compare`'s default wait, and `--format json`
 //! carrying the numbers of the CSV files.
 
@@ -257,7 +257,7 @@ fn a_non_ascii_name_is_refused_saying_ascii() {
     assert!(!out.path("out").exists());
 }
 
-/// Issue 13: `recommend --format json` carries the numbers the text tells, for the same seed and
+/// `recommend --format json` carries the numbers the text tells, for the same seed and
 /// trials: each measured strategy's wait and worst case, and the shortest cut(s).
 #[test]
 fn recommend_json_carries_the_texts_numbers() {

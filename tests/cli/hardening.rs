@@ -1,4 +1,4 @@
-//! The findings of issue 14's mutation fuzzer, each as the command that found it: every one must
+//! The findings of the mutation fuzzer, each as the command that found it: every one must
 //! now end with 0, 1 or 2 within seconds, never a panic (which `Test::run` checks) or an abort.
 
 use super::test::Test;
@@ -176,7 +176,7 @@ fn huge_and_tiny_numbers_and_long_values_are_shown_short() {
     assert!(out.stderr.len() < 600, "{} bytes", out.stderr.len());
 }
 
-/// Names in reports (issue 14 item 5): a scenario file named with markup and quotes reaches
+/// Names in reports: a scenario file named with markup and quotes reaches
 /// report.html and the SVG subtitles escaped, never as markup. (App and caller names with
 /// markup are refused by validation: a name is ASCII letters, digits, `_`, `.` and `-`.)
 #[test]

@@ -1,4 +1,4 @@
-//! Output that is whole or absent (issue 14 item 4): a signal while a command runs leaves the
+//! Output that is whole or absent: a signal while a command runs leaves the
 //! output folder as the previous run left it, with no half-written file and no staging folder.
 
 use std::collections::BTreeMap;

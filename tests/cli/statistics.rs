@@ -1,4 +1,4 @@
-//! Issue 10, item 5, "honest statistics": a percentile only from the trials that support it
+//! "Honest statistics": a percentile only from the trials that support it
 //! (README, "Reading the metrics": the least n with 1 - p^n - (1 - p)^n >= 0.95), no quantile
 //! interval below that, every `recommend` figure naming its trials, and "unresolved" split into
 //! its reasons.

@@ -660,7 +660,7 @@ mod tests {
                 ..ProptestConfig::default()
             })]
 
-            /// Issue 14 item 3, "a caller never routes to an instance absent from its list", at
+            /// The property tests' invariant "a caller never routes to an instance absent from its list", at
             /// the rule: `PredicateBasedRule#choose` (FACTS.md §8) picks from the servers of the
             /// list the availability filter keeps at `now`, the untripped ones, or all of them
             /// when every one is tripped (fallback `alwaysTrue`); it finds none only in an empty

@@ -1306,7 +1306,7 @@ mod tests {
                 ..ProptestConfig::default()
             })]
 
-            /// Issue 14 item 3 at the rule, for Spring Cloud LoadBalancer (FACTS.md §9): one
+            /// An invariant of the property tests at the rule, for Spring Cloud LoadBalancer (FACTS.md §9): one
             /// request's walk (`RoundRobinLoadBalancer` with the retry policy, avoiding the
             /// instance just tried or not) only ever chooses instances of its list, first,
             /// refused and accepted alike; it finds none only in an empty list. And the batched

@@ -1,4 +1,4 @@
-//! Clusters (issue 11): several `[[peer]]`s replicating to each other, each with its own
+//! Clusters: several `[[peer]]`s replicating to each other, each with its own
 //! timers; callers reading one peer or another. Instants derived by hand from
 //! `PeerEurekaNode`'s rules (`docs/design/peers.md` §3).
 
@@ -442,7 +442,7 @@ fn failed_attempts(s: &Scenario, seed: u64, target: usize) -> (Vec<u64>, u64) {
     (dead, waited)
 }
 
-/// A partition cuts the callers' requests too (issue 11 item 5, "nothing passes either way"):
+/// A partition cuts the callers' requests too ("nothing passes either way"):
 /// the gateway cut from svc-3, which never stops, from 100 s to 160 s: every attempt on svc-3
 /// in that minute fails and waits `ribbon.ConnectTimeout` (1000 ms, Edgware+), none outside it
 /// (the next-server retry takes each request elsewhere). A pause of svc-3 over the same minute:
@@ -478,7 +478,7 @@ fn a_partition_or_a_pause_fails_the_requests_to_a_live_instance_while_it_lasts()
     }
 }
 
-/// Issue 14 item 3 (found by `invariants::batched_and_per_request_counts_agree`): the same
+/// Found by `invariants::batched_and_per_request_counts_agree`): the same
 /// minute in the default batched mode, where Ribbon's circuit breaker (on for the Zuul gateway)
 /// cuts the requests into phases. The phase used to ask whether each listed process serves
 /// (`Process::serving`) instead of how it answers the caller through the faults
@@ -770,7 +770,7 @@ fn a_restarted_peer_serves_from_its_new_incarnation() {
 /// gateway-3's delta from it leaves the local reconcile hash UP_23_ (its 20 svc instances and
 /// 3 gateways) against b's UP_n_ (n < 23: b has not yet got every registration back), so it
 /// fetches b's full registry, which lacks 23 - n of them. That fetch changed the cache and
-/// tells each of the 23 - n drops (the trial's streams since issue 12 give n = 20; before,
+/// tells each of the 23 - n drops (the trial's streams since the fetches got their own give n = 20; before,
 /// 15). Before, it compared
 /// payload versions only: b's new incarnation numbers its payloads from 0 again, as the old
 /// one did, so an equal number hid a different registry ("changed": false, no drop told).

@@ -1,4 +1,4 @@
-//! World-level tests of the callers' HTTP stacks (FACTS.md §14; issue 10 item 4): who retries,
+//! World-level tests of the callers' HTTP stacks (FACTS.md §14): who retries,
 //! how many `ServerStats` failures a refusal records, and `filter-only-up-instances`.
 
 use super::*;
@@ -43,7 +43,7 @@ fn with<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     all
 }
 
-/// Issue 10, "a default `zuul = true` caller: every refused request is an error": Zuul's
+/// "A default `zuul = true` caller: every refused request is an error": Zuul's
 /// `ZuulProperties#retryable` defaults to false, and without spring-retry its
 /// `RibbonLoadBalancingHttpClient` never retries anyway
 /// (`getRequestSpecificRetryHandler` = `RequestSpecificRetryHandler(false, false, ...)`), so

@@ -1,4 +1,4 @@
-//! Zone outages (`[[shutdown]] zone`, issue 11 item 5): every process of a zone stops at once,
+//! Zone outages (`[[shutdown]] zone`): every process of a zone stops at once,
 //! against self-preservation and the 15 % eviction cap (FACTS.md §2.1, §2.2, §2.5). The fleets
 //! start together (`start-spread-s = 0`, no jitter), so every client heartbeats at the same
 //! instants and the dead leases expire together: the eviction runs that follow are derived by

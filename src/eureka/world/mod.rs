@@ -160,7 +160,7 @@ pub struct World<'s, O: Observer> {
     /// registration stack's calls (register, renew, cancel, status) and its server's batches.
     pub(super) net: Vec<RngStream>,
     /// One per process (`net/<name>/query`) for both directions of its fetches: apart from
-    /// `net`, so that leaving out fetches nobody observes (issue 12) moves no other draw.
+    /// `net`, so that leaving out fetches nobody observes moves no other draw.
     pub(super) net_query: Vec<RngStream>,
     pub(super) wall_epoch_ms: u64,
     pub(super) observer: O,
@@ -239,7 +239,7 @@ impl<'s, O: Observer> World<'s, O> {
         Self::build(scenario, layout, trial_seed, observer, request_mode, true)
     }
 
-    /// The reference mode of issue 12's fetch pruning: [`World::with_mode`], but every client
+    /// The reference mode of the fetch pruning: [`World::with_mode`], but every client
     /// fetches, even one whose fetches no one observes and change nothing
     /// ([`DiscoveryClient::leave_out_fetches`]). Tests compare the two; `explain` tells its
     /// story from this one.
@@ -422,7 +422,7 @@ impl<'s, O: Observer> World<'s, O> {
         )
     }
 
-    /// The reference mode of issue 12's event pruning: every supervised run arms its
+    /// The reference mode of the event pruning: every supervised run arms its
     /// `TaskTimeout`, even where the world knows it can only arrive stale
     /// ([`DiscoveryClient::calls_answered_in_time`]). Tests compare the two modes.
     pub fn arm_every_timeout(mut self) -> Self {
@@ -433,7 +433,7 @@ impl<'s, O: Observer> World<'s, O> {
     }
 
     /// Stops the trial after `limit` events (`Ran::over_limit`): a guard against a trial that
-    /// runs far beyond what its scenario's periodic rules make (issue 14), which the caller
+    /// runs far beyond what its scenario's periodic rules make (a fuzzing finding), which the caller
     /// reports as an error. One comparison per event.
     pub fn limit_events(mut self, limit: u64) -> Self {
         self.event_limit = limit;

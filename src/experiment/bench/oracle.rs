@@ -1,4 +1,4 @@
-//! The race against the SimPy oracle (`../shared/oracle/`, issue 12): the same world and trial
+//! The race against the SimPy oracle (`../shared/oracle/`): the same world and trial
 //! count on one core each, eureka-sim in this process on the calling thread, the oracle as
 //! `python3 oracle.py --case cases/kill9_default.json --seeds 0..N-1 --jobs 1` (its README's
 //! command; `--jobs 1` keeps it to one process). `scripts/oracle-race.sh` runs the same pair as

@@ -3,7 +3,7 @@
 //!
 //! Why not the system's fonts: plotters' `ttf` feature finds a font through fontconfig and
 //! measures each glyph with FreeType, which cost 30 % of a 200-trial `run`'s instructions
-//! (157 M of 517 M under callgrind, `run bench/oracle-kill9.toml`: issue 12's race against the
+//! (157 M of 517 M under callgrind, `run bench/oracle-kill9.toml`: the race against the
 //! SimPy oracle), needs fontconfig at build and run time, and made the plots' layout depend on
 //! the fonts the machine has. With the faces here, text widths (the SVG layout) and PNG pixels
 //! are the same on every machine.

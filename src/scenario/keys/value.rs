@@ -511,7 +511,7 @@ impl Kind {
 }
 
 /// A float as a message shows it: `1e300` and `1e-300` in scientific notation, not as the 300
-/// digits `{}` prints (issue 14); others as written.
+/// digits `{}` prints (a fuzzing finding); others as written.
 pub(in crate::scenario) fn number(f: f64) -> String {
     if f != 0.0 && f.is_finite() && (f.abs() >= 1e15 || f.abs() < 1e-4) {
         format!("{f:e}")

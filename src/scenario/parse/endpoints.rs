@@ -106,7 +106,7 @@ pub(super) fn resolve(client: &ClientConfig, servers: &Servers<'_>) -> ResolvedE
     let mut own: Vec<usize> = Vec::new();
     let mut others: Vec<usize> = Vec::new();
     // Which servers are listed already: searching the lists made each process cost the square
-    // of the peers (3 000 peers and 3 000 apps: more than a minute in the fuzz build; issue 14).
+    // of the peers (3 000 peers and 3 000 apps: more than a minute in the fuzz build).
     let mut listed = vec![false; servers.list.len()];
     for (i, zone) in zones.iter().enumerate() {
         for k in zone_servers(client, zone, servers) {

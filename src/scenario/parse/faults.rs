@@ -1,4 +1,4 @@
-//! `[[fault]]` tables (issue 11 item 5): partitions, pauses, peer restarts and crashes. Each kind
+//! `[[fault]]` tables: partitions, pauses, peer restarts and crashes. Each kind
 //! takes its own keys (`for-s`, `down-s`, `between`, `target`); the names it acts on resolve to
 //! [`FaultSide`]s against the peers, instance ids, callers, apps and zones of the scenario.
 

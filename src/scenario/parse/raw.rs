@@ -168,7 +168,7 @@ impl RawScenario {
     }
 }
 
-/// toml_edit says only "duplicate key" (issue 14): this names the key, its table and the line
+/// toml_edit says only "duplicate key" (a fuzzing finding): this names the key, its table and the line
 /// of its first definition, read off the text at the error's offset (the key of the second
 /// definition) and the table header above it.
 fn duplicate_key(text: &str, at: usize) -> String {

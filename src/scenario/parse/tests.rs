@@ -992,7 +992,7 @@ fn a_prestop_that_ends_after_the_trial_is_refused() {
 }
 
 /// A file of many tables and keys parses in time that grows with its size, not its square
-/// (fuzzing, issue 14): each key's line and column, each table's name checked against the
+/// (fuzzing): each key's line and column, each table's name checked against the
 /// others, each peer's name against the instance ids, each process's servers. 2 000 peers and
 /// 2 000 apps, with an unknown key each, took more than a minute in the fuzz build before.
 #[test]
@@ -1029,7 +1029,7 @@ fn many_tables_parse_in_linear_time() {
     assert!(took.as_secs() < 5, "{took:?}");
 }
 
-/// Issue 14: thousands of peers for thousands of apps made the parser resolve peers x
+/// Found by fuzzing: thousands of peers for thousands of apps made the parser resolve peers x
 /// configurations service-url endpoints (5 000 x 5 000: 470 MB) before the resource budget
 /// could refuse the scenario. Beyond `MAX_ENDPOINTS` it is refused at the last `[[peer]]`
 /// table with the counts; 3 200 peers for 3 200 apps and the server (3 200 x 6 401 = 20.5 M).

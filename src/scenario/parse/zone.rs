@@ -1,4 +1,4 @@
-//! `[[shutdown]] zone`: a zone outage (issue 11 item 5). Every process of the zone stops at
+//! `[[shutdown]] zone`: a zone outage. Every process of the zone stops at
 //! `at-s`: the zone's app instances (one [`ShutdownConfig`] each, so each is measured as if
 //! named by `instance`), its callers ([`CallerStop`]) and its peers (a `[[fault]]` crash each).
 //! Who is in a zone is what a `[[fault]]` zone side takes ([`FaultNames::zone_members`]): a
