@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Races eureka-sim against the SimPy oracle (issue 12) on the same world and trial count, one core
+# Races eureka-sim against the SimPy oracle on the same world and trial count, one core
 # each, one after the other on the same core: prints both wall times and the ratio.
 #
 #   scripts/oracle-race.sh [TRIALS] [ORACLE_DIR]      (defaults: 200, ../shared/oracle)

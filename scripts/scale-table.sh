@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How one trial's cost grows with the fleet and the simulated time (issue 12): runs
+# How one trial's cost grows with the fleet and the simulated time: runs
 # bench/fleet-10k-3peers-24h.toml (40 apps, 20 gateways, three peers, the whole time simulated)
 # with 25, 75 and 250 instances per app (1 000, 3 000 and 10 000 instances), over one hour and
 # one day, one trial each, and prints wall time, user time and peak memory (`/usr/bin/time -v`).

@@ -99,7 +99,8 @@ fn two_peers_write_callers_and_servers_and_trials_aggregates_them() {
             "errors",
             "last_dead_hit_ms",
             "client_removed_ms",
-            "ribbon_removed_ms"
+            "ribbon_removed_ms",
+            "lost_capacity_ms"
         ]
     );
     let (header, servers) = read_csv(&out.join("servers.csv"));

@@ -5,7 +5,7 @@
 
 use crate::eureka::RequestMode;
 use crate::experiment::budget::{
-    self, BudgetError, Estimate, Limits, MemorySource, available_memory,
+    self, BudgetError, DEFAULT_MAX_SECONDS, Estimate, Limits, MemorySource, TimeSource, memory_room,
 };
 use crate::scenario::Scenario;
 
@@ -13,12 +13,25 @@ use crate::scenario::Scenario;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub(crate) struct BudgetArgs {
     /// Refuse a run whose estimated peak memory is above SIZE (e.g. 4G, 512M), and run fewer
-    /// trials at once when that is enough [default: the memory this machine has available].
+    /// trials at once when that is enough [default: the memory this process may still use:
+    /// the machine's available memory, its cgroup's memory.max, its ulimit -v, the least].
     #[arg(long, global = true, value_name = "SIZE", value_parser = budget::parse_memory)]
     max_memory: Option<u64>,
     /// Refuse a run estimated to handle more than N simulated events in all.
     #[arg(long, global = true, value_name = "N")]
     max_events: Option<u64>,
+    /// Refuse a run estimated to take longer than DURATION on this machine (e.g. 30m, 10h, 2d;
+    /// none: no limit) [default: 2h].
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_max_time)]
+    max_time: Option<MaxTime>,
+}
+
+/// A `--max-time` value: seconds, or no limit (`none`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct MaxTime(Option<f64>);
+
+fn parse_max_time(text: &str) -> Result<MaxTime, String> {
+    budget::parse_duration(text).map(MaxTime)
 }
 
 /// The threads rayon's global pool will have: `RAYON_NUM_THREADS`, else one per core (asking
@@ -39,7 +52,10 @@ impl BudgetArgs {
     pub(crate) fn limits(&self) -> Limits {
         let (max_memory, memory_source) = match self.max_memory {
             Some(max) => (Some(max), MemorySource::Flag),
-            None => (available_memory(), MemorySource::Machine),
+            None => match memory_room() {
+                Some((room, source)) => (Some(room), source),
+                None => (None, MemorySource::Machine),
+            },
         };
         Limits {
             max_memory,
@@ -88,6 +104,24 @@ impl BudgetArgs {
                 per_trial,
                 trials,
                 max,
+            });
+        }
+        let (max_s, from) = match self.max_time {
+            Some(MaxTime(flag)) => (flag, TimeSource::Flag),
+            None => (Some(DEFAULT_MAX_SECONDS), TimeSource::Default),
+        };
+        if let Some(max_s) = max_s
+            && seconds > max_s
+        {
+            let trials: u64 = runs.iter().map(|(_, t)| t).sum();
+            return Err(BudgetError::Time {
+                estimate_s: seconds,
+                max_s,
+                from,
+                threads: at_once,
+                events,
+                per_trial: events / trials.max(1),
+                trials,
             });
         }
         if at_once < threads {

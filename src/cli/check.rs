@@ -41,7 +41,7 @@ struct ClaimsFailed {
 }
 
 pub(crate) fn check(args: CheckArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
-    let overrides = args.overrides.list();
+    let overrides = args.overrides.list()?;
 
     let files = scenario_files(&args.paths)?;
     let mut scenarios: Vec<(String, Scenario)> = Vec::new();

@@ -6,15 +6,18 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::eureka::RequestMode;
+use crate::experiment::TrialOutcome;
 use crate::experiment::closed_form;
-use crate::experiment::compare::{PlannedVariant, common_wait_s, expand_variants, plan_compare};
-use crate::experiment::run_trial_range;
-use crate::report::compare as compare_variants;
+use crate::experiment::compare::{
+    Comparison, PlannedVariant, VariantResult, common_wait_s, expand_variants, plan_compare,
+};
 use crate::report::json::render_compare_json;
-use crate::report::shard::{ShardCommand, ShardGroup};
+use crate::report::output::OutputOptions;
+use crate::report::shard::ShardCommand;
+use crate::report::write_compare;
 use crate::scenario::{Scenario, ScenarioSource, Strategy};
 
-use super::progress::Progress;
+use super::driver::{Cut, Driven, Plan, Target};
 use super::{scenario_error_in, warn_new};
 
 #[derive(Debug, clap::Args)]
@@ -112,57 +115,55 @@ fn default_wait_s(base: &Scenario, wait_s: &[u64], warn: bool) -> Option<u64> {
 
 pub(crate) fn compare(args: CompareArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
     let shard = args.shard.resolve()?;
-    let overrides = args.common.overrides.list();
+    let overrides = args.common.overrides.list()?;
     let source = ScenarioSource::read(&args.scenario)?;
-    let (base, plan) = plan(&source, &overrides, &args.strategy, &args.wait_s, true)?;
-    let default_dir = super::default_output(&args.scenario, &base.name).join("compare");
-    let trials = shard.map_or(base.simulation.trials, |s| {
-        s.range(base.simulation.trials).len() as u32
-    });
-    let runs: Vec<_> = plan
-        .iter()
-        .map(|p| (&p.scenario, u64::from(trials)))
-        .collect();
-    budget.check(&runs, RequestMode::default(), false)?;
-    if let Some(shard) = shard {
-        // Trials, not variants: every variant runs the shard's trials, so trial k of each
-        // variant draws the same numbers (common random numbers) whichever shard it is in.
-        let total = base.simulation.trials;
-        let trials = shard.range(total);
-        let progress = Progress::new((trials.len() * plan.len()) as u64, "trials");
-        let groups = plan
+    let (base, planned) = plan(&source, &overrides, &args.strategy, &args.wait_s, true)?;
+    // Every variant runs the same trials (a shard's slice of them): trial k of each variant
+    // draws the same numbers (common random numbers) whichever shard it is in.
+    let plan = Plan {
+        groups: planned
             .iter()
-            .map(|p| ShardGroup {
-                label: p.variant.name(),
-                outcomes: run_trial_range(
-                    &p.scenario,
-                    trials.clone(),
-                    RequestMode::default(),
-                    &|| progress.tick(),
-                ),
-            })
-            .collect();
-        progress.finish();
+            .map(|p| (p.variant.name(), &p.scenario))
+            .collect(),
+        mode: RequestMode::default(),
+        cut: Cut::Trials,
+        twice: false,
+    };
+    let target = Target {
+        common: &args.common,
+        scenario: &args.scenario,
+        default_dir: super::default_output(&args.scenario, &base.name).join("compare"),
+    };
+    let manifest = |shard, total| {
         let command = ShardCommand::Compare {
             strategies: args.strategy.iter().map(|s| s.name().to_string()).collect(),
             wait_s: args.wait_s.clone(),
         };
-        let manifest = super::shard::manifest(
+        super::shard::manifest(
             command,
             &source,
             &args.common.overrides,
             &base,
             shard,
             total,
-        );
-        return super::shard::finish(&args.common, default_dir, manifest, groups);
-    }
-    let (options, staging) = args.common.staged_output(&args.scenario, default_dir)?;
-    let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
-    let compared = compare_variants(plan, &options, &|| progress.tick());
-    progress.finish();
-    let (comparison, text) = compared?;
-    let text = staging.commit(&text)?;
+        )
+    };
+    let mut compared = None;
+    let write = |output: &OutputOptions, groups: Vec<Vec<TrialOutcome>>| {
+        let variants = planned
+            .iter()
+            .zip(&groups)
+            .map(|(p, outcomes)| VariantResult::of(p.clone(), outcomes))
+            .collect();
+        let comparison = Comparison { variants };
+        let text = write_compare(&comparison, output);
+        compared = Some(comparison);
+        text
+    };
+    let driven = plan.drive(shard, budget, target, manifest, write)?;
+    let (Driven::Written { text, .. }, Some(comparison)) = (driven, compared) else {
+        return Ok(());
+    };
     let text = if args.format.is_text() {
         text
     } else {
@@ -170,9 +171,4 @@ pub(crate) fn compare(args: CompareArgs, budget: &super::budget::BudgetArgs) -> 
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
-}
-
-/// The trials of every scenario of a plan, for the progress bar.
-pub(super) fn total_trials<'a>(scenarios: impl Iterator<Item = &'a Scenario>) -> u64 {
-    scenarios.map(|s| u64::from(s.simulation.trials)).sum()
 }

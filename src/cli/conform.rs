@@ -70,7 +70,7 @@ pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
         .scenario
         .clone()
         .expect("clap requires a scenario without --matrix");
-    let overrides = args.common.overrides.list();
+    let overrides = args.common.overrides.list()?;
     let base = load(&scenario_path, &overrides)?;
     for warning in &base.warnings {
         eprintln!("warning: {warning}");
@@ -279,7 +279,7 @@ mod matrix {
         }
         let real = read_real_trials(&real_path)?;
         let scenario_path = cell.scenario_path(matrix);
-        let scenario = load(&scenario_path, &common.overrides.list())?;
+        let scenario = load(&scenario_path, &common.overrides.list()?)?;
         let outcomes = run_trials(&scenario);
         let figures = cell_figures(cell, &real, &outcomes);
         let first = &scenario.shutdowns[0];

@@ -48,7 +48,7 @@ fn plot_path(text: &str) -> Result<PathBuf, String> {
 }
 
 pub(crate) fn explain(args: ExplainArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
-    let scenario = super::load(&args.scenario, &args.overrides.list())?;
+    let scenario = super::load(&args.scenario, &args.overrides.list()?)?;
     let mode = super::request_mode(args.per_request);
     budget.check(&[(&scenario, 1)], mode, true)?;
     let options = ExplainOptions {

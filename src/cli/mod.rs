@@ -7,6 +7,7 @@ mod check;
 mod compare;
 mod completions;
 mod conform;
+mod driver;
 mod explain;
 mod init;
 mod interrupt;
@@ -256,9 +257,17 @@ pub(crate) struct Overrides {
 }
 
 impl Overrides {
-    /// The overrides as `--set` assignments, in the order they apply.
-    pub(crate) fn list(&self) -> Vec<String> {
-        base_overrides(self.trials, self.seed, &self.assignments())
+    /// The overrides as `--set` assignments, in the order they apply; refused when an explicit
+    /// flag and a `--set` of the same key disagree (`--trials 3` used to lose in silence to
+    /// `--set simulation.trials=1000000`, and a million trials ran).
+    pub(crate) fn list(&self) -> Result<Vec<String>, FlagConflict> {
+        let trials = self.trials.map(|t| t.to_string());
+        FlagConflict::check(&self.set, "trials", "simulation.trials", trials)?;
+        let seed = self.seed.map(|s| s.to_string());
+        FlagConflict::check(&self.set, "seed", "simulation.seed", seed)?;
+        let profile = self.profile.clone();
+        FlagConflict::check(&self.set, "profile", "simulation.spring-profiles", profile)?;
+        Ok(base_overrides(self.trials, self.seed, &self.assignments()))
     }
 
     /// `--profile` as its `--set` assignment, then the `--set`s.
@@ -276,6 +285,50 @@ impl Overrides {
             ))
         });
         profiles.chain(self.set.iter().cloned()).collect()
+    }
+}
+
+/// An explicit flag (`--trials`, `--seed`, `--profile`) and a `--set` of the key it stands for
+/// that disagree. Neither wins in silence: the user gives one of them (exit 2).
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error(
+    "--{flag} {flag_value} and --set {key}={set_value} disagree: give one of them (--{flag} \
+     is the same as --set {key}=...)"
+)]
+pub(crate) struct FlagConflict {
+    flag: &'static str,
+    flag_value: String,
+    key: &'static str,
+    set_value: String,
+}
+
+impl FlagConflict {
+    /// Whether `sets` assigns `key` a value other than the flag's (`--profile` and any
+    /// `--set simulation.spring-profiles` at all: two spellings of a list are not compared).
+    fn check(
+        sets: &[String],
+        flag: &'static str,
+        key: &'static str,
+        flag_value: Option<String>,
+    ) -> Result<(), FlagConflict> {
+        let Some(flag_value) = flag_value else {
+            return Ok(());
+        };
+        for assignment in sets {
+            let Some((k, v)) = assignment.split_once('=') else {
+                continue;
+            };
+            let same = flag != "profile" && v.trim() == flag_value.trim();
+            if k.trim() == key && !same {
+                return Err(FlagConflict {
+                    flag,
+                    flag_value,
+                    key,
+                    set_value: v.trim().to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -442,6 +495,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
                 || conform::is_bad_input(&err)
                 || shard::is_bad_input(&err)
                 || init::is_bad_input(&err)
+                || err.downcast_ref::<FlagConflict>().is_some()
                 || recommend::is_bad_input(&err)
                 || err
                     .downcast_ref::<crate::experiment::budget::BudgetError>()

@@ -57,7 +57,7 @@ pub(crate) fn recommend(
     // A missing or unreadable file is bad input (exit 2), as for every command.
     let file = ScenarioSource::read(&args.scenario)?;
     let (text, source) = (&file.text, &file.source);
-    let overrides = args.overrides.list();
+    let overrides = args.overrides.list()?;
     // Validates the file and the overrides (exit 2 with the usual message).
     let scenario = super::load_source(&file, &overrides)?;
     if scenario.shutdowns.is_empty() {

@@ -13,14 +13,17 @@ use std::path::PathBuf;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 
 use crate::eureka::RequestMode;
-use crate::experiment::sweep::{PlannedPoint, check_distinct_keys, identical_points, plan_sweep};
-use crate::experiment::{Vary, run_trials_with};
-use crate::report::shard::{ShardCommand, ShardGroup};
-use crate::report::sweep as sweep_grid;
+use crate::experiment::TrialOutcome;
+use crate::experiment::Vary;
+use crate::experiment::sweep::{
+    PlannedPoint, PointResult, Sweep, check_distinct_keys, identical_points, plan_sweep,
+};
+use crate::report::output::OutputOptions;
+use crate::report::shard::ShardCommand;
+use crate::report::write_sweep;
 use crate::scenario::{Scenario, ScenarioSource};
 
-use super::compare::total_trials;
-use super::progress::Progress;
+use super::driver::{Cut, Driven, Plan, Target};
 use super::{scenario_error_in, warn_new};
 
 #[derive(Debug, clap::Args)]
@@ -129,51 +132,53 @@ pub(crate) fn sweep(
     budget: &super::budget::BudgetArgs,
 ) -> anyhow::Result<()> {
     let shard = args.shard.resolve()?;
-    let overrides = args.common.overrides.list();
+    let overrides = args.common.overrides.list()?;
     let source = ScenarioSource::read(&args.scenario)?;
     let SweepPlan { base, plan, notes } = plan(&source, &overrides, &args.vary, true)?;
-    let default_dir = super::default_output(&args.scenario, &base.name).join("sweep");
-    let points = match shard {
-        Some(s) => s.range(plan.len() as u32),
-        None => 0..plan.len() as u32,
-    };
-    let runs: Vec<_> = plan[points.start as usize..points.end as usize]
-        .iter()
-        .map(|p| (&p.scenario, u64::from(p.scenario.simulation.trials)))
-        .collect();
-    budget.check(&runs, RequestMode::default(), false)?;
-    if let Some(shard) = shard {
-        // Grid points, not trials: a point's statistics need all its trials, and points are
-        // independent, so a shard runs whole points and merge only puts them side by side.
-        let total = plan.len() as u32;
-        let points = &plan[shard.range(total).start as usize..shard.range(total).end as usize];
-        let progress = Progress::new(total_trials(points.iter().map(|p| &p.scenario)), "trials");
-        let groups = points
+    // Grid points, not trials, are cut by a shard: a point's statistics need all its trials,
+    // and points are independent, so a shard runs whole points and merge only puts them side
+    // by side.
+    let driven = Plan {
+        groups: plan
             .iter()
-            .map(|p| ShardGroup {
-                label: p.point.describe(&args.vary),
-                outcomes: run_trials_with(&p.scenario, RequestMode::default(), &|| progress.tick()),
-            })
-            .collect();
-        progress.finish();
+            .map(|p| (p.point.describe(&args.vary), &p.scenario))
+            .collect(),
+        mode: RequestMode::default(),
+        cut: Cut::Groups,
+        twice: false,
+    };
+    let target = Target {
+        common: &args.common,
+        scenario: &args.scenario,
+        default_dir: super::default_output(&args.scenario, &base.name).join("sweep"),
+    };
+    let manifest = |shard, total| {
         let command = ShardCommand::Sweep {
             vary: args.vary.clone(),
         };
-        let manifest = super::shard::manifest(
+        super::shard::manifest(
             command,
             &source,
             &args.common.overrides,
             &base,
             shard,
             total,
-        );
-        return super::shard::finish(&args.common, default_dir, manifest, groups);
+        )
+    };
+    let write = |output: &OutputOptions, groups: Vec<Vec<TrialOutcome>>| {
+        let points = plan
+            .iter()
+            .zip(&groups)
+            .map(|(p, outcomes)| PointResult::of(p.clone(), outcomes))
+            .collect();
+        let sweep = Sweep {
+            varies: args.vary.clone(),
+            points,
+        };
+        write_sweep(&sweep, &notes, output)
+    };
+    if let Driven::Written { text, .. } = driven.drive(shard, budget, target, manifest, write)? {
+        io::stdout().lock().write_all(text.as_bytes())?;
     }
-    let (options, staging) = args.common.staged_output(&args.scenario, default_dir)?;
-    let progress = Progress::new(total_trials(plan.iter().map(|p| &p.scenario)), "trials");
-    let text = sweep_grid(&args.vary, plan, &notes, &options, &|| progress.tick());
-    progress.finish();
-    let text = staging.commit(&text?)?;
-    io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }

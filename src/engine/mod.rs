@@ -8,5 +8,5 @@ mod rng;
 mod time;
 
 pub use queue::EventQueue;
-pub use rng::{RngStream, StreamFactory, fnv1a64, trial_seed};
+pub use rng::{RngStream, StreamFactory, fnv1a64, fnv1a64_bytes, trial_seed};
 pub use time::SimTime;

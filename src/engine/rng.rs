@@ -28,12 +28,19 @@ pub fn fnv1a64(name: &str) -> u64 {
 /// [`fnv1a64`] of the concatenation of `parts`: FNV-1a reads the bytes in order, so the name
 /// need not be built.
 fn fnv1a64_of(parts: &[&str]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in parts.iter().flat_map(|part| part.bytes()) {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    fnv1a64_iter(parts.iter().flat_map(|part| part.bytes()))
+}
+
+/// 64-bit FNV-1a of `bytes`: a stable hash to print (std's is seeded per process), as
+/// `run --check-determinism` prints an outcome's.
+pub fn fnv1a64_bytes(bytes: &[u8]) -> u64 {
+    fnv1a64_iter(bytes.iter().copied())
+}
+
+fn fnv1a64_iter(bytes: impl Iterator<Item = u8>) -> u64 {
+    bytes.fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The seed of trial `trial` of a run seeded with `seed`.

@@ -157,6 +157,44 @@ pub struct BenchReport {
     pub rate_cost_ratio_per_request: f64,
     /// Whether each measurement's peak memory is its own (the reset worked) or the peak so far.
     pub peak_is_per_measurement: bool,
+    /// The budget's estimate of a trial against the one-thread measurement.
+    pub estimate: EstimateAccuracy,
+}
+
+/// The budget's estimate (`experiment::budget`, what every command refuses or announces by)
+/// beside what one thread measured, per trial: the benchmark of the estimate's accuracy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EstimateAccuracy {
+    pub estimated_events: u64,
+    pub measured_events: f64,
+    pub estimated_seconds: f64,
+    pub measured_seconds: f64,
+    pub estimated_bytes: u64,
+}
+
+impl EstimateAccuracy {
+    /// The estimate of `scenario`'s trial beside `measured` (one thread, batched).
+    pub fn of(scenario: &Scenario, measured: &Measurement) -> EstimateAccuracy {
+        let estimate = super::budget::Estimate::new(scenario, RequestMode::Batched, 1, 1);
+        let trials = f64::from(measured.trials.max(1));
+        EstimateAccuracy {
+            estimated_events: estimate.cost.events,
+            measured_events: measured.events as f64 / trials,
+            estimated_seconds: estimate.seconds(),
+            measured_seconds: measured.seconds / trials,
+            estimated_bytes: estimate.peak_bytes(1),
+        }
+    }
+
+    /// Estimated time over measured time (above 1: the estimate is pessimistic).
+    pub fn time_ratio(&self) -> f64 {
+        self.estimated_seconds / self.measured_seconds.max(1e-9)
+    }
+
+    /// Estimated events over measured events.
+    pub fn events_ratio(&self) -> f64 {
+        self.estimated_events as f64 / self.measured_events.max(1.0)
+    }
 }
 
 /// Measures `scenario` (normally `scenarios/kill-9.toml`, whose text is `text`): events/s on one
@@ -209,7 +247,9 @@ pub fn bench(text: &str, source: &str, trials: u32) -> Result<BenchReport, Scena
         reference_trials,
         RequestMode::PerRequest,
     );
+    let estimate = EstimateAccuracy::of(&base, &single);
     Ok(BenchReport {
+        estimate,
         thread_speedup: t2.trials_per_s() / t1.trials_per_s(),
         rate_cost_ratio: r1000.ms_per_trial() / r20.ms_per_trial(),
         rate_cost_ratio_per_request: p1000.ms_per_trial() / p20.ms_per_trial(),

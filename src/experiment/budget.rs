@@ -370,6 +370,14 @@ pub enum MemorySource {
     Flag,
     /// The memory available on this machine (`MemAvailable` of /proc/meminfo).
     Machine,
+    /// What the process's control group allows (cgroup v2 `memory.max` less `memory.current`,
+    /// the tightest of its ancestors; v1 `memory.limit_in_bytes` less `memory.usage_in_bytes`):
+    /// a container's limit, under which the kernel kills the process.
+    Cgroup,
+    /// The address space left under `RLIMIT_AS` (`ulimit -v`), less what the process already
+    /// maps (`VmSize`) and one allocator arena: beyond it an allocation fails and the process
+    /// aborts ("memory allocation of N bytes failed").
+    AddressSpace,
 }
 
 /// A run refused before it starts (exit 2).
@@ -388,6 +396,26 @@ pub enum BudgetError {
         max: u64,
     },
     #[error(
+        "this run would take about {} on {threads} core{} ({} events: {} a trial x {trials} \
+         trials), more than {}; run fewer trials (--trials), a shorter simulation \
+         (simulation.duration-s) or a smaller fleet, or allow it with --max-time {}",
+        duration(*estimate_s), if *threads == 1 { "" } else { "s" }, count(*events),
+        count(*per_trial), match from {
+            TimeSource::Default => format!("the default budget of {}", duration(*max_s)),
+            TimeSource::Flag => format!("--max-time {}", duration(*max_s)),
+        },
+        allowance(*estimate_s)
+    )]
+    Time {
+        estimate_s: f64,
+        max_s: f64,
+        from: TimeSource,
+        threads: usize,
+        events: u64,
+        per_trial: u64,
+        trials: u64,
+    },
+    #[error(
         "trial {trial} stopped after {limit} events, 4 times the most this scenario's periodic \
          rules should make: nothing was written; this is a bug of the model or of its \
          estimate (src/experiment/budget.rs), please report it with the scenario and seed"
@@ -399,10 +427,19 @@ pub enum BudgetError {
         bytes(*estimate), match from {
             MemorySource::Flag => format!("--max-memory {}", bytes(*max)),
             MemorySource::Machine => format!("the {} this machine has available", bytes(*max)),
+            MemorySource::Cgroup => format!(
+                "the {} left under this process's cgroup limit (memory.max)", bytes(*max)
+            ),
+            MemorySource::AddressSpace => format!(
+                "the {} of address space left under this process's limit (ulimit -v, \
+                 RLIMIT_AS)", bytes(*max)
+            ),
         },
         match from {
             MemorySource::Flag => ", or raise --max-memory",
             MemorySource::Machine => "",
+            MemorySource::Cgroup => ", or run in a container with more memory",
+            MemorySource::AddressSpace => ", or raise the limit (ulimit -v)",
         }
     )]
     Memory {
@@ -410,6 +447,65 @@ pub enum BudgetError {
         max: u64,
         from: MemorySource,
     },
+}
+
+/// Where a time limit came from, for the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeSource {
+    /// [`DEFAULT_MAX_SECONDS`].
+    #[default]
+    Default,
+    /// `--max-time`.
+    Flag,
+}
+
+/// The longest run a command starts without `--max-time`: 2 hours. A run estimated above it is
+/// almost always a slip (a day of simulation at 1 000 requests a second, a trial count with
+/// three zeros too many), and it is cheaper to say so at once than after an hour.
+pub const DEFAULT_MAX_SECONDS: f64 = 2.0 * 3600.0;
+
+/// A `--max-time` value that allows a run estimated at `seconds`: the estimate rounded up, in
+/// whole hours above 2 h and whole minutes below.
+fn allowance(seconds: f64) -> String {
+    if seconds > 7200.0 {
+        format!("{}h", (seconds / 3600.0).ceil() as u64 + 1)
+    } else {
+        format!("{}m", (seconds / 60.0).ceil() as u64 + 1)
+    }
+}
+
+/// Parses a `--max-time` value: seconds, or a number with `s`, `m`, `h` or `d` (`90m`, `2h`,
+/// `1.5d`); `none` for no limit (`None`).
+pub fn parse_duration(text: &str) -> Result<Option<f64>, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a duration: a number with s, m, h or d (e.g. 90m, 10h), or none")
+    })?;
+    let factor = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => {
+            return Err(format!(
+                "`{text}`: the unit must be s, m, h or d (e.g. 90m, 10h), or none for no limit"
+            ));
+        }
+    };
+    let seconds = value * factor;
+    if !(seconds.is_finite() && seconds >= 1.0) {
+        return Err(format!(
+            "`{text}` is out of range (at least 1 s), or none for no limit"
+        ));
+    }
+    Ok(Some(seconds))
 }
 
 /// `1.2e9`-style counts above a million, plain below.
@@ -472,8 +568,28 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
 /// The memory available on this machine (`MemAvailable` of /proc/meminfo), if it says.
 pub fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    kilobytes(&text, "MemAvailable:")
+}
+
+/// The memory this process may still use, and which limit says so: the least of the machine's
+/// available memory, its control group's room and its address-space room
+/// ([`MemorySource`]). A container's `memory.max` or a `ulimit -v` is far below the machine's
+/// memory, and a run sized by the machine alone was killed or aborted there.
+pub fn memory_room() -> Option<(u64, MemorySource)> {
+    [
+        available_memory().map(|b| (b, MemorySource::Machine)),
+        cgroup_room().map(|b| (b, MemorySource::Cgroup)),
+        address_space_room().map(|b| (b, MemorySource::AddressSpace)),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(|(b, _)| *b)
+}
+
+/// The value of the `key` line of a /proc file in kB, in bytes.
+fn kilobytes(text: &str, key: &str) -> Option<u64> {
     text.lines()
-        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .find_map(|line| line.strip_prefix(key))
         .and_then(|rest| {
             rest.trim()
                 .trim_end_matches("kB")
@@ -482,6 +598,86 @@ pub fn available_memory() -> Option<u64> {
                 .ok()
         })
         .map(|kb| kb * 1024)
+}
+
+/// The room under the process's cgroup memory limits: for cgroup v2, the tightest
+/// `memory.max - memory.current` of its group and every ancestor (a limit set on a parent
+/// binds its children); for v1, `memory.limit_in_bytes - memory.usage_in_bytes` (a limit near
+/// 2^63 means none). `None` when no limit is set or the files cannot be read.
+fn cgroup_room() -> Option<u64> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read = |path: &std::path::Path| std::fs::read_to_string(path).ok();
+    let mut rooms = Vec::new();
+    for line in groups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let path = path.trim_start_matches('/');
+        if id == "0" && controllers.is_empty() {
+            let mut dir = std::path::Path::new("/sys/fs/cgroup").join(path);
+            loop {
+                let max = read(&dir.join("memory.max"));
+                let current = read(&dir.join("memory.current"));
+                if let (Some(max), Some(current)) = (max, current) {
+                    rooms.push(cgroup_v2_room(&max, &current));
+                }
+                if !dir.pop() || !dir.starts_with("/sys/fs/cgroup") {
+                    break;
+                }
+            }
+        } else if controllers.split(',').any(|c| c == "memory") {
+            let dir = std::path::Path::new("/sys/fs/cgroup/memory").join(path);
+            let limit = read(&dir.join("memory.limit_in_bytes"));
+            let usage = read(&dir.join("memory.usage_in_bytes"));
+            if let (Some(limit), Some(usage)) = (limit, usage) {
+                rooms.push(cgroup_v1_room(&limit, &usage));
+            }
+        }
+    }
+    rooms.into_iter().flatten().min()
+}
+
+/// cgroup v2: `max` (a byte count, or `max` for none) less `current`.
+fn cgroup_v2_room(max: &str, current: &str) -> Option<u64> {
+    let max: u64 = max.trim().parse().ok()?;
+    let current: u64 = current.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// cgroup v1: the limit less the usage; a limit of 2^62 or more is the kernel's "none".
+fn cgroup_v1_room(limit: &str, usage: &str) -> Option<u64> {
+    let limit: u64 = limit.trim().parse().ok()?;
+    let usage: u64 = usage.trim().parse().ok()?;
+    (limit < 1 << 62).then(|| limit.saturating_sub(usage))
+}
+
+/// What mimalloc reserves at once when it needs more address space (`arena_reserve`, 1 GiB on
+/// 64-bit systems): the room under `RLIMIT_AS` must leave one such reservation free.
+const ARENA_RESERVE_BYTES: u64 = 1 << 30;
+
+/// The address space left under the soft `RLIMIT_AS` (the "Max address space" line of
+/// /proc/self/limits), less the process's `VmSize` and one allocator arena; `None` when
+/// unlimited.
+fn address_space_room() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    address_space_room_of(&limits, &status)
+}
+
+fn address_space_room_of(limits: &str, status: &str) -> Option<u64> {
+    let soft = limits
+        .lines()
+        .find_map(|line| line.strip_prefix("Max address space"))?
+        .split_whitespace()
+        .next()?;
+    let soft: u64 = soft.parse().ok()?; // "unlimited" does not parse: no limit
+    let mapped = kilobytes(status, "VmSize:")?;
+    Some(
+        soft.saturating_sub(mapped)
+            .saturating_sub(ARENA_RESERVE_BYTES),
+    )
 }
 
 #[cfg(test)]
@@ -655,5 +851,70 @@ mod tests {
         assert!(parse_memory("lots").is_err());
         assert!(parse_memory("0").is_err());
         assert!(parse_memory("1e300G").is_err());
+    }
+
+    /// `--max-time`: seconds, or with s, m, h or d; `none` lifts the limit; nonsense is refused
+    /// with what is allowed.
+    #[test]
+    fn parse_duration_reads_the_units() {
+        assert_eq!(parse_duration("90"), Ok(Some(90.0)));
+        assert_eq!(parse_duration("90s"), Ok(Some(90.0)));
+        assert_eq!(parse_duration("30m"), Ok(Some(1800.0)));
+        assert_eq!(parse_duration("2h"), Ok(Some(7200.0)));
+        assert_eq!(parse_duration("1.5d"), Ok(Some(129_600.0)));
+        assert_eq!(parse_duration("none"), Ok(None));
+        assert!(
+            parse_duration("2 weeks")
+                .unwrap_err()
+                .contains("s, m, h or d")
+        );
+        assert!(
+            parse_duration("soon")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+        assert!(parse_duration("0").unwrap_err().contains("at least 1 s"));
+    }
+
+    /// The refusal's `--max-time` value allows the run it refused: above the estimate, rounded
+    /// up (8 684.2 h -> 8686h; 3 h -> 4h; 25 min -> 26m).
+    #[test]
+    fn the_allowance_covers_the_estimate() {
+        assert_eq!(allowance(8_684.2 * 3600.0), "8686h");
+        assert_eq!(allowance(3.0 * 3600.0), "4h");
+        assert_eq!(allowance(25.0 * 60.0), "26m");
+        for seconds in [61.0, 7199.0, 7201.0, 1e7] {
+            let allowed = parse_duration(&allowance(seconds)).unwrap().unwrap();
+            assert!(allowed > seconds, "{seconds} -> {allowed}");
+        }
+    }
+
+    /// The address-space room from the kernel's own lines: a 6 GiB `ulimit -v` (6 291 456 kB)
+    /// with 1 GiB mapped leaves 5 GiB less the 1 GiB arena reservation; "unlimited" is no
+    /// limit.
+    #[test]
+    fn the_address_space_room_reads_proc_self() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max address space         6442450944           unlimited            bytes\n";
+        let status = "Name:\teureka-sim\nVmSize:\t 1048576 kB\n";
+        assert_eq!(address_space_room_of(limits, status), Some(4 << 30));
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_room_of(unlimited, status), None);
+    }
+
+    /// cgroup rooms: v2 `max` is no limit; v1's 2^63-ish limit is no limit.
+    #[test]
+    fn cgroup_rooms_read_the_kernels_files() {
+        assert_eq!(cgroup_v2_room("max\n", "1000\n"), None);
+        assert_eq!(
+            cgroup_v2_room("6442450944\n", "1073741824\n"),
+            Some(5 << 30)
+        );
+        assert_eq!(cgroup_v1_room("9223372036854771712\n", "5\n"), None);
+        assert_eq!(
+            cgroup_v1_room("2147483648\n", "1073741824\n"),
+            Some(1 << 30)
+        );
     }
 }

@@ -277,6 +277,37 @@ pub struct ServerOutcome {
     pub readonly_removed_ms: Option<i64>,
 }
 
+impl CallerOutcome {
+    /// The metrics measured per caller, in `callers.csv`'s order.
+    pub const METRICS: [Metric; 7] = [
+        Metric::ExposureMs,
+        Metric::DeadHits,
+        Metric::Errors,
+        Metric::LastDeadHitMs,
+        Metric::ClientRemovedMs,
+        Metric::RibbonRemovedMs,
+        Metric::LostCapacityMs,
+    ];
+
+    /// The value of `metric` for this caller; `None` is "no value" (an empty CSV cell), and
+    /// so is a metric that is not measured per caller (not in [`Self::METRICS`]).
+    pub fn value(&self, metric: Metric) -> Option<i64> {
+        match metric {
+            Metric::ExposureMs => self.exposure_ms,
+            Metric::DeadHits => Some(self.dead_hits as i64),
+            Metric::Errors => Some(self.errors as i64),
+            Metric::LastDeadHitMs => self.last_dead_hit_ms,
+            Metric::ClientRemovedMs => self.client_removed_ms,
+            Metric::RibbonRemovedMs => self.ribbon_removed_ms,
+            Metric::LostCapacityMs => Some(self.lost_capacity_ms as i64),
+            Metric::InflightFailed
+            | Metric::TimeoutDelayMs
+            | Metric::ServerRemovedMs
+            | Metric::ReadonlyRemovedMs => None,
+        }
+    }
+}
+
 impl ShutdownOutcome {
     /// The value of `metric` in this outcome; `None` is "no value" (an empty CSV cell).
     pub fn value(&self, metric: Metric) -> Option<i64> {

@@ -58,6 +58,19 @@ pub fn bench(
             "the peak so far (the reset through /proc/self/clear_refs was refused)"
         }
     );
+    let e = &report.estimate;
+    let _ = writeln!(
+        out,
+        "budget estimate of a trial (1 thread): {:.4} s against {:.4} s measured ({:.2}x), \
+         {} events against {:.0} ({:.2}x), peak {:.1} MiB",
+        e.estimated_seconds,
+        e.measured_seconds,
+        e.time_ratio(),
+        e.estimated_events,
+        e.measured_events,
+        e.events_ratio(),
+        e.estimated_bytes as f64 / 1_048_576.0
+    );
     if let Some((dir, oracle_trials)) = oracle {
         let (source, text) = ORACLE_SCENARIO;
         let status = race_oracle(dir, text, source, oracle_trials.max(1))?;

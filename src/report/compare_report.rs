@@ -4,8 +4,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::eureka::RequestMode;
-use crate::experiment::compare::{PlannedVariant, VariantResult, run_compare};
+use crate::experiment::compare::VariantResult;
 use crate::experiment::{Comparison, Stats};
 use crate::scenario::Metric;
 
@@ -19,20 +18,7 @@ use super::html::{Figure, HtmlReport, Section, Table, render_html};
 use super::output::{OutputError, OutputOptions, begin_with_csv, image_formats, list, write_text};
 use super::plot::{CdfPlot, CdfSeries, cdf_svg_string, render_cdf};
 
-/// `eureka-sim compare`: runs every planned variant (calling `on_trial_done` after each trial),
-/// writes `compare.csv`, `exposure-cdf.svg` (and `.png`) and `report.html`, and returns the
-/// comparison (for `--format json`) with the terminal text.
-pub fn compare(
-    plan: Vec<PlannedVariant>,
-    options: &OutputOptions,
-    on_trial_done: &(dyn Fn() + Sync),
-) -> Result<(Comparison, String), OutputError> {
-    let comparison = run_compare(plan, RequestMode::default(), on_trial_done)?;
-    let text = write_compare(&comparison, options)?;
-    Ok((comparison, text))
-}
-
-/// Writes `compare`'s files for `comparison` and returns the terminal text; [`compare`] and
+/// Writes `compare`'s files for `comparison` and returns the terminal text; `compare` and
 /// `merge` share it, so their files are the same bytes.
 pub fn write_compare(
     comparison: &Comparison,

@@ -4,56 +4,67 @@ use std::fmt::{Display, Write as _};
 use std::io::Write;
 
 use crate::eureka::Layout;
-use crate::experiment::TrialOutcome;
-use crate::scenario::Scenario;
+use crate::experiment::{CallerOutcome, TrialOutcome};
+use crate::scenario::{Metric, Scenario};
 
 use super::columns::{SUMMARY_STATS, cells, header};
 use super::{SummaryRow, reasons_cell};
 
-/// `trial_end_ms` is when the trial ended: `duration-s`, or later when it waited for the
-/// stopped instance to leave every view (up to `max-duration-s`). The last column,
+/// `trials.csv`: which trial and shutdown ([`TRIAL_KEYS`]), every [`Metric`] in
+/// [`Metric::ALL`] order (each cell `ShutdownOutcome::value`, empty for "no value"), then
+/// [`TRIAL_TAIL`]. `trial_end_ms` is when the trial ended: `duration-s`, or later when it waited
+/// for the stopped instance to leave every view (up to `max-duration-s`). The last column,
 /// `unresolved_reason`, says why any of `exposure_ms` and the four `*_removed_ms` cells is empty
 /// (`experiment::Unresolved`, names joined by `;`); it is empty when they all have a value.
-pub const TRIALS_HEADER: [&str; 18] = [
-    "trial",
-    "seed",
-    "instance",
-    "strategy",
-    "t_stop_ms",
-    "exposure_ms",
-    "dead_hits",
-    "errors",
-    "inflight_failed",
-    "timeout_delay_ms",
-    "last_dead_hit_ms",
-    "server_removed_ms",
-    "readonly_removed_ms",
-    "client_removed_ms",
-    "ribbon_removed_ms",
-    "lost_capacity_ms",
-    "trial_end_ms",
-    "unresolved_reason",
-];
+/// A metric is declared once, in `Metric` and `ShutdownOutcome::value`: its column follows.
+pub const TRIALS_HEADER: [&str; 18] = trials_header();
+
+/// The columns of `trials.csv` before the metrics.
+pub const TRIAL_KEYS: [&str; 5] = ["trial", "seed", "instance", "strategy", "t_stop_ms"];
+/// The columns of `trials.csv` after the metrics.
+pub const TRIAL_TAIL: [&str; 2] = ["trial_end_ms", "unresolved_reason"];
+
+const fn trials_header() -> [&'static str; 18] {
+    let mut header = [""; 18];
+    let mut i = 0;
+    while i < TRIAL_KEYS.len() {
+        header[i] = TRIAL_KEYS[i];
+        i += 1;
+    }
+    let mut m = 0;
+    while m < Metric::ALL.len() {
+        header[i] = Metric::ALL[m].name();
+        i += 1;
+        m += 1;
+    }
+    let mut t = 0;
+    while t < TRIAL_TAIL.len() {
+        header[i] = TRIAL_TAIL[t];
+        i += 1;
+        t += 1;
+    }
+    assert!(i == 18, "TRIALS_HEADER's length is keys + metrics + tail");
+    header
+}
 
 /// `callers.csv`: one row per trial, shutdown and caller of the instance's app (a process with a
-/// route to it), what that caller saw: its exposure (its balancers), its dead hits, errors and
-/// last dead hit, when its Eureka cache and its balancers dropped the instance, and `server`,
-/// the Eureka server (peer) whose answer to its fetch finally dropped it from its cache. Times
-/// in ms from the stop, as in `trials.csv`, whose columns aggregate these rows (the longest
-/// exposure, the sum of dead hits and errors, the last removal).
-pub const CALLERS_HEADER: [&str; 11] = [
-    "trial",
-    "seed",
-    "instance",
-    "caller",
-    "server",
-    "exposure_ms",
-    "dead_hits",
-    "errors",
-    "last_dead_hit_ms",
-    "client_removed_ms",
-    "ribbon_removed_ms",
-];
+/// route to it), what that caller saw: [`CALLER_KEYS`], then each metric of
+/// [`CallerOutcome::METRICS`] (its exposure (its balancers), its dead hits, errors and last
+/// dead hit, when its Eureka cache and its balancers dropped the instance, its lost capacity).
+/// `server` is the Eureka server (peer) whose answer to its fetch finally dropped it from its
+/// cache. Times in ms from the stop, as in `trials.csv`, whose columns aggregate these rows (the
+/// longest exposure, the sum of dead hits and errors, the last removal, the sum of lost
+/// capacity). A per-caller metric is declared once, in `CallerOutcome::METRICS` and
+/// `CallerOutcome::value`: its column follows.
+pub fn callers_header() -> Vec<&'static str> {
+    CALLER_KEYS
+        .into_iter()
+        .chain(CallerOutcome::METRICS.map(Metric::name))
+        .collect()
+}
+
+/// The columns of `callers.csv` before the metrics.
+pub const CALLER_KEYS: [&str; 5] = ["trial", "seed", "instance", "caller", "server"];
 
 /// `servers.csv`: one row per trial, shutdown and Eureka server (each `[[peer]]`, or the one
 /// standalone server): when its registry stopped listing the instance UP and when its `GET
@@ -92,18 +103,11 @@ pub fn write_trials_csv<W: Write>(
                 .cell(trial.seed)
                 .cell(&shutdown.instance)
                 .cell(shutdown.strategy.name())
-                .opt(outcome.t_stop_ms)
-                .opt(outcome.exposure_ms)
-                .cell(outcome.dead_hits)
-                .cell(outcome.errors)
-                .cell(outcome.inflight_failed)
-                .cell(outcome.timeout_delay_ms)
-                .opt(outcome.last_dead_hit_ms)
-                .opt(outcome.server_removed_ms)
-                .opt(outcome.readonly_removed_ms)
-                .opt(outcome.client_removed_ms)
-                .opt(outcome.ribbon_removed_ms)
-                .cell(outcome.lost_capacity_ms)
+                .opt(outcome.t_stop_ms);
+            for metric in Metric::ALL {
+                record.opt(outcome.value(metric));
+            }
+            record
                 .cell(trial.end_ms)
                 .joined(outcome.unresolved_reasons().iter().map(|r| r.name()), ";")
                 .write(&mut writer)?;
@@ -113,7 +117,7 @@ pub fn write_trials_csv<W: Write>(
     Ok(())
 }
 
-/// One row per trial, shutdown and caller of the instance's app ([`CALLERS_HEADER`]).
+/// One row per trial, shutdown and caller of the instance's app ([`callers_header`]).
 pub fn write_callers_csv<W: Write>(
     out: W,
     scenario: &Scenario,
@@ -123,7 +127,7 @@ pub fn write_callers_csv<W: Write>(
     let servers = scenario.servers();
     let process_name = |p: usize| layout.processes.get(p).map_or("?", |s| s.name.as_str());
     let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(CALLERS_HEADER)?;
+    writer.write_record(callers_header())?;
     let mut record = Record::default();
     for trial in outcomes {
         for (shutdown, outcome) in scenario.shutdowns.iter().zip(&trial.shutdowns) {
@@ -134,14 +138,11 @@ pub fn write_callers_csv<W: Write>(
                     .cell(trial.seed)
                     .cell(&shutdown.instance)
                     .cell(process_name(caller.process))
-                    .opt(server.map(|s| &s.name))
-                    .opt(caller.exposure_ms)
-                    .cell(caller.dead_hits)
-                    .cell(caller.errors)
-                    .opt(caller.last_dead_hit_ms)
-                    .opt(caller.client_removed_ms)
-                    .opt(caller.ribbon_removed_ms)
-                    .write(&mut writer)?;
+                    .opt(server.map(|s| &s.name));
+                for metric in CallerOutcome::METRICS {
+                    record.opt(caller.value(metric));
+                }
+                record.write(&mut writer)?;
             }
         }
     }

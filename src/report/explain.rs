@@ -13,7 +13,7 @@ use crate::scenario::{
     ClientConfig, FaultKind, FinalStop, Release, Scenario, ShutdownConfig, Strategy,
 };
 
-use super::output::{OutputError, write_text};
+use super::output::OutputError;
 use super::plot::{HitSpan, ImageFormat, TimelinePlot, render_timeline};
 
 /// What `eureka-sim explain` tells and writes.
@@ -66,13 +66,14 @@ pub fn explain(scenario: &Scenario, options: &ExplainOptions) -> Result<String, 
     }
     if let Some(path) = &options.trace {
         let csv = path.extension().is_some_and(|e| e == "csv");
-        let text = if csv {
-            told.to_csv(scenario)
-        } else {
-            told.to_json_lines(scenario)
-        };
         create_parent(path)?;
-        write_text(path, text)?;
+        write_trace(path, |out| {
+            if csv {
+                told.write_csv(scenario, out)
+            } else {
+                told.write_json_lines(scenario, out)
+            }
+        })?;
         let _ = writeln!(
             out,
             "wrote {} events to {}",
@@ -81,6 +82,31 @@ pub fn explain(scenario: &Scenario, options: &ExplainOptions) -> Result<String, 
         );
     }
     Ok(out)
+}
+
+/// Writes the trace through `write` into a hidden file beside `path`, then renames it there:
+/// the file is whole or absent, never half-written (a full disk, an interrupt).
+fn write_trace(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let name = path
+        .file_name()
+        .map_or("trace".into(), |n| n.to_string_lossy());
+    let partial = path.with_file_name(format!(".{name}.partial"));
+    let failed = |source: std::io::Error| {
+        let _ = std::fs::remove_file(&partial);
+        OutputError::Write {
+            path: path.to_path_buf(),
+            source: Box::new(source),
+        }
+    };
+    let file = std::fs::File::create(&partial).map_err(failed)?;
+    let mut out = std::io::BufWriter::new(file);
+    write(&mut out).map_err(failed)?;
+    let file = out.into_inner().map_err(|e| failed(e.into_error()))?;
+    file.sync_all().map_err(failed)?;
+    std::fs::rename(&partial, path).map_err(failed)
 }
 
 /// Creates the folder a file named on the command line goes into.
@@ -1234,42 +1260,59 @@ impl Explanation<'_> {
             .collect();
         timeline_plot(scenario, s, (self.trial, self.seed), &outcome, dead_hits)
     }
-    /// Every observation as JSON Lines: `t_ms`, `kind` and the observation's fields, with
-    /// process and route names added.
-    pub fn to_json_lines(&self, scenario: &Scenario) -> String {
-        let mut out = String::new();
-        for (t, o) in &self.log {
-            let mut value = serde_json::to_value(o).unwrap_or(serde_json::Value::Null);
-            if let Some(map) = value.as_object_mut() {
-                let mut names = Vec::new();
-                for key in ["process", "observer", "first"] {
-                    if let Some(id) = map.get(key).and_then(|v| v.as_u64()) {
-                        names.push((format!("{key}_name"), self.name(id as usize).to_string()));
-                    }
+    /// One observation as the JSON object the trace writes: `t_ms`, `kind` and the
+    /// observation's fields, with process and route names added.
+    fn trace_object(&self, scenario: &Scenario, t: SimTime, o: &Observation) -> serde_json::Value {
+        let mut value = serde_json::to_value(o).unwrap_or(serde_json::Value::Null);
+        if let Some(map) = value.as_object_mut() {
+            let mut names = Vec::new();
+            for key in ["process", "observer", "first"] {
+                if let Some(id) = map.get(key).and_then(|v| v.as_u64()) {
+                    names.push((format!("{key}_name"), self.name(id as usize).to_string()));
                 }
-                if let Some(id) = map.get("route").and_then(|v| v.as_u64()) {
-                    names.push((
-                        "route_name".to_string(),
-                        self.route_name(scenario, id as usize),
-                    ));
-                }
-                for (k, v) in names {
-                    map.insert(k, serde_json::Value::String(v));
-                }
-                map.insert("t_ms".to_string(), serde_json::Value::from(t.ms()));
             }
-            out.push_str(&value.to_string());
-            out.push('\n');
+            if let Some(id) = map.get("route").and_then(|v| v.as_u64()) {
+                names.push((
+                    "route_name".to_string(),
+                    self.route_name(scenario, id as usize),
+                ));
+            }
+            for (k, v) in names {
+                map.insert(k, serde_json::Value::String(v));
+            }
+            map.insert("t_ms".to_string(), serde_json::Value::from(t.ms()));
         }
-        out
+        value
     }
 
-    /// Every observation as CSV: `t_ms,kind,process,detail` (detail = the other fields).
-    pub fn to_csv(&self, scenario: &Scenario) -> String {
-        let mut writer = csv::Writer::from_writer(Vec::new());
-        let _ = writer.write_record(["t_ms", "kind", "process", "detail"]);
-        for line in self.to_json_lines(scenario).lines() {
-            let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(line) else {
+    /// Writes every observation as JSON Lines, one at a time: a day's trace is gigabytes, and
+    /// held whole as text beside the log it doubled the memory `explain --trace` needs.
+    pub fn write_json_lines(
+        &self,
+        scenario: &Scenario,
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        for (t, o) in &self.log {
+            serde_json::to_writer(&mut *out, &self.trace_object(scenario, *t, o))?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// Every observation as JSON Lines (the trace of a small trial, for tests).
+    pub fn to_json_lines(&self, scenario: &Scenario) -> String {
+        let mut out = Vec::new();
+        let _ = self.write_json_lines(scenario, &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Writes every observation as CSV (`t_ms`, `kind`, `process`, then the other fields as
+    /// `key=value`), one at a time, as [`Self::write_json_lines`] does.
+    pub fn write_csv(&self, scenario: &Scenario, out: impl std::io::Write) -> std::io::Result<()> {
+        let mut writer = csv::Writer::from_writer(out);
+        writer.write_record(["t_ms", "kind", "process", "detail"])?;
+        for (t, o) in &self.log {
+            let serde_json::Value::Object(mut map) = self.trace_object(scenario, *t, o) else {
                 continue;
             };
             let take = |map: &mut serde_json::Map<String, serde_json::Value>, k: &str| {
@@ -1283,10 +1326,16 @@ impl Explanation<'_> {
             let process = take(&mut map, "process_name");
             map.remove("process");
             let detail: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let _ = writer.write_record([t, kind, process, detail.join(" ")]);
+            writer.write_record([t, kind, process, detail.join(" ")])?;
         }
-        let bytes = writer.into_inner().unwrap_or_default();
-        String::from_utf8(bytes).unwrap_or_default()
+        writer.flush()
+    }
+
+    /// Every observation as CSV (the trace of a small trial, for tests).
+    pub fn to_csv(&self, scenario: &Scenario) -> String {
+        let mut out = Vec::new();
+        let _ = self.write_csv(scenario, &mut out);
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 

@@ -24,20 +24,19 @@ mod terminal;
 pub mod tuning;
 
 pub use compare_report::{
-    compare, compare_cdf, compare_header, compare_html, render_compare, write_compare,
-    write_compare_csv,
+    compare_cdf, compare_header, compare_html, render_compare, write_compare, write_compare_csv,
 };
 pub use conform_report::{
     CONFORM_HEADER, conform_cdf, conform_html, render_conform, write_conform_csv,
 };
 pub use csv_files::{
-    CALLERS_HEADER, SERVERS_HEADER, TRIALS_HEADER, summary_header, write_callers_csv,
+    SERVERS_HEADER, TRIALS_HEADER, callers_header, summary_header, write_callers_csv,
     write_servers_csv, write_summary_csv, write_trials_csv,
 };
 pub use json::{render_summary_json, scenario_hash};
 pub use keys::render_keys;
 pub use sweep_report::{
-    NamedPlot, SweepPlot, SweepPlots, render_sweep, sweep, sweep_header, sweep_html, sweep_plots,
+    NamedPlot, SweepPlot, SweepPlots, render_sweep, sweep_header, sweep_html, sweep_plots,
     write_sweep, write_sweep_csv,
 };
 pub use terminal::{render_deploy, render_summary};

@@ -4,10 +4,9 @@
 
 use std::path::Path;
 
-use crate::eureka::RequestMode;
 use crate::eureka::ServerId;
+use crate::experiment::TrialOutcome;
 use crate::experiment::deploy_metrics::summarize_deploy;
-use crate::experiment::{TrialOutcome, run_trials_with};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -27,26 +26,8 @@ use super::{
     write_servers_csv, write_summary_csv, write_trials_csv,
 };
 
-/// How `eureka-sim run` runs and where it writes.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    pub output: OutputOptions,
-    pub mode: RequestMode,
-}
-
-/// `eureka-sim run`: runs every trial of `scenario` (calling `on_trial_done` after each, from any
-/// thread), writes its files into `options.out_dir` and returns the terminal text.
-pub fn run(
-    scenario: &Scenario,
-    options: &RunOptions,
-    on_trial_done: &(dyn Fn() + Sync),
-) -> Result<String, OutputError> {
-    let outcomes = run_trials_with(scenario, options.mode, on_trial_done);
-    write_run(scenario, &options.output, &outcomes)
-}
-
 /// Writes `run`'s files for `outcomes` (every trial of `scenario`, in trial order) and returns
-/// the terminal text. [`run`] calls it after its trials, `merge` after putting the shards'
+/// the terminal text. `run` calls it after its trials, `merge` after putting the shards'
 /// outcomes back together: one writer, so the files are the same bytes either way. It simulates
 /// nothing: the timeline's dead hits are those the median trial kept as it ran
 /// (`TrialOutcome::dead_hit_spans`), which the shard files carry too.

@@ -5,10 +5,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use crate::eureka::RequestMode;
 use crate::experiment::intervals::trials_for_percentile;
-use crate::experiment::sweep::{PlannedPoint, run_sweep};
-use crate::experiment::{PointResult, Sweep, Vary, needs_trials};
+use crate::experiment::{PointResult, Sweep, needs_trials};
 use crate::scenario::Metric;
 
 use super::columns::{SWEEP_STATS, cells, header};
@@ -23,22 +21,8 @@ use super::plot::{
     render_line,
 };
 
-/// `eureka-sim sweep`: runs every planned grid point of `varies` (calling `on_trial_done` after
-/// each trial), writes `sweep.csv`, the plots and `report.html` (with `notes`, the warnings about
-/// the grid), and returns the terminal text.
-pub fn sweep(
-    varies: &[Vary],
-    plan: Vec<PlannedPoint>,
-    notes: &[String],
-    options: &OutputOptions,
-    on_trial_done: &(dyn Fn() + Sync),
-) -> Result<String, OutputError> {
-    let sweep = run_sweep(varies, plan, RequestMode::default(), on_trial_done)?;
-    write_sweep(&sweep, notes, options)
-}
-
 /// Writes `sweep`'s files for `sweep` (with `notes`, the warnings about the grid) and returns the
-/// terminal text; [`sweep`] and `merge` share it, so their files are the same bytes.
+/// terminal text; `sweep` and `merge` share it, so their files are the same bytes.
 pub fn write_sweep(
     sweep: &Sweep,
     notes: &[String],

@@ -36,7 +36,7 @@ impl Metric {
     ];
 
     /// The column / metric name in the CSV files.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Metric::ExposureMs => "exposure_ms",
             Metric::DeadHits => "dead_hits",

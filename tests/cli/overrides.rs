@@ -98,3 +98,65 @@ fn a_key_without_effect_warns_but_runs() {
         .stderr_contains("shutdown[0].wait-s")
         .run();
 }
+
+/// `--trials 3` with `--set simulation.trials=1000000` ran a million trials: the explicit flag
+/// and the `--set` of its key disagree, so neither wins in silence (exit 2, both named, nothing
+/// written). The same for `--seed`, and for every command that reads them.
+#[test]
+fn an_explicit_flag_and_a_set_of_its_key_that_disagree_are_refused() {
+    for (flag, value, set) in [
+        ("--trials", "3", "simulation.trials=1000000"),
+        ("--seed", "7", "simulation.seed=8"),
+    ] {
+        for command in ["run", "explain", "compare"] {
+            let out = Test::new()
+                .copy_bundled("kill-9.toml")
+                .args([command, "kill-9.toml", flag, value, "--set", set])
+                .status(2)
+                .stderr_contains(format!("{flag} {value} and --set {set} disagree"))
+                .run();
+            assert!(out.stdout.is_empty(), "{command} {flag}: {}", out.stdout);
+            for folder in [OUT, "output"] {
+                assert!(
+                    !out.path(folder).exists(),
+                    "{command} {flag} wrote {folder}"
+                );
+            }
+        }
+    }
+    // Agreeing is no conflict.
+    let rows = Test::scenario("kill-9.toml")
+        .trials(2)
+        .set("simulation.trials=2")
+        .run()
+        .trials();
+    assert_eq!(rows.len(), 2);
+}
+
+/// A run estimated above the default budget of 2 hours is refused before any trial (exit 2),
+/// with the estimate and the flag that allows it; nothing is written. The oversized run of
+/// the report: 100 000 trials of a week at 1 000 requests a second over 10 000 instances.
+#[test]
+fn a_run_above_the_time_budget_is_refused_with_the_flag_that_allows_it() {
+    let out = Test::new()
+        .copy_bundled("kill-9.toml")
+        .env("RAYON_NUM_THREADS", "2")
+        .args(["run", "kill-9.toml", "--out", OUT, "--trials", "100000"])
+        .args(["--set", "app[0].instances=10000"])
+        .args(["--set", "simulation.duration-s=604800"])
+        .args(["--set", "caller[0].rate-per-s=1000"])
+        .status(2)
+        .stderr_contains("more than the default budget of 2.0 h")
+        .stderr_contains("allow it with --max-time")
+        .run();
+    assert!(!out.path(OUT).exists());
+    // A limit given on the command line is named as such.
+    Test::new()
+        .copy_bundled("kill-9.toml")
+        .env("RAYON_NUM_THREADS", "2")
+        .args(["run", "kill-9.toml", "--out", OUT, "--trials", "100000"])
+        .args(["--max-time", "1s"])
+        .status(2)
+        .stderr_contains("more than --max-time 1 s")
+        .run();
+}

@@ -141,7 +141,7 @@ pub enum Event {
 pub struct World<'s, O: Observer> {
     pub(super) scenario: &'s Scenario,
     pub(super) queue: EventQueue<Event>,
-    /// The Eureka servers, by [`ServerId`] (one for now).
+    /// The Eureka servers, by [`ServerId`]: the standalone server, or one per `[[peer]]`.
     pub(super) servers: Vec<EurekaServer>,
     /// Each server's own process (its embedded client, its network stream), by [`ServerId`].
     pub(super) server_processes: Vec<ProcessId>,
