@@ -34,7 +34,7 @@ pub(crate) struct BenchArgs {
     no_oracle: bool,
 }
 
-pub(crate) fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
+pub(crate) fn run_bench(args: BenchArgs) -> super::CommandResult<()> {
     // A missing or unreadable file is bad input (exit 2), as for every command.
     let (text, source) = match &args.scenario {
         Some(path) => {

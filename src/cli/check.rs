@@ -4,6 +4,7 @@
 //! (exit 2) without waiting for the first. Then each file's trials run and each claim prints one
 //! line; the last line counts them. Exit 1 when a claim fails, so a CI job fails with it.
 
+use super::error::ClaimsFailed;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -32,15 +33,10 @@ pub(crate) struct CheckArgs {
     format: super::FormatArg,
 }
 
-/// Claims failed: exit status 1 (the lines above say which).
-#[derive(Debug, thiserror::Error)]
-#[error("{failed} of {total} claim(s) failed")]
-struct ClaimsFailed {
-    failed: usize,
-    total: usize,
-}
-
-pub(crate) fn check(args: CheckArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
+pub(crate) fn check(
+    args: CheckArgs,
+    budget: &super::budget::BudgetArgs,
+) -> super::CommandResult<()> {
     let overrides = args.overrides.list()?;
 
     let files = scenario_files(&args.paths)?;

@@ -56,7 +56,7 @@ pub(super) fn plan(
     strategies: &[Strategy],
     wait_s: &[u64],
     warn: bool,
-) -> anyhow::Result<(Scenario, Vec<PlannedVariant>)> {
+) -> super::CommandResult<(Scenario, Vec<PlannedVariant>)> {
     let base = if warn {
         super::load_source(source, overrides)?
     } else {
@@ -113,7 +113,10 @@ fn default_wait_s(base: &Scenario, wait_s: &[u64], warn: bool) -> Option<u64> {
     Some(chosen)
 }
 
-pub(crate) fn compare(args: CompareArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
+pub(crate) fn compare(
+    args: CompareArgs,
+    budget: &super::budget::BudgetArgs,
+) -> super::CommandResult<()> {
     let shard = args.shard.resolve()?;
     let overrides = args.common.overrides.list()?;
     let source = ScenarioSource::read(&args.scenario)?;

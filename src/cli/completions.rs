@@ -48,7 +48,7 @@ fn command_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(COMMANDS)
 }
 
-pub(crate) fn print_completions(args: &CompletionsArgs) -> anyhow::Result<()> {
+pub(crate) fn print_completions(args: &CompletionsArgs) -> super::CommandResult<()> {
     // Into a buffer first: the generators panic on a write error (a closed pipe).
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "eureka-sim", &mut script);
@@ -56,7 +56,7 @@ pub(crate) fn print_completions(args: &CompletionsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) fn print_man(args: &ManArgs) -> anyhow::Result<()> {
+pub(crate) fn print_man(args: &ManArgs) -> super::CommandResult<()> {
     let mut cli = Cli::command();
     cli.build();
     let command = match &args.command {

@@ -2,6 +2,7 @@
 //! (see `experiment::conform`); prints the comparison and writes `conform.csv`, one CDF per
 //! strategy and metric, and `report.html`.
 
+use super::error::ConformanceDiffers;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -41,11 +42,6 @@ pub(crate) struct ConformArgs {
     check: bool,
 }
 
-/// A bad file of real trials is bad input (exit 2), as a bad scenario is.
-pub(super) fn is_bad_input(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<RealTrialsError>().is_some()
-}
-
 fn parse_alpha(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
@@ -53,16 +49,7 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
     }
 }
 
-/// With `--check`: a test rejected, exit status 1 (the table above says which).
-#[derive(Debug, thiserror::Error)]
-#[error("{rejected} of {total} comparison(s) differ at alpha = {alpha}")]
-struct ConformanceDiffers {
-    rejected: usize,
-    total: usize,
-    alpha: f64,
-}
-
-pub(crate) fn conform(args: ConformArgs) -> anyhow::Result<()> {
+pub(crate) fn conform(args: ConformArgs) -> super::CommandResult<()> {
     if let Some(matrix) = &args.matrix {
         return matrix::conform_matrix(matrix, &args.cell, &args.common);
     }
@@ -173,10 +160,10 @@ mod matrix {
         matrix: &Path,
         only: &[String],
         common: &super::super::Common,
-    ) -> anyhow::Result<()> {
-        let cells = read_matrix(matrix)?;
+    ) -> super::super::CommandResult<()> {
+        let cells = read_matrix(matrix).map_err(anyhow::Error::from)?;
         if let Some(unknown) = only.iter().find(|n| !cells.iter().any(|c| &c.name == *n)) {
-            anyhow::bail!(
+            return Err(anyhow::anyhow!(
                 "{}: no cell named `{unknown}`; cells: {}",
                 matrix.display(),
                 cells
@@ -184,7 +171,8 @@ mod matrix {
                     .map(|c| c.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
-            );
+            )
+            .into());
         }
         let out = results_dir(matrix);
         let csv_path = out
@@ -204,7 +192,7 @@ mod matrix {
             let figures = cell_row(matrix, &cell, common)?;
             rows.push((cell, figures));
         }
-        let text = matrix_csv(&rows)?;
+        let text = matrix_csv(&rows).map_err(anyhow::Error::from)?;
         // Cells not recomputed keep their line of the previous matrix.csv.
         let text = text
             .lines()
@@ -272,7 +260,7 @@ mod matrix {
         matrix: &Path,
         cell: &MatrixCell,
         common: &super::super::Common,
-    ) -> anyhow::Result<Option<CellFigures>> {
+    ) -> super::super::CommandResult<Option<CellFigures>> {
         let real_path = cell.real_path(matrix);
         if !real_path.exists() {
             return Ok(None);

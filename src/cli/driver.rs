@@ -5,6 +5,7 @@
 //! output folder, calls the writer and commits the folder whole. `merge` calls the same writers
 //! on the shards' outcomes, so the files are the same bytes either way.
 
+use super::error::NotDeterministic;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -109,7 +110,7 @@ impl Plan<'_> {
         target: Target<'_>,
         manifest: impl FnOnce(Shard, u32) -> ShardManifest,
         write: impl FnOnce(&OutputOptions, Vec<Vec<TrialOutcome>>) -> Result<String, OutputError>,
-    ) -> anyhow::Result<Driven> {
+    ) -> super::CommandResult<Driven> {
         let slices = self.slices(shard);
         let runs: Vec<_> = slices
             .iter()
@@ -153,7 +154,7 @@ impl Plan<'_> {
 
     /// Every slice's trials, one progress bar over them all; a runaway trial (over its event
     /// limit) stops the command (exit 2) before anything is written.
-    fn run(&self, slices: &[(usize, Range<u32>)]) -> anyhow::Result<Vec<Vec<TrialOutcome>>> {
+    fn run(&self, slices: &[(usize, Range<u32>)]) -> super::CommandResult<Vec<Vec<TrialOutcome>>> {
         let total: u64 = slices.iter().map(|(_, t)| t.len() as u64).sum();
         let (total, what) = if self.twice {
             (2 * total, "trials (twice)")
@@ -179,20 +180,6 @@ impl Plan<'_> {
     }
 }
 
-/// Two runs of the scenario's trials did not give the same outcomes.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "determinism check failed: trial {trial} differs between a run on 1 thread and a run on \
-     {threads} (hashes {first:016x} and {second:016x}); please report it with the scenario, \
-     the seed and this machine's platform"
-)]
-struct NotDeterministic {
-    trial: u32,
-    threads: usize,
-    first: u64,
-    second: u64,
-}
-
 /// `--check-determinism`: the trials on a pool of 1 thread, then on the global pool, compared
 /// trial by trial (every field, the dead-hit spans included, through their JSON form); the
 /// second run's outcomes are returned for writing.
@@ -201,8 +188,11 @@ fn twice(
     trials: Range<u32>,
     mode: RequestMode,
     tick: &(dyn Fn() + Sync),
-) -> anyhow::Result<Vec<TrialOutcome>> {
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+) -> super::CommandResult<Vec<TrialOutcome>> {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(anyhow::Error::from)?;
     let first = one.install(|| run_trial_range(scenario, trials.clone(), mode, tick));
     let second = run_trial_range(scenario, trials, mode, tick);
     let threads = rayon::current_num_threads();

@@ -47,7 +47,10 @@ fn plot_path(text: &str) -> Result<PathBuf, String> {
     }
 }
 
-pub(crate) fn explain(args: ExplainArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
+pub(crate) fn explain(
+    args: ExplainArgs,
+    budget: &super::budget::BudgetArgs,
+) -> super::CommandResult<()> {
     let scenario = super::load(&args.scenario, &args.overrides.list()?)?;
     let mode = super::request_mode(args.per_request);
     budget.check(&[(&scenario, 1)], mode, true)?;

@@ -1,6 +1,7 @@
 //! `eureka-sim presets` and `eureka-sim init`: print the presets; write a starter scenario
 //! ([`crate::report::starter`]), checked by parsing before it is put in place.
 
+use super::error::InitError;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
@@ -9,15 +10,6 @@ use crate::report::starter::{
 };
 use crate::scenario::presets::{PRESET_NAMES, preset};
 use crate::scenario::{FileEvidence, file_evidence, profile_document};
-
-/// A bad `init` argument: exit 2, nothing written.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct InitError(String);
-
-pub(crate) fn is_bad_input(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<InitError>().is_some()
-}
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -57,14 +49,14 @@ pub(crate) struct InitArgs {
     force: bool,
 }
 
-pub(crate) fn print_presets() -> anyhow::Result<()> {
+pub(crate) fn print_presets() -> super::CommandResult<()> {
     std::io::stdout()
         .lock()
         .write_all(render_presets().as_bytes())?;
     Ok(())
 }
 
-pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
+pub(crate) fn init(args: InitArgs) -> super::CommandResult<()> {
     if args.path.exists() && !args.force {
         return Err(InitError(format!(
             "{} exists; choose another name or add --force to replace it",
@@ -90,7 +82,7 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
         let text = config_repo(repo, folder, args.profile.as_deref())?;
         return write_checked(&args.path, folder, &text);
     }
-    let relative = |flag: &str, file: &Option<PathBuf>| -> anyhow::Result<Option<String>> {
+    let relative = |flag: &str, file: &Option<PathBuf>| -> super::CommandResult<Option<String>> {
         let Some(file) = file else { return Ok(None) };
         if !file.is_file() {
             return Err(InitError(format!("{flag} {}: no such file", file.display())).into());
@@ -99,15 +91,16 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
     };
     let app_config = relative("--app-config", &args.app_config)?;
     let caller_config = relative("--caller-config", &args.caller_config)?;
-    let evidence = |file: &Option<PathBuf>| -> anyhow::Result<Option<(String, FileEvidence)>> {
-        let Some(file) = file else { return Ok(None) };
-        // A file that cannot be read is reported by the starter's parse, as the scenario's.
-        let Ok(text) = file_text(file) else {
-            return Ok(None);
+    let evidence =
+        |file: &Option<PathBuf>| -> super::CommandResult<Option<(String, FileEvidence)>> {
+            let Some(file) = file else { return Ok(None) };
+            // A file that cannot be read is reported by the starter's parse, as the scenario's.
+            let Ok(text) = file_text(file) else {
+                return Ok(None);
+            };
+            let shown = file.display().to_string();
+            Ok(file_evidence(&shown, &text).ok().map(|e| (shown, e)))
         };
-        let shown = file.display().to_string();
-        Ok(file_evidence(&shown, &text).ok().map(|e| (shown, e)))
-    };
     let server = evidence(&args.server_config)?;
     let app = evidence(&args.app_config)?;
     let caller = evidence(&args.caller_config)?;
@@ -172,7 +165,7 @@ pub(crate) fn init(args: InitArgs) -> anyhow::Result<()> {
 /// Writes `text` to `path`: beside its target first, checked by parsing (its Spring files found
 /// from there), then renamed into place, so that a starter that would not run is never left
 /// behind.
-fn write_checked(path: &Path, folder: &Path, text: &str) -> anyhow::Result<()> {
+fn write_checked(path: &Path, folder: &Path, text: &str) -> super::CommandResult<()> {
     let tmp = folder.join(format!(
         ".{}.init-{}",
         path.file_name()
@@ -212,7 +205,7 @@ struct RepoApp {
 /// `{name}-{profile}`, `application-{profile}` (later profiles first), `{name}`, `application`
 /// (`NativeEnvironmentRepository` / `GenericResourceRepository`); a `spring-config` list takes
 /// them lowest first.
-fn config_repo(repo: &Path, folder: &Path, profiles: Option<&str>) -> anyhow::Result<String> {
+fn config_repo(repo: &Path, folder: &Path, profiles: Option<&str>) -> super::CommandResult<String> {
     let mut stems: Vec<(String, PathBuf)> = Vec::new();
     let entries = std::fs::read_dir(repo)
         .map_err(|e| InitError(format!("--config-repo {}: {e}", repo.display())))?;
@@ -291,7 +284,7 @@ fn config_repo(repo: &Path, folder: &Path, profiles: Option<&str>) -> anyhow::Re
     let relative: Vec<Vec<String>> = apps
         .iter()
         .map(|a| a.files.iter().map(|f| relative_to(folder, f)).collect())
-        .collect::<anyhow::Result<_>>()?;
+        .collect::<super::CommandResult<_>>()?;
     let mut tables = Vec::new();
     for (app, files) in apps.iter().zip(relative) {
         let role = if app.evidence.iter().any(|e| e.eureka_server.is_some()) {
@@ -333,7 +326,7 @@ fn config_repo(repo: &Path, folder: &Path, profiles: Option<&str>) -> anyhow::Re
 }
 
 /// One peer per profile of `profiles` (comma-separated) in server file `file`.
-fn peers_of(file: &Path, profiles: &str) -> anyhow::Result<Vec<StarterPeer>> {
+fn peers_of(file: &Path, profiles: &str) -> super::CommandResult<Vec<StarterPeer>> {
     let text = file_text(file)?;
     let shown = file.display().to_string();
     let mut peers: Vec<StarterPeer> = Vec::new();
@@ -372,7 +365,7 @@ fn peers_of(file: &Path, profiles: &str) -> anyhow::Result<Vec<StarterPeer>> {
 
 /// The text of a Spring file as Spring Boot reads it: `.properties` as ISO-8859-1, others as
 /// UTF-8.
-fn file_text(file: &Path) -> anyhow::Result<String> {
+fn file_text(file: &Path) -> super::CommandResult<String> {
     let bytes = std::fs::read(file).map_err(|e| InitError(format!("{}: {e}", file.display())))?;
     let properties = file
         .extension()
@@ -391,7 +384,7 @@ fn file_text(file: &Path) -> anyhow::Result<String> {
 }
 
 /// `file` as a path from `folder` (both from the working folder), e.g. `../svc/app.yml`.
-fn relative_to(folder: &Path, file: &Path) -> anyhow::Result<String> {
+fn relative_to(folder: &Path, file: &Path) -> super::CommandResult<String> {
     let abs =
         |p: &Path| std::fs::canonicalize(p).map_err(|e| InitError(format!("{}: {e}", p.display())));
     let (from, to) = (abs(folder)?, abs(file)?);

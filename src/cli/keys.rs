@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use crate::report::render_keys;
 
-pub(crate) fn print_keys(markdown: bool) -> anyhow::Result<()> {
+pub(crate) fn print_keys(markdown: bool) -> super::CommandResult<()> {
     io::stdout()
         .lock()
         .write_all(render_keys(markdown).as_bytes())?;

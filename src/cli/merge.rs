@@ -39,7 +39,7 @@ pub(crate) struct MergeArgs {
     png: bool,
 }
 
-pub(crate) fn merge(args: MergeArgs) -> anyhow::Result<()> {
+pub(crate) fn merge(args: MergeArgs) -> super::CommandResult<()> {
     let (manifest, shards) = check_shards(read_shards(&args.shards)?)?;
     let overrides = base_overrides(manifest.trials, manifest.seed, &manifest.set);
     let base = manifest.scenario.parse(&overrides)?;
@@ -94,7 +94,7 @@ fn merge_run(
     scenario: &Scenario,
     shards: &[(PathBuf, ShardFile)],
     output: &OutputOptions,
-) -> anyhow::Result<String> {
+) -> super::CommandResult<String> {
     for (path, file) in shards {
         groups_are(path, file, &[scenario.name.as_str()])?;
     }
@@ -122,7 +122,7 @@ fn merge_compare(
     overrides: &[String],
     shards: &[(PathBuf, ShardFile)],
     output: &OutputOptions,
-) -> anyhow::Result<String> {
+) -> super::CommandResult<String> {
     let first = &shards[0].0;
     let strategies = strategies
         .iter()
@@ -162,12 +162,12 @@ fn merge_sweep(
     overrides: &[String],
     shards: &[(PathBuf, ShardFile)],
     output: &OutputOptions,
-) -> anyhow::Result<String> {
+) -> super::CommandResult<String> {
     let SweepPlan { plan, notes, .. } =
         super::sweep::plan(&manifest.scenario, overrides, vary, false)?;
     let first = &shards[0].0;
     if plan.len() != manifest.total as usize {
-        return Err(anyhow::Error::from(damaged(
+        return Err(super::CommandError::from(damaged(
             first,
             format!(
                 "it was cut from {} grid points, the sweep plans {}",

@@ -8,6 +8,7 @@ mod compare;
 mod completions;
 mod conform;
 mod driver;
+mod error;
 mod explain;
 mod init;
 mod interrupt;
@@ -20,10 +21,11 @@ mod serve;
 mod shard;
 mod sweep;
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
+
+pub(crate) use error::{CommandError, CommandResult};
 
 use crate::eureka::RequestMode;
 use crate::scenario::{Scenario, ScenarioError};
@@ -418,13 +420,14 @@ pub(crate) fn load(
     Ok(scenario)
 }
 
-/// A scenario error found while applying a variant or a grid point, with what was being
-/// applied in front. It stays a [`ScenarioError`] for the exit code (2: bad input), and its
-/// message carries the whole text, since only the outermost message of a bad-input error is
-/// printed.
-pub(crate) fn scenario_error_in(context: &str, source: ScenarioError) -> anyhow::Error {
-    let message = format!("{context}: {source}");
-    anyhow::Error::new(source).context(message)
+/// A scenario error found while applying a variant, a grid point or a real file's strategy,
+/// with what was being applied in front. It stays a scenario error for the exit code (2: bad
+/// input), and its message carries the whole text.
+pub(crate) fn scenario_error_in(context: &str, source: ScenarioError) -> CommandError {
+    CommandError::ScenarioIn {
+        context: context.to_string(),
+        source: Box::new(source),
+    }
 }
 
 /// Prints the warnings of `scenario` that `base` does not have, once each, after `label`.
@@ -491,27 +494,13 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
     match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            if err.downcast_ref::<ScenarioError>().is_some()
-                || conform::is_bad_input(&err)
-                || shard::is_bad_input(&err)
-                || init::is_bad_input(&err)
-                || err.downcast_ref::<FlagConflict>().is_some()
-                || recommend::is_bad_input(&err)
-                || err
-                    .downcast_ref::<crate::experiment::budget::BudgetError>()
-                    .is_some()
-                || err
-                    .downcast_ref::<crate::report::output::OutputError>()
-                    .is_some_and(|e| matches!(e, crate::report::output::OutputError::Budget(_)))
-            {
+            let code = err.exit_code();
+            if err.is_bad_input() {
                 eprintln!("error: {}", shortened(&err.to_string()));
-                2
-            } else if is_broken_pipe(&err) {
-                0
-            } else {
-                eprintln!("error: {err:#}");
-                1
+            } else if code != 0 {
+                eprintln!("error: {}", err.with_causes());
             }
+            code
         }
     }
 }
@@ -544,15 +533,7 @@ fn shortened(message: &str) -> String {
 /// Longer than any path or key a message names in practice.
 const LONG_WORD: usize = 200;
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
-}
-
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> CommandResult {
     let budget = &cli.budget;
     match cli.command {
         Command::Run(args) => run::run_scenario(args, budget),

@@ -1,5 +1,6 @@
 //! `eureka-sim recommend`: the shortest clean wait for pause and service-registry.
 
+use super::error::NothingToTune;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -36,23 +37,10 @@ fn parse_target(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A file `recommend` cannot tune: bad input (exit 2), as for every command.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "{0} has no [[shutdown]] to tune: recommend finds the wait of a stop; add one, e.g. \
-         [[shutdown]] instance = \"svc-0\" at-s = 300 strategy = \"pause\""
-)]
-pub(crate) struct NothingToTune(String);
-
-/// Whether `err` is bad input to `recommend` (exit 2).
-pub(super) fn is_bad_input(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<NothingToTune>().is_some()
-}
-
 pub(crate) fn recommend(
     args: RecommendArgs,
     budget: &super::budget::BudgetArgs,
-) -> anyhow::Result<()> {
+) -> super::CommandResult<()> {
     let target = args.target;
     // A missing or unreadable file is bad input (exit 2), as for every command.
     let file = ScenarioSource::read(&args.scenario)?;
@@ -74,9 +62,9 @@ pub(crate) fn recommend(
         what_if: !args.no_what_if,
     };
     let failed = |e| match e {
-        RecommendError::Scenario(e) => anyhow::Error::from(e),
-        RecommendError::Io(e) => anyhow::Error::from(e),
-        RecommendError::Budget(e) => anyhow::Error::from(e),
+        RecommendError::Scenario(e) => super::CommandError::from(e),
+        RecommendError::Io(e) => super::CommandError::from(e),
+        RecommendError::Budget(e) => super::CommandError::from(e),
     };
     let mut out = io::stdout().lock();
     if args.format.is_text() {

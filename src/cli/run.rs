@@ -20,7 +20,7 @@ use super::driver::{Cut, Driven, Plan, Target};
 pub(crate) fn run_scenario(
     args: RunArgs,
     budget: &super::budget::BudgetArgs,
-) -> anyhow::Result<()> {
+) -> super::CommandResult<()> {
     let shard = args.shard.resolve()?;
     let source = ScenarioSource::read(&args.scenario)?;
     let scenario = super::load_source(&source, &args.common.overrides.list()?)?;

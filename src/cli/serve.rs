@@ -309,7 +309,7 @@ fn read_source(path: Option<&PathBuf>) -> Result<ScenarioSource, crate::scenario
     }
 }
 
-pub(crate) fn serve(args: ServeArgs, budget: &super::budget::BudgetArgs) -> anyhow::Result<()> {
+pub(crate) fn serve(args: ServeArgs, budget: &super::budget::BudgetArgs) -> super::CommandResult {
     let source = read_source(args.scenario.as_ref())?;
     let base = super::load_source(&source, &[])?;
     // A scenario the page cannot tune is refused before the server starts.
@@ -330,7 +330,7 @@ pub(crate) fn serve(args: ServeArgs, budget: &super::budget::BudgetArgs) -> anyh
     let served = runtime.block_on(listen(app, args.port));
     // A run under way ends at its next chunk; the command does not wait for it.
     runtime.shutdown_background();
-    served
+    Ok(served?)
 }
 
 async fn listen(app: Arc<App>, port: u16) -> anyhow::Result<()> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::experiment::shard::{Shard, ShardError};
 use crate::report::output::list;
-use crate::report::shard::{MergeError, ShardCommand, ShardFile, ShardGroup, ShardManifest};
+use crate::report::shard::{ShardCommand, ShardFile, ShardGroup, ShardManifest};
 use crate::report::{scenario_hash, shard::write_shard};
 use crate::scenario::{Scenario, ScenarioSource};
 
@@ -44,12 +44,6 @@ impl ShardArgs {
     }
 }
 
-/// Whether `err` is bad shard input (exit 2): a `--shard` argument, its environment, or a set
-/// of shards `merge` cannot put together.
-pub(super) fn is_bad_input(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<ShardError>().is_some() || err.downcast_ref::<MergeError>().is_some()
-}
-
 /// The manifest of this process's shard of `total` items of `command`.
 pub(super) fn manifest(
     command: ShardCommand,
@@ -76,7 +70,7 @@ pub(super) fn finish(
     default_dir: PathBuf,
     manifest: ShardManifest,
     groups: Vec<ShardGroup>,
-) -> anyhow::Result<()> {
+) -> super::CommandResult<()> {
     if common.png {
         // A shard draws nothing; the plots are merge's.
         eprintln!("warning: --png has no effect with --shard; give it to eureka-sim merge");

@@ -92,7 +92,7 @@ pub(super) fn plan(
     overrides: &[String],
     vary: &[Vary],
     warn: bool,
-) -> anyhow::Result<SweepPlan> {
+) -> super::CommandResult<SweepPlan> {
     let base = if warn {
         super::load_source(source, overrides)?
     } else {
@@ -130,7 +130,7 @@ pub(super) fn plan(
 pub(crate) fn sweep(
     SweepArgs(args): SweepArgs,
     budget: &super::budget::BudgetArgs,
-) -> anyhow::Result<()> {
+) -> super::CommandResult<()> {
     let shard = args.shard.resolve()?;
     let overrides = args.common.overrides.list()?;
     let source = ScenarioSource::read(&args.scenario)?;
