@@ -531,6 +531,168 @@ impl MetricsObserver {
             .map(|t| std::mem::take(&mut t.hit_spans))
             .collect()
     }
+
+    /// What a server lists and serves, and a server going down (`EurekaServer::go_down`).
+    fn observe_server(&mut self, at: SimTime, observation: Observation) {
+        match observation {
+            // Before the server's own `Registry`/`Served` drops (`EurekaServer::go_down`),
+            // which then find nothing listed: going down is no removal.
+            Observation::ServerDown { server } => {
+                for t in self.targets.iter_mut().filter(|t| !t.frozen) {
+                    if let Some(view) = t.registry.get_mut(server.index()) {
+                        view.server_down();
+                    }
+                    if let Some(view) = t.served.get_mut(server.index()) {
+                        view.server_down();
+                    }
+                }
+            }
+            Observation::Registry {
+                server,
+                process,
+                up,
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && let Some(view) = t.registry.get_mut(server.index())
+                {
+                    view.set(at, up);
+                }
+            }
+            Observation::Served {
+                server,
+                process,
+                up,
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && let Some(view) = t.served.get_mut(server.index())
+                {
+                    view.set(at, up);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What a caller's Eureka client cache and its balancer's list hold.
+    fn observe_caller(&mut self, at: SimTime, observation: Observation) {
+        match observation {
+            Observation::ClientCache {
+                server,
+                observer,
+                process,
+                up,
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && let Some(c) = t
+                        .callers
+                        .iter_mut()
+                        .find(|c| c.process == observer && !c.stopped)
+                {
+                    if c.cache.up && !up {
+                        c.removed_by = Some(server);
+                    }
+                    c.cache.set(at, up);
+                }
+            }
+            Observation::RibbonList {
+                route,
+                process,
+                listed,
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && let Some(r) = t.ribbons.iter().position(|r| r.route == route)
+                    && !t
+                        .callers
+                        .get(t.ribbons[r].caller)
+                        .is_some_and(|c| c.stopped)
+                {
+                    t.ribbons[r].view.set(at, listed);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Dead hits, connect timeouts and failed requests.
+    fn observe_request(&mut self, at: SimTime, observation: Observation) {
+        match observation {
+            Observation::Attempt {
+                route,
+                process,
+                dead: true,
+            } => self.dead_hits(route, process, 1, at, at),
+            Observation::DeadHits {
+                route,
+                process,
+                count,
+                since,
+                last,
+            } => self.dead_hits(route, process, count, since, last),
+            Observation::ConnectTimeouts {
+                process, delay_ms, ..
+            } => {
+                if let Some(t) = self.tracker(process)
+                    && t.t_stop.is_some()
+                {
+                    t.timeout_delay_ms += delay_ms;
+                }
+            }
+            Observation::RequestsFailed {
+                route,
+                first,
+                count,
+            } => {
+                if let Some(t) = self.tracker(first)
+                    && t.t_stop.is_some()
+                {
+                    t.errors(route, count);
+                }
+            }
+            Observation::RequestFailed { route, first } => {
+                if let Some(t) = self.tracker(first)
+                    && t.t_stop.is_some()
+                {
+                    t.errors(route, 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The stopped instance's own life: stopped serving, resumed, restarted, still listed at the end.
+    fn observe_instance(&mut self, at: SimTime, observation: Observation) {
+        match observation {
+            Observation::ResumedServing { process } => {
+                if let Some(t) = self.tracker(process) {
+                    t.resumed = true;
+                }
+            }
+            Observation::StillListed { process, holding } => {
+                if let Some(t) = self.tracker(process) {
+                    t.holding = Some(holding);
+                }
+            }
+            Observation::Restarted { process } => {
+                if let Some(t) = self.tracker(process) {
+                    t.frozen = true;
+                }
+            }
+            Observation::InflightFailed { process, count } => {
+                if let Some(t) = self.tracker(process) {
+                    t.inflight_failed += count;
+                }
+            }
+            Observation::StoppedServing { process } => {
+                if let Some(t) = self.tracker(process) {
+                    t.t_stop.get_or_insert(at);
+                }
+                for t in &mut self.targets {
+                    t.caller_stopped(process, at);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 impl TargetTracker {
@@ -737,141 +899,18 @@ impl Observer for MetricsObserver {
     fn observe(&mut self, at: SimTime, observation: Observation) {
         self.capacity.observe(at, &observation);
         match observation {
-            Observation::ResumedServing { process } => {
-                if let Some(t) = self.tracker(process) {
-                    t.resumed = true;
-                }
+            Observation::ServerDown { .. }
+            | Observation::Registry { .. }
+            | Observation::Served { .. } => self.observe_server(at, observation),
+            Observation::ClientCache { .. } | Observation::RibbonList { .. } => {
+                self.observe_caller(at, observation)
             }
-            Observation::StillListed { process, holding } => {
-                if let Some(t) = self.tracker(process) {
-                    t.holding = Some(holding);
-                }
-            }
-            Observation::Restarted { process } => {
-                if let Some(t) = self.tracker(process) {
-                    t.frozen = true;
-                }
-            }
-            // Before the server's own `Registry`/`Served` drops (`EurekaServer::go_down`),
-            // which then find nothing listed: going down is no removal.
-            Observation::ServerDown { server } => {
-                for t in self.targets.iter_mut().filter(|t| !t.frozen) {
-                    if let Some(view) = t.registry.get_mut(server.index()) {
-                        view.server_down();
-                    }
-                    if let Some(view) = t.served.get_mut(server.index()) {
-                        view.server_down();
-                    }
-                }
-            }
-            Observation::Attempt {
-                route,
-                process,
-                dead: true,
-            } => self.dead_hits(route, process, 1, at, at),
-            Observation::DeadHits {
-                route,
-                process,
-                count,
-                since,
-                last,
-            } => self.dead_hits(route, process, count, since, last),
-            Observation::ConnectTimeouts {
-                process, delay_ms, ..
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && t.t_stop.is_some()
-                {
-                    t.timeout_delay_ms += delay_ms;
-                }
-            }
-            Observation::RequestsFailed {
-                route,
-                first,
-                count,
-            } => {
-                if let Some(t) = self.tracker(first)
-                    && t.t_stop.is_some()
-                {
-                    t.errors(route, count);
-                }
-            }
-            Observation::RequestFailed { route, first } => {
-                if let Some(t) = self.tracker(first)
-                    && t.t_stop.is_some()
-                {
-                    t.errors(route, 1);
-                }
-            }
-            Observation::Registry {
-                server,
-                process,
-                up,
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && let Some(view) = t.registry.get_mut(server.index())
-                {
-                    view.set(at, up);
-                }
-            }
-            Observation::Served {
-                server,
-                process,
-                up,
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && let Some(view) = t.served.get_mut(server.index())
-                {
-                    view.set(at, up);
-                }
-            }
-            Observation::ClientCache {
-                server,
-                observer,
-                process,
-                up,
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && let Some(c) = t
-                        .callers
-                        .iter_mut()
-                        .find(|c| c.process == observer && !c.stopped)
-                {
-                    if c.cache.up && !up {
-                        c.removed_by = Some(server);
-                    }
-                    c.cache.set(at, up);
-                }
-            }
-            Observation::RibbonList {
-                route,
-                process,
-                listed,
-            } => {
-                if let Some(t) = self.tracker(process)
-                    && let Some(r) = t.ribbons.iter().position(|r| r.route == route)
-                    && !t
-                        .callers
-                        .get(t.ribbons[r].caller)
-                        .is_some_and(|c| c.stopped)
-                {
-                    t.ribbons[r].view.set(at, listed);
-                }
-            }
-            Observation::InflightFailed { process, count } => {
-                if let Some(t) = self.tracker(process) {
-                    t.inflight_failed += count;
-                }
-            }
-            Observation::StoppedServing { process } => {
-                if let Some(t) = self.tracker(process) {
-                    t.t_stop.get_or_insert(at);
-                }
-                for t in &mut self.targets {
-                    t.caller_stopped(process, at);
-                }
-            }
-            _ => {}
+            Observation::Attempt { .. }
+            | Observation::DeadHits { .. }
+            | Observation::ConnectTimeouts { .. }
+            | Observation::RequestsFailed { .. }
+            | Observation::RequestFailed { .. } => self.observe_request(at, observation),
+            _ => self.observe_instance(at, observation),
         }
     }
 }

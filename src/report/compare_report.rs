@@ -290,6 +290,20 @@ pub fn compare_html(
     cdf_svg: String,
 ) -> HtmlReport {
     let shutdowns = shutdowns(comparison);
+    HtmlReport {
+        title: format!("Shutdown strategies compared: {source}"),
+        subtitle: settings_line(comparison, set),
+        sections: vec![
+            summary_section(comparison, &shutdowns),
+            distribution_section(cdf_svg),
+            statistics_section(comparison, &shutdowns),
+            variants_section(comparison),
+        ],
+    }
+}
+
+/// The side-by-side tables, one per shutdown.
+fn summary_section(comparison: &Comparison, shutdowns: &[(usize, String, u64)]) -> Section {
     let trials = comparison
         .variants
         .first()
@@ -311,7 +325,7 @@ pub fn compare_html(
         ..Section::default()
     };
     let mut notes = Footnotes::default();
-    for (s, instance, at_ms) in &shutdowns {
+    for (s, instance, at_ms) in shutdowns {
         let (header, rows, table_notes) = side_by_side(comparison, *s, " / ");
         notes.merge(table_notes);
         summary.tables.push(Table {
@@ -323,7 +337,12 @@ pub fn compare_html(
     for note in notes.lines(NEVER_NOTE) {
         summary.paragraphs.push(note.to_string() + ".");
     }
-    let distribution = Section {
+    summary
+}
+
+/// The CDF of exposure.
+fn distribution_section(cdf_svg: String) -> Section {
+    Section {
         heading: "Distribution of exposure".to_string(),
         paragraphs: vec![
             "Variants whose exposures are the same in every trial share one curve, named \
@@ -337,8 +356,11 @@ pub fn compare_html(
             svg: cdf_svg,
         }],
         ..Section::default()
-    };
+    }
+}
 
+/// Every statistic of every variant, the figures of compare.csv.
+fn statistics_section(comparison: &Comparison, shutdowns: &[(usize, String, u64)]) -> Section {
     let mut statistics = Section {
         heading: "Every statistic".to_string(),
         paragraphs: vec![
@@ -351,7 +373,7 @@ pub fn compare_html(
         ..Section::default()
     };
     let mut stat_notes = Footnotes::default();
-    for (s, instance, _) in &shutdowns {
+    for (s, instance, _) in shutdowns {
         // The interval is one cell here, under one heading.
         let columns = COMPARE_STATS
             .iter()
@@ -406,7 +428,11 @@ pub fn compare_html(
     if stat_notes.needs {
         statistics.paragraphs.push(NEEDS_NOTE.to_string() + ".");
     }
+    statistics
+}
 
+/// How each variant was made.
+fn variants_section(comparison: &Comparison) -> Section {
     let mut variants = Section {
         heading: "Variants".to_string(),
         paragraphs: vec![
@@ -426,12 +452,7 @@ pub fn compare_html(
             .map(|r| vec![r.variant.name(), r.overrides.join(" ")])
             .collect(),
     });
-
-    HtmlReport {
-        title: format!("Shutdown strategies compared: {source}"),
-        subtitle: settings_line(comparison, set),
-        sections: vec![summary, distribution, statistics, variants],
-    }
+    variants
 }
 
 #[cfg(test)]

@@ -443,144 +443,9 @@ mod tests {
 
         let dir = Path::new("/tmp/plots");
         std::fs::create_dir_all(dir).unwrap();
-        // A small deterministic generator (LCG): no dependency, the same pictures every time.
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut uniform = move || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
         let settings = "scenario examples/gateway.toml, release 2023.0.x, 1000 trials, seed 42, \
                         eviction 60 s, response cache 30 s, client fetch 30 s, Ribbon refresh 30 s";
-
-        let timeline = TimelinePlot {
-            title: format!(
-                "Timeline of trial 17: app-1 stopped with pause (wait 90 s)\n{settings}"
-            ),
-            stages: vec![
-                ("strategy started".to_string(), Some(-90_000)),
-                ("left the registry".to_string(), Some(-89_995)),
-                ("left the read-only cache".to_string(), Some(-71_204)),
-                ("left the gateway's Eureka cache".to_string(), Some(-48_410)),
-                ("left the Ribbon list".to_string(), Some(-21_388)),
-            ],
-            dead_hits: {
-                let mut hits: Vec<i64> = (0..400)
-                    .map(|_| (uniform() * uniform() * 25_000.0) as i64)
-                    .collect();
-                hits.sort_unstable();
-                hits.into_iter().map(HitSpan::at).collect()
-            },
-            x_range: (-100_000, 35_000),
-        };
-        let kill9: Vec<i64> = (0..980)
-            .map(|_| 150_000 + (uniform() * 180_000.0) as i64)
-            .collect();
-        let kill15: Vec<i64> = (0..1000)
-            .map(|_| 10_000 + (uniform() * uniform() * 80_000.0) as i64)
-            .collect();
-        let cdf = CdfPlot {
-            title: format!("Exposure after the instance stopped serving, by strategy\n{settings}"),
-            x_label: "exposure: last time a caller could still pick the instance (s)".to_string(),
-            series: vec![
-                CdfSeries {
-                    label: "kill-9".to_string(),
-                    values_ms: kill9,
-                    unresolved: 20,
-                },
-                CdfSeries {
-                    label: "kill-15".to_string(),
-                    values_ms: kill15,
-                    unresolved: 0,
-                },
-            ],
-        };
-        let xs = vec![0.0, 15.0, 30.0, 60.0, 90.0, 120.0];
-        let line = LinePlot {
-            title: format!("p99 exposure by eviction interval\n{settings}"),
-            x_label: "eviction interval (s)".to_string(),
-            y_label: "p99 exposure (s)".to_string(),
-            xs: xs.clone(),
-            series: vec![
-                (
-                    "kill-9".to_string(),
-                    vec![
-                        None,
-                        Some(190.0),
-                        Some(215.5),
-                        Some(262.0),
-                        Some(301.0),
-                        Some(330.2),
-                    ],
-                ),
-                (
-                    "kill-15".to_string(),
-                    vec![
-                        Some(61.0),
-                        Some(62.5),
-                        Some(60.8),
-                        Some(63.1),
-                        Some(62.0),
-                        Some(61.7),
-                    ],
-                ),
-            ],
-        };
-        let dead_hits_line = LinePlot {
-            title: format!("p99 dead hits by eviction interval\n{settings}"),
-            y_label: "p99 dead hits".to_string(),
-            series: vec![
-                (
-                    "kill-9".to_string(),
-                    vec![
-                        None,
-                        Some(1900.0),
-                        Some(2150.0),
-                        Some(2620.0),
-                        Some(3010.0),
-                        Some(3302.0),
-                    ],
-                ),
-                (
-                    "kill-15".to_string(),
-                    vec![
-                        Some(610.0),
-                        Some(625.0),
-                        Some(608.0),
-                        Some(631.0),
-                        Some(620.0),
-                        Some(617.0),
-                    ],
-                ),
-            ],
-            ..line.clone()
-        };
-        let xs_h: Vec<String> = ["15", "30", "60", "90", "120"].map(String::from).to_vec();
-        let ys_h: Vec<String> = ["5", "15", "30", "60"].map(String::from).to_vec();
-        let values = ys_h
-            .iter()
-            .enumerate()
-            .map(|(j, _)| {
-                xs_h.iter()
-                    .enumerate()
-                    .map(|(i, _)| {
-                        (i + j != 7).then(|| 40.0 + 35.0 * i as f64 + 22.5 * j as f64 + uniform())
-                    })
-                    .collect()
-            })
-            .collect();
-        let heatmap = Heatmap {
-            title: format!(
-                "p99 exposure of kill-9 by eviction and response-cache intervals\n{settings}"
-            ),
-            x_label: "eviction interval (s)".to_string(),
-            y_label: "response cache update interval (s)".to_string(),
-            xs: xs_h,
-            ys: ys_h,
-            values,
-            value_label: "p99 exposure (s)".to_string(),
-        };
+        let (timeline, cdf, line, dead_hits_line, heatmap) = demo_plots(settings);
 
         for format in [ImageFormat::Svg, ImageFormat::Png] {
             let file = |name: &str| dir.join(format!("{name}.{}", format.extension()));
@@ -647,7 +512,184 @@ mod tests {
                 },
             ],
         };
-        // Edge cases, to look at: empty and unresolved data, crowded data, a long title.
+        demo_edge_cases(dir, settings, &timeline, &line, &heatmap);
+        write_html(&report, &dir.join("report.html")).unwrap();
+        let html = render_html(&report);
+        assert!(!html.contains("http://") && !html.contains("https://"));
+    }
+
+    /// The demo's plots, from a small deterministic generator.
+    fn demo_plots(
+        settings: &str,
+    ) -> (
+        crate::report::plot::TimelinePlot,
+        crate::report::plot::CdfPlot,
+        crate::report::plot::LinePlot,
+        crate::report::plot::LinePlot,
+        crate::report::plot::Heatmap,
+    ) {
+        use crate::report::plot::*;
+
+        // A small deterministic generator (LCG): no dependency, the same pictures every time.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut uniform = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+
+        let timeline = TimelinePlot {
+            title: format!(
+                "Timeline of trial 17: app-1 stopped with pause (wait 90 s)\n{settings}"
+            ),
+            stages: vec![
+                ("strategy started".to_string(), Some(-90_000)),
+                ("left the registry".to_string(), Some(-89_995)),
+                ("left the read-only cache".to_string(), Some(-71_204)),
+                ("left the gateway's Eureka cache".to_string(), Some(-48_410)),
+                ("left the Ribbon list".to_string(), Some(-21_388)),
+            ],
+            dead_hits: {
+                let mut hits: Vec<i64> = (0..400)
+                    .map(|_| (uniform() * uniform() * 25_000.0) as i64)
+                    .collect();
+                hits.sort_unstable();
+                hits.into_iter().map(HitSpan::at).collect()
+            },
+            x_range: (-100_000, 35_000),
+        };
+        let kill9: Vec<i64> = (0..980)
+            .map(|_| 150_000 + (uniform() * 180_000.0) as i64)
+            .collect();
+        let kill15: Vec<i64> = (0..1000)
+            .map(|_| 10_000 + (uniform() * uniform() * 80_000.0) as i64)
+            .collect();
+        let cdf = CdfPlot {
+            title: format!("Exposure after the instance stopped serving, by strategy\n{settings}"),
+            x_label: "exposure: last time a caller could still pick the instance (s)".to_string(),
+            series: vec![
+                CdfSeries {
+                    label: "kill-9".to_string(),
+                    values_ms: kill9,
+                    unresolved: 20,
+                },
+                CdfSeries {
+                    label: "kill-15".to_string(),
+                    values_ms: kill15,
+                    unresolved: 0,
+                },
+            ],
+        };
+        let (line, dead_hits_line) = demo_lines(settings);
+        let xs_h: Vec<String> = ["15", "30", "60", "90", "120"].map(String::from).to_vec();
+        let ys_h: Vec<String> = ["5", "15", "30", "60"].map(String::from).to_vec();
+        let values = ys_h
+            .iter()
+            .enumerate()
+            .map(|(j, _)| {
+                xs_h.iter()
+                    .enumerate()
+                    .map(|(i, _)| {
+                        (i + j != 7).then(|| 40.0 + 35.0 * i as f64 + 22.5 * j as f64 + uniform())
+                    })
+                    .collect()
+            })
+            .collect();
+        let heatmap = Heatmap {
+            title: format!(
+                "p99 exposure of kill-9 by eviction and response-cache intervals\n{settings}"
+            ),
+            x_label: "eviction interval (s)".to_string(),
+            y_label: "response cache update interval (s)".to_string(),
+            xs: xs_h,
+            ys: ys_h,
+            values,
+            value_label: "p99 exposure (s)".to_string(),
+        };
+
+        (timeline, cdf, line, dead_hits_line, heatmap)
+    }
+
+    /// The demo's sweep lines: exposure and dead hits by a key.
+    fn demo_lines(
+        settings: &str,
+    ) -> (crate::report::plot::LinePlot, crate::report::plot::LinePlot) {
+        use crate::report::plot::*;
+
+        let xs = vec![0.0, 15.0, 30.0, 60.0, 90.0, 120.0];
+        let line = LinePlot {
+            title: format!("p99 exposure by eviction interval\n{settings}"),
+            x_label: "eviction interval (s)".to_string(),
+            y_label: "p99 exposure (s)".to_string(),
+            xs: xs.clone(),
+            series: vec![
+                (
+                    "kill-9".to_string(),
+                    vec![
+                        None,
+                        Some(190.0),
+                        Some(215.5),
+                        Some(262.0),
+                        Some(301.0),
+                        Some(330.2),
+                    ],
+                ),
+                (
+                    "kill-15".to_string(),
+                    vec![
+                        Some(61.0),
+                        Some(62.5),
+                        Some(60.8),
+                        Some(63.1),
+                        Some(62.0),
+                        Some(61.7),
+                    ],
+                ),
+            ],
+        };
+        let dead_hits_line = LinePlot {
+            title: format!("p99 dead hits by eviction interval\n{settings}"),
+            y_label: "p99 dead hits".to_string(),
+            series: vec![
+                (
+                    "kill-9".to_string(),
+                    vec![
+                        None,
+                        Some(1900.0),
+                        Some(2150.0),
+                        Some(2620.0),
+                        Some(3010.0),
+                        Some(3302.0),
+                    ],
+                ),
+                (
+                    "kill-15".to_string(),
+                    vec![
+                        Some(610.0),
+                        Some(625.0),
+                        Some(608.0),
+                        Some(631.0),
+                        Some(620.0),
+                        Some(617.0),
+                    ],
+                ),
+            ],
+            ..line.clone()
+        };
+        (line, dead_hits_line)
+    }
+
+    /// Edge cases, to look at: empty and unresolved data, crowded data, a long title.
+    fn demo_edge_cases(
+        dir: &Path,
+        settings: &str,
+        timeline: &crate::report::plot::TimelinePlot,
+        line: &crate::report::plot::LinePlot,
+        heatmap: &crate::report::plot::Heatmap,
+    ) {
+        use crate::report::plot::*;
+
         let long_title = format!(
             "A very long title that goes on and on to see how the header wraps: {settings}, \
              plus a few more settings that nobody needs\n{settings}"
@@ -739,9 +781,5 @@ mod tests {
             &dir.join("edge_heatmap_empty.svg"),
         )
         .unwrap();
-
-        write_html(&report, &dir.join("report.html")).unwrap();
-        let html = render_html(&report);
-        assert!(!html.contains("http://") && !html.contains("https://"));
     }
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::experiment::intervals::trials_for_percentile;
-use crate::experiment::{PointResult, Sweep, needs_trials};
+use crate::experiment::{PointResult, Sweep, Vary, needs_trials};
 use crate::scenario::Metric;
 
 use super::columns::{SWEEP_STATS, cells, header};
@@ -337,64 +337,23 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
         with_set(set)
     );
     let shutdowns = shutdowns(sweep);
-    let mut plots = Vec::new();
     let (percentile, note) = plotted_percentile(sweep);
-    match sweep.varies.as_slice() {
+    let titles = Titles {
+        source,
+        settings: &settings,
+    };
+    let plots = match sweep.varies.as_slice() {
         [vary] => {
-            let numbers: Option<Vec<f64>> = vary.values.iter().map(|v| number(v)).collect();
             let plotted = match percentile {
                 // Dead hits as their mean, as the table shows them and as a two-key sweep
                 // plots them (a count's expectation; its high percentiles move in steps of one).
                 Some(p) => vec![Plotted::exposure(p), Plotted::dead_hits(None)],
                 None => vec![Plotted::dead_hits(None)],
             };
-            for plotted in plotted {
-                let label = plotted.label();
-                let title = format!("{label} vs {}: {source}\n{settings}", vary.key);
-                let caption = format!("{label} against {}.", vary.key);
-                let plot = match &numbers {
-                    Some(xs) => {
-                        // Left to right, whatever the order of the values.
-                        let mut order: Vec<usize> = (0..xs.len()).collect();
-                        order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
-                        SweepPlot::Line(LinePlot {
-                            title,
-                            x_label: vary.key.clone(),
-                            y_label: label.clone(),
-                            xs: order.iter().map(|&i| xs[i]).collect(),
-                            series: shutdowns
-                                .iter()
-                                .map(|(s, instance)| {
-                                    let ys = order
-                                        .iter()
-                                        .map(|&i| plotted.value(&sweep.points[i], *s))
-                                        .collect();
-                                    (instance.clone(), ys)
-                                })
-                                .collect(),
-                        })
-                    }
-                    None => SweepPlot::Heatmap(Heatmap {
-                        title,
-                        x_label: vary.key.clone(),
-                        y_label: "instance".to_string(),
-                        xs: vary.values.clone(),
-                        ys: shutdowns.iter().map(|(_, i)| i.clone()).collect(),
-                        values: shutdowns
-                            .iter()
-                            .map(|(s, _)| {
-                                sweep.points.iter().map(|p| plotted.value(p, *s)).collect()
-                            })
-                            .collect(),
-                        value_label: label.clone(),
-                    }),
-                };
-                plots.push(NamedPlot {
-                    stem: plotted.stem(),
-                    caption,
-                    plot,
-                });
-            }
+            plotted
+                .into_iter()
+                .map(|plotted| one_key_plot(sweep, vary, &shutdowns, plotted, &titles))
+                .collect()
         }
         [x, y] => {
             let plotted: Vec<Plotted> = percentile
@@ -402,54 +361,137 @@ pub fn sweep_plots(sweep: &Sweep, source: &str, set: &[String]) -> SweepPlots {
                 .into_iter()
                 .chain([Plotted::dead_hits(None)])
                 .collect();
+            let mut plots = Vec::new();
             for (s, instance) in &shutdowns {
                 for &plotted in &plotted {
-                    let label = plotted.label();
-                    let (stem, of) = if shutdowns.len() > 1 {
-                        (
-                            format!("{}-{instance}", plotted.stem()),
-                            format!(" of {instance}"),
-                        )
-                    } else {
-                        (plotted.stem(), String::new())
-                    };
-                    // Points are row-major with the first key slowest: point (i, j) is
-                    // i * ny + j, and the heatmap wants values[j][i].
-                    let ny = y.values.len();
-                    let values = (0..ny)
-                        .map(|j| {
-                            (0..x.values.len())
-                                .map(|i| plotted.value(&sweep.points[i * ny + j], *s))
-                                .collect()
-                        })
-                        .collect();
-                    plots.push(NamedPlot {
-                        stem,
-                        caption: format!("{label}{of} by {} (x) and {} (y).", x.key, y.key),
-                        plot: SweepPlot::Heatmap(Heatmap {
-                            title: format!(
-                                "{label}{of} by {} and {}: {source}\n{settings}",
-                                x.key, y.key
-                            ),
-                            x_label: x.key.clone(),
-                            y_label: y.key.clone(),
-                            xs: x.values.clone(),
-                            ys: y.values.clone(),
-                            values,
-                            value_label: label.clone(),
-                        }),
-                    });
+                    plots.push(two_key_plot(
+                        sweep,
+                        (x, y),
+                        (*s, instance),
+                        shutdowns.len(),
+                        plotted,
+                        &titles,
+                    ));
                 }
             }
+            plots
         }
         _ => {
             return SweepPlots {
-                plots,
+                plots: Vec::new(),
                 note: sweep_plots_note(sweep),
             };
         }
-    }
+    };
     SweepPlots { plots, note }
+}
+
+/// What every plot's title ends with: the scenario and the settings its points share.
+struct Titles<'a> {
+    source: &'a str,
+    settings: &'a str,
+}
+
+/// A one-key sweep's plot of `plotted`: a line over numeric values, else a heatmap.
+fn one_key_plot(
+    sweep: &Sweep,
+    vary: &Vary,
+    shutdowns: &[(usize, String)],
+    plotted: Plotted,
+    titles: &Titles,
+) -> NamedPlot {
+    let Titles { source, settings } = titles;
+    let numbers: Option<Vec<f64>> = vary.values.iter().map(|v| number(v)).collect();
+    let label = plotted.label();
+    let title = format!("{label} vs {}: {source}\n{settings}", vary.key);
+    let caption = format!("{label} against {}.", vary.key);
+    let plot = match &numbers {
+        Some(xs) => {
+            // Left to right, whatever the order of the values.
+            let mut order: Vec<usize> = (0..xs.len()).collect();
+            order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+            SweepPlot::Line(LinePlot {
+                title,
+                x_label: vary.key.clone(),
+                y_label: label.clone(),
+                xs: order.iter().map(|&i| xs[i]).collect(),
+                series: shutdowns
+                    .iter()
+                    .map(|(s, instance)| {
+                        let ys = order
+                            .iter()
+                            .map(|&i| plotted.value(&sweep.points[i], *s))
+                            .collect();
+                        (instance.clone(), ys)
+                    })
+                    .collect(),
+            })
+        }
+        None => SweepPlot::Heatmap(Heatmap {
+            title,
+            x_label: vary.key.clone(),
+            y_label: "instance".to_string(),
+            xs: vary.values.clone(),
+            ys: shutdowns.iter().map(|(_, i)| i.clone()).collect(),
+            values: shutdowns
+                .iter()
+                .map(|(s, _)| sweep.points.iter().map(|p| plotted.value(p, *s)).collect())
+                .collect(),
+            value_label: label.clone(),
+        }),
+    };
+    NamedPlot {
+        stem: plotted.stem(),
+        caption,
+        plot,
+    }
+}
+
+/// A two-key sweep's heatmap of `plotted` for shutdown `s`.
+fn two_key_plot(
+    sweep: &Sweep,
+    (x, y): (&Vary, &Vary),
+    (s, instance): (usize, &String),
+    shutdown_count: usize,
+    plotted: Plotted,
+    titles: &Titles,
+) -> NamedPlot {
+    let Titles { source, settings } = titles;
+    let label = plotted.label();
+    let (stem, of) = if shutdown_count > 1 {
+        (
+            format!("{}-{instance}", plotted.stem()),
+            format!(" of {instance}"),
+        )
+    } else {
+        (plotted.stem(), String::new())
+    };
+    // Points are row-major with the first key slowest: point (i, j) is
+    // i * ny + j, and the heatmap wants values[j][i].
+    let ny = y.values.len();
+    let values = (0..ny)
+        .map(|j| {
+            (0..x.values.len())
+                .map(|i| plotted.value(&sweep.points[i * ny + j], s))
+                .collect()
+        })
+        .collect();
+    NamedPlot {
+        stem,
+        caption: format!("{label}{of} by {} (x) and {} (y).", x.key, y.key),
+        plot: SweepPlot::Heatmap(Heatmap {
+            title: format!(
+                "{label}{of} by {} and {}: {source}\n{settings}",
+                x.key, y.key
+            ),
+            x_label: x.key.clone(),
+            y_label: y.key.clone(),
+            xs: x.values.clone(),
+            ys: y.values.clone(),
+            values,
+            value_label: label.clone(),
+        }),
+    }
 }
 
 /// `report.html`: the grid, the plots (as SVG, with their captions), and `notes` (things the

@@ -14,6 +14,13 @@ use crate::scenario::{
 };
 
 use super::output::OutputError;
+use story::Story;
+
+mod balancer;
+mod clients;
+mod lease;
+mod servers;
+mod story;
 use super::plot::{HitSpan, ImageFormat, TimelinePlot, render_timeline};
 
 /// What `eureka-sim explain` tells and writes.
@@ -248,715 +255,13 @@ impl Explanation<'_> {
 
     /// The causal chain of shutdown `s`: what happened to the instance, layer by layer.
     pub fn explain(&self, scenario: &Scenario, s: usize) -> Vec<Step> {
-        let Some(config) = scenario.shutdowns.get(s) else {
+        let Some(mut story) = Story::new(self, scenario, s) else {
             return Vec::new();
         };
-        let target = self.layout.targets[s];
-        let start = SimTime(config.at_ms);
-        let release = scenario.simulation.release;
-        let app_client = &scenario.apps[config.app].client;
-        let mut steps = vec![Step {
-            at: start,
-            text: strategy_text(config, release, app_client),
-        }];
-        let push = |steps: &mut Vec<Step>, at: SimTime, text: String| {
-            steps.push(Step { at, text });
-        };
-        // The last renew before the strategy started decides when a dead lease can expire.
-        let last_renew = self.log.iter().rev().find_map(|(t, o)| match o {
-            Observation::Renewed {
-                server,
-                process,
-                expirable_from,
-            } if *process == target && *t <= start => Some((*t, *expirable_from, *server)),
-            _ => None,
-        });
-        if let Some((renewed, expirable, server)) = last_renew {
-            let duration = expirable.ms().saturating_sub(renewed.ms() + 1) / 2;
-            push(
-                &mut steps,
-                renewed,
-                format!(
-                    "last heartbeat before that reached {}: renew() stamped the lease \
-                     {} (now + {} s), so it is expirable from {}, 2 x {} s after the renew \
-                     (Lease#renew adds the duration and isExpired adds it again)",
-                    Self::on(scenario, server),
-                    secs(SimTime(renewed.ms() + duration)),
-                    duration / 1000,
-                    secs(expirable),
-                    duration / 1000
-                ),
-            );
-        }
-        let expirable = last_renew.map(|(_, e, _)| e);
-        // Per server (a peer's copy is renewed by the replicated heartbeat, later): when its
-        // lease became expirable, for its eviction's sentence.
-        // Found once per server, not per eviction run (a scan per run made `explain`
-        // quadratic in the eviction rate, found by fuzzing).
-        let mut last_renew_on: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
         for (t, o) in &self.log {
-            match o {
-                Observation::Renewed {
-                    server,
-                    process,
-                    expirable_from,
-                } if *process == target && *t <= start => {
-                    if let Some(slot) = last_renew_on.get_mut(server.index()) {
-                        *slot = Some(*expirable_from);
-                    }
-                }
-                _ => {}
-            }
+            story.observe(*t, o);
         }
-        let mut first_evicted_on: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
-        for (t, o) in &self.log {
-            if let Observation::Evicted { server, process } = o
-                && *process == target
-                && let Some(slot @ None) = first_evicted_on.get_mut(server.index())
-            {
-                *slot = Some(*t);
-            }
-        }
-        let evicted_before = |server: ServerId, at: SimTime| {
-            first_evicted_on[server.index()].is_some_and(|e| e < at)
-        };
-        let expirable_on = |server: ServerId| {
-            last_renew_on
-                .get(server.index())
-                .copied()
-                .flatten()
-                .or(expirable)
-        };
-        let target_app = self.layout.processes[target].application;
-        let callers: Vec<usize> = self
-            .layout
-            .routes
-            .iter()
-            .filter(|r| r.application == target_app)
-            .map(|r| r.process)
-            .collect();
-        let duration_s = app_client.lease_expiration_duration_s;
-        let restart_new = self
-            .layout
-            .restarts
-            .iter()
-            .find(|(old, _)| *old == target)
-            .map(|(_, new)| *new);
-        let graceful = self.graceful_stop(scenario, s);
-        let timeout_s = app_client.timeout_per_shutdown_phase_ms as f64 / 1000.0;
-        let mut cancelled_at = None;
-        let mut evicted = false;
-        let mut restarted_at: Option<SimTime> = None;
-        let mut ghost_registered = None;
-        // Per server: its eviction runs blocked while its copy was expired and still held,
-        // and the last one (instant, renews, threshold). Each peer evicts on its own, so each
-        // is counted and told apart.
-        let servers = scenario.servers().len();
-        let mut gates: Vec<(usize, Option<Gate>)> = vec![(0, None); servers];
-        // In a cluster, per server: whether it holds the instance's lease. A peer that
-        // cancelled it (or went down) has nothing left for its eviction to remove, so its
-        // blocked runs do not hold the instance. (A standalone server's runs are told as they
-        // always were, after a DELETE too.)
-        let cluster = servers > 1;
-        let mut holds = vec![true; servers];
-        // Per server: when it last cancelled the instance's lease (a register after that
-        // re-creates it there).
-        let mut cancelled_on: Vec<Option<SimTime>> = vec![None; servers];
-        // Per server: when it came back from a `[[fault]]` restart, when (and from which
-        // peer's replication, if any) it got the instance's registration back since, and when
-        // what it serves listed it again. A full fetch from it before that is a partial
-        // registry (Netflix/eureka#1490).
-        let mut back_at: Vec<Option<SimTime>> = vec![None; servers];
-        let mut got_back: Vec<Option<(SimTime, Option<ServerId>)>> = vec![None; servers];
-        let mut served_back: Vec<Option<SimTime>> = vec![None; servers];
-        // The callers whose cache lost the instance to a partial registry (and which), and
-        // the routes whose list lost it so, until they list it again.
-        let mut partial: Vec<(usize, ServerId)> = Vec::new();
-        let mut partial_routes: Vec<usize> = Vec::new();
-        let mut stopped = false;
-        // Per caller: how its last fetch went (a delta, a full one, why a full one).
-        let mut fetches: Vec<(usize, FetchKind)> = Vec::new();
-        // Per server: down since (a `[[fault]]` crash or restart), until it starts again.
-        let mut down_since: Vec<Option<SimTime>> = vec![None; scenario.servers().len()];
-        let is_down = |down: &[Option<SimTime>], server: ServerId| {
-            down.get(server.index()).copied().flatten().is_some()
-        };
-        let mut deploy_offsets = vec![0usize; self.layout.deploys.len()];
-        if let (Strategy::Pause, Some(resume)) = (config.strategy, config.resume_ms) {
-            let at = SimTime(config.at_ms + resume);
-            let restarted_before = self.log.iter().any(|(t, o)| {
-                *t >= start && *t <= at && *o == Observation::Restarted { process: target }
-            });
-            if at.ms() <= scenario.simulation.duration_ms && !restarted_before {
-                push(&mut steps, at, resume_text(release));
-            }
-        }
-        // Per caller of the app: the transport lines told so far (a long outage would tell
-        // one per fetch).
-        let mut transport_told: Vec<(usize, u32)> = Vec::new();
-        for (t, o) in &self.log {
-            let t = *t;
-            let restarted = restarted_at.is_some_and(|r| r <= t);
-            match o {
-                Observation::AttemptFailed {
-                    observer,
-                    server,
-                    why,
-                } if t >= start
-                    && self.calls_app(*observer, config.app)
-                    && tell_transport(&mut transport_told, *observer) =>
-                {
-                    let text = self.attempt_failed_text(scenario, *observer, *server, *why);
-                    push(&mut steps, t, text);
-                }
-                Observation::TaskTimedOut {
-                    observer,
-                    task,
-                    next_in_ms,
-                } if t >= start
-                    && self.calls_app(*observer, config.app)
-                    && tell_transport(&mut transport_told, *observer) =>
-                {
-                    let text = format!(
-                        "{}'s {task} outlasted its interval (its call still hangs): \
-                         TimedSupervisorTask backs off, the next run in {} s",
-                        self.name(*observer),
-                        next_in_ms / 1000
-                    );
-                    push(&mut steps, t, text);
-                }
-                Observation::Registered {
-                    server,
-                    process,
-                    from_peer,
-                    ..
-                } if *process == target => {
-                    holds[server.index()] = true;
-                    let k = server.index();
-                    if back_at[k].is_some() && got_back[k].is_none() {
-                        got_back[k] = Some((t, *from_peer));
-                    }
-                }
-                Observation::StoppedServing { process } if *process == target => stopped = true,
-                Observation::Served {
-                    server,
-                    process,
-                    up: true,
-                } if *process == target => {
-                    let k = server.index();
-                    if back_at[k].is_some() && served_back[k].is_none() {
-                        served_back[k] = Some(t);
-                    }
-                }
-                Observation::Cancelled {
-                    server, process, ..
-                }
-                | Observation::Evicted { server, process }
-                    if *process == target =>
-                {
-                    holds[server.index()] = false
-                }
-                Observation::ServerDown { server } => {
-                    holds[server.index()] = false;
-                    // A new incarnation holds no cancelled lease a register could re-create.
-                    cancelled_on[server.index()] = None;
-                    back_at[server.index()] = None;
-                    got_back[server.index()] = None;
-                    served_back[server.index()] = None;
-                }
-                _ => {}
-            }
-            match o {
-                Observation::Restarted { process } if *process == target && t >= start => {
-                    restarted_at = Some(t);
-                    let text = match restart_new {
-                        Some(new) if new != target => format!(
-                            "[[restart]]: a new process starts under a new instance id ({}); \
-                             this id's lease is left to expire",
-                            self.name(new)
-                        ),
-                        _ => {
-                            let held = if cancelled_at.is_some() || evicted {
-                                "its lease was already removed (and internalCancel removed any \
-                                 overridden status with it), so the server holds nothing for \
-                                 this id"
-                            } else {
-                                "its lease was never cancelled or evicted, so the server still \
-                                 holds it (and any overridden status) for this id"
-                            };
-                            format!(
-                                "[[restart]]: a new process (a new JVM and DiscoveryClient, \
-                                 STARTING) starts under the same instance id; {held} (FACTS.md \
-                                 §6)"
-                            )
-                        }
-                    };
-                    push(&mut steps, t, text);
-                }
-                Observation::DeployBatch { deploy, size } => {
-                    let Some(pairs) = self.layout.deploys.get(*deploy) else {
-                        continue;
-                    };
-                    let from = deploy_offsets[*deploy];
-                    let to = (from + size).min(pairs.len());
-                    deploy_offsets[*deploy] = to;
-                    if let Some((_, new)) = pairs[from..to].iter().find(|(old, _)| *old == target) {
-                        let d = &scenario.deploys[*deploy];
-                        push(
-                            &mut steps,
-                            t,
-                            format!(
-                                "[[deploy]] of {}: a batch of {size} starts with this instance; it \
-                                 departs with {} and its replacement {} starts at the same instant",
-                                scenario.apps[d.app].name,
-                                d.strategy.name(),
-                                self.name(*new)
-                            ),
-                        );
-                    }
-                }
-                Observation::StoppedServing { process } if *process == target => {
-                    let text = if restarted {
-                        "the restarted process stopped serving".to_string()
-                    } else if graceful {
-                        format!(
-                            "stopped serving: the graceful phase began (server.shutdown = \
-                             graceful): from now every new request sent to it is refused, the \
-                             requests in flight get up to {timeout_s} s \
-                             (spring.lifecycle.timeout-per-shutdown-phase, FACTS.md §7)"
-                        )
-                    } else {
-                        "stopped serving: from now every request sent to it is refused".to_string()
-                    };
-                    push(&mut steps, t, text);
-                }
-                Observation::InflightFailed { process, count } if *process == target => {
-                    let service = scenario.apps[config.app].service_time_ms;
-                    // Counted when the graceful phase begins; they fail when it times out.
-                    let t = if graceful {
-                        SimTime(t.ms() + app_client.timeout_per_shutdown_phase_ms)
-                    } else {
-                        t
-                    };
-                    let why = if graceful {
-                        format!("still running when the graceful phase's {timeout_s} s ran out")
-                    } else {
-                        format!(
-                            "the web server stopped without a graceful phase, each request \
-                             takes {service} ms (service-time-ms)"
-                        )
-                    };
-                    push(
-                        &mut steps,
-                        t,
-                        format!(
-                            "{count} request(s) in flight on it failed as its web server \
-                             stopped ({why}; FACTS.md §7)"
-                        ),
-                    );
-                }
-                Observation::Registered {
-                    server,
-                    process,
-                    status,
-                    from_peer,
-                } if *process == target && t >= start => {
-                    let override_held = config.strategy == Strategy::ServiceRegistry
-                        && (!config.cancel_override || t.ms() < config.at_ms + config.wait_ms)
-                        && cancelled_at.is_none()
-                        && !evicted;
-                    let ghost = !restarted && cancelled_on[server.index()].is_some_and(|c| c < t);
-                    if ghost {
-                        ghost_registered = Some(t);
-                    }
-                    let text = if let Some(from) = from_peer {
-                        // `isReplication`: the peer passes on a register it got (or its copy
-                        // taken on a 409); the instance's own calls are told below.
-                        let again = if ghost {
-                            format!(
-                                ", after the cancel there: it re-creates the lease ({status}, \
-                                 never renewed: expires {duration_s} s later)"
-                            )
-                        } else {
-                            String::new()
-                        };
-                        format!(
-                            "{} replicated the register (status {status}) to {}: a new lease \
-                             there{again}",
-                            Self::on(scenario, *from),
-                            Self::on(scenario, *server)
-                        )
-                    } else if restarted {
-                        restart_register_text(*status, override_held)
-                    } else if ghost {
-                        let race = if *status == InstanceStatus::Down {
-                            "; the DOWN register raced the DELETE, spring-cloud-netflix#2101"
-                        } else {
-                            ""
-                        };
-                        format!(
-                            "a {status} register arrived AFTER the DELETE and re-created the \
-                             lease ({status}, never renewed: expires {duration_s} s later{race})"
-                        )
-                    } else if config.strategy == Strategy::Pause
-                        && config.resume_ms.is_some_and(|r| t.ms() >= config.at_ms + r)
-                        && *status == InstanceStatus::Up
-                    {
-                        "/resume's UP reached the server: the status change went out as a \
-                         register through the InstanceInfoReplicator (FACTS.md §7)"
-                            .to_string()
-                    } else if config.strategy == Strategy::ServiceRegistry
-                        && config.cancel_override
-                        && t.ms() >= config.at_ms + config.wait_ms
-                        && *status == InstanceStatus::Up
-                    {
-                        "its heartbeat got 404 (the CANCEL_OVERRIDE left it UNKNOWN), so the \
-                         client re-registered with its own status UP (FACTS.md §6)"
-                            .to_string()
-                    } else if app_client.healthcheck_enabled && *status == InstanceStatus::Up {
-                        "a register with status UP reached the server: the replicator run that \
-                         the DOWN triggered starts with refreshInstanceInfo, and the health-check \
-                         handler (eureka.client.healthcheck.enabled) turned the status back to \
-                         the health indicators' UP (spring-cloud-netflix#3923, FACTS.md §7)"
-                            .to_string()
-                    } else {
-                        format!(
-                            "a register with status {status} reached the server (a new lease; \
-                             status changes go out as registers through the \
-                             InstanceInfoReplicator)"
-                        )
-                    };
-                    let text = text.replace("the server", &Self::on(scenario, *server));
-                    push(&mut steps, t, text);
-                }
-                Observation::Cancelled {
-                    server,
-                    process,
-                    from_peer,
-                } if *process == target => {
-                    cancelled_at = Some(t);
-                    cancelled_on[server.index()] = Some(t);
-                    let text = match from_peer {
-                        // Replications are not replicated again: the sender got the DELETE.
-                        Some(from) => format!(
-                            "{} replicated the cancel (the DELETE it got) to {}: lease \
-                             cancelled there",
-                            Self::on(scenario, *from),
-                            Self::on(scenario, *server)
-                        ),
-                        None => format!(
-                            "the DELETE (unregister) reached {}: lease cancelled",
-                            Self::on(scenario, *server)
-                        ),
-                    };
-                    push(&mut steps, t, text);
-                }
-                Observation::ServerDown { server } => {
-                    if let Some(slot) = down_since.get_mut(server.index()) {
-                        *slot = Some(t);
-                    }
-                    push(
-                        &mut steps,
-                        t,
-                        server_down_text(scenario, config, *server, t),
-                    );
-                }
-                Observation::ServerStarted { server } if is_down(&down_since, *server) => {
-                    down_since[server.index()] = None;
-                    back_at[server.index()] = Some(t);
-                    push(
-                        &mut steps,
-                        t,
-                        format!(
-                            "{} is back: a new incarnation with an empty registry and empty \
-                             caches (registry-sync-retries 0: no sync, open at once), refilled by \
-                             the other peers' replicated heartbeats (answered 404, then a \
-                             register) and by each client's own next heartbeat (404, then a \
-                             register); its eviction and cache timers start over",
-                            Self::on(scenario, *server)
-                        ),
-                    );
-                }
-                // What a server held goes with it when it goes down (`EurekaServer::go_down`):
-                // no removal, told above.
-                Observation::Registry {
-                    server, up: false, ..
-                }
-                | Observation::Served {
-                    server, up: false, ..
-                } if is_down(&down_since, *server) => {}
-                Observation::Registry {
-                    server,
-                    process,
-                    up,
-                } if *process == target && t >= start => {
-                    let text = match (*up, restarted) {
-                        (true, true) => "the restarted process is UP in the server's registry",
-                        (true, false) => "UP again in the server's registry",
-                        (false, _) => "no longer UP in the server's registry",
-                    };
-                    let whose = format!("{}'s", Self::on(scenario, *server));
-                    push(&mut steps, t, text.replace("the server's", &whose));
-                }
-                Observation::EvictionRun {
-                    server,
-                    gated,
-                    renews_last_min,
-                    threshold,
-                    expired,
-                    evicted: n_evicted,
-                    ..
-                } if expirable_on(*server).is_some_and(|e| t >= e)
-                    && !restarted
-                    && (!cluster || holds[server.index()])
-                    && !evicted_before(*server, t) =>
-                {
-                    if *gated {
-                        let (count, last) = &mut gates[server.index()];
-                        *count += 1;
-                        *last = Some((t, *renews_last_min, *threshold));
-                        if *count == 1 {
-                            let why = gate_text(*renews_last_min, *threshold);
-                            let peer = Self::at_peer(scenario, *server);
-                            push(&mut steps, t, format!("{peer}eviction run: {why}"));
-                        }
-                    } else if !self.evicted_at(target, *server, t) && *expired > 0 {
-                        push(
-                            &mut steps,
-                            t,
-                            format!(
-                                "{}eviction run: {expired} expired lease(s), {n_evicted} evicted \
-                                 (the 15 % cap); this one must wait for the next run",
-                                Self::at_peer(scenario, *server)
-                            ),
-                        );
-                    }
-                }
-                Observation::Evicted { server, process } if *process == target => {
-                    evicted = true;
-                    let text = match (ghost_registered, expirable_on(*server)) {
-                        (Some(g), _) => format!(
-                            "the eviction run removed the re-created lease (registered at {}, \
-                             never renewed, so expirable {duration_s} s later)",
-                            secs(g)
-                        ),
-                        (None, Some(e)) => format!(
-                            "the eviction run removed the expired lease, {} after it became \
-                             expirable",
-                            relative(t.since(e))
-                        ),
-                        (None, None) => "the eviction run removed the expired lease".to_string(),
-                    };
-                    let text = format!("{}{text}", Self::at_peer(scenario, *server));
-                    push(&mut steps, t, text);
-                }
-                Observation::Served {
-                    server,
-                    process,
-                    up: false,
-                } if *process == target => {
-                    let read_only = scenario
-                        .servers()
-                        .get(server.index())
-                        .map_or(scenario.server.use_read_only_response_cache, |peer| {
-                            peer.server.use_read_only_response_cache
-                        });
-                    let text = if read_only && !self.refreshed_at(*server, t) {
-                        // No `ALL_APPS` payload at this fill: only its delta was read since it
-                        // (re)started (`EurekaServer::note_served_by_delta`).
-                        "read-only response cache refresh (a wall-clock multiple of its \
-                         interval): GET /apps/delta now brings its readers the registry without \
-                         it (GET /apps has not been read since the server started)"
-                    } else if read_only {
-                        "read-only response cache refresh (a wall-clock multiple of its \
-                         interval): GET /apps now serves it as not UP"
-                    } else {
-                        "GET /apps serves it as not UP (read-only cache off)"
-                    };
-                    let peer = Self::at_peer(scenario, *server);
-                    push(&mut steps, t, format!("{peer}{text}"));
-                }
-                Observation::Fetched {
-                    observer, delta, ..
-                } => {
-                    let kind = match (delta, fetch_of(&fetches, *observer)) {
-                        (true, _) => FetchKind::Delta,
-                        (false, FetchKind::ReconcilePending { local, server }) => {
-                            FetchKind::Reconciled { local, server }
-                        }
-                        (false, FetchKind::ForbiddenPending) => FetchKind::AfterForbidden,
-                        (false, _) => FetchKind::Full,
-                    };
-                    set_fetch(&mut fetches, *observer, kind);
-                }
-                Observation::ReconcileMismatch { observer, hashes } => set_fetch(
-                    &mut fetches,
-                    *observer,
-                    FetchKind::ReconcilePending {
-                        local: hashes.local.clone(),
-                        server: hashes.server.clone(),
-                    },
-                ),
-                Observation::DeltaForbidden { observer } => {
-                    set_fetch(&mut fetches, *observer, FetchKind::ForbiddenPending)
-                }
-                Observation::ClientCache {
-                    server,
-                    observer,
-                    process,
-                    up: false,
-                } if *process == target
-                    && callers.contains(observer)
-                    && !stopped
-                    && fetch_of(&fetches, *observer) != FetchKind::Delta
-                    && served_back.get(server.index()) == Some(&None)
-                    && back_at.get(server.index()).is_some_and(Option::is_some) =>
-                {
-                    partial.push((*observer, *server));
-                    let k = server.index();
-                    let peer = Self::on(scenario, *server);
-                    let back = back_at[k].map_or(String::new(), secs);
-                    let why = match got_back[k] {
-                        None => format!(
-                            "{peer} came back empty at {back} and had not got this instance's \
-                             registration back (a restarted peer is refilled by the other \
-                             peers' replicated heartbeats, answered 404 and followed by a \
-                             register, and by each instance's own next heartbeat there)"
-                        ),
-                        Some((at, by)) => format!(
-                            "{peer} came back empty at {back}; it got this instance's \
-                             registration back at {} ({}), but its read-only response cache \
-                             still served the payload it took before that (a new one only at \
-                             its next fill, a wall-clock multiple of its interval; FACTS.md §3)",
-                            secs(at),
-                            register_source(scenario, by)
-                        ),
-                    };
-                    push(
-                        &mut steps,
-                        t,
-                        format!(
-                            "{}'s registry fetch from {peer} ({}) replaced its Eureka client \
-                             cache with {peer}'s partial registry: {why}; so the cache dropped \
-                             it though it still serves, {} instances of {} in all \
-                             (Netflix/eureka#1490)",
-                            self.name(*observer),
-                            fetch_of(&fetches, *observer).describe(),
-                            self.dropped_with(*observer, target_app, t),
-                            scenario.apps[config.app].name
-                        ),
-                    )
-                }
-                Observation::ClientCache {
-                    server,
-                    observer,
-                    process,
-                    up: true,
-                } if *process == target && partial.iter().any(|(o, _)| o == observer) => {
-                    let lost_to = partial
-                        .iter()
-                        .find(|(o, _)| o == observer)
-                        .map(|(_, k)| *k)
-                        .unwrap_or(*server);
-                    partial.retain(|(o, _)| o != observer);
-                    let peer = Self::on(scenario, lost_to);
-                    let k = lost_to.index();
-                    let how = match (got_back[k], served_back[k]) {
-                        (Some((at, by)), Some(served)) => format!(
-                            ": {peer} got its registration back at {} ({}) and serves it since {}",
-                            secs(at),
-                            register_source(scenario, by),
-                            secs(served)
-                        ),
-                        _ => String::new(),
-                    };
-                    push(
-                        &mut steps,
-                        t,
-                        format!(
-                            "{}'s registry fetch from {} ({}) listed it UP again{how}",
-                            self.name(*observer),
-                            Self::on(scenario, *server),
-                            fetch_of(&fetches, *observer).describe()
-                        ),
-                    )
-                }
-                Observation::ClientCache {
-                    server,
-                    observer,
-                    process,
-                    up: false,
-                } if *process == target && callers.contains(observer) => {
-                    let from = if scenario.servers().len() > 1 {
-                        format!(" from {}", Self::on(scenario, *server))
-                    } else {
-                        String::new()
-                    };
-                    push(
-                        &mut steps,
-                        t,
-                        format!(
-                            "{}'s registry fetch{from} ({}) brought the news to its Eureka client \
-                             cache",
-                            self.name(*observer),
-                            fetch_of(&fetches, *observer).describe()
-                        ),
-                    )
-                }
-                Observation::RibbonList {
-                    route,
-                    process,
-                    listed,
-                } if *process == target && (!*listed || partial_routes.contains(route)) => {
-                    let r = self.layout.routes.get(*route);
-                    let step = balancer_step(scenario, r.map(|r| r.caller));
-                    let name = self.route_name(scenario, *route);
-                    let lost_to = r.and_then(|r| {
-                        partial
-                            .iter()
-                            .find(|(o, _)| *o == r.process)
-                            .map(|(_, k)| *k)
-                    });
-                    let text = match (*listed, lost_to) {
-                        (true, _) => {
-                            partial_routes.retain(|x| x != route);
-                            format!("{step} of {name} listed it again")
-                        }
-                        (false, Some(k)) => {
-                            partial_routes.push(*route);
-                            format!(
-                                "{step} of {name} dropped it from the server list (its caller's \
-                                 cache lost it to {}'s partial registry)",
-                                Self::on(scenario, k)
-                            )
-                        }
-                        (false, None) => {
-                            format!("{step} of {name} dropped it from the server list")
-                        }
-                    };
-                    push(&mut steps, t, text);
-                }
-                _ => {}
-            }
-        }
-        for (k, (count, last)) in gates.into_iter().enumerate() {
-            if let Some((t, renews, threshold)) = last.filter(|_| count > 1) {
-                let peer = Self::at_peer(scenario, ServerId(k as u32));
-                push(
-                    &mut steps,
-                    t,
-                    format!(
-                        "... {peer}{count} eviction runs in all were blocked (the last: {})",
-                        gate_text(renews, threshold)
-                    ),
-                );
-            }
-        }
-        if let Some((at, text)) = self.circuit_breaker_step(scenario, s) {
-            push(&mut steps, at, text);
-        }
-        steps.sort_by_key(|step| step.at);
-        steps
+        story.finish(s)
     }
 
     /// Whether shutdown `s` ends with a graceful web-server stop: its final stop is a kill -15
@@ -1098,37 +403,7 @@ impl Explanation<'_> {
             let _ = writeln!(out, "  {:>11}  {:>12}  {}", secs(step.at), rel, step.text);
         }
         let _ = writeln!(out, "  result:");
-        // The metrics freeze when the process restarts: they describe the incarnation that
-        // stopped (`Observation::Restarted`).
-        let target = self.layout.targets[s];
-        let restart = self.log.iter().find(|(t, o)| {
-            t.ms() >= config.at_ms && *o == Observation::Restarted { process: target }
-        });
-        let (still, never) = match restart {
-            Some((t, _)) => (
-                format!("still listed when its process restarted at {}", secs(*t)),
-                "not before the restart".to_string(),
-            ),
-            None => {
-                let end = secs(self.end);
-                let why = self.log.iter().find_map(|(_, o)| match o {
-                    Observation::StillListed { process, holding } if *process == target => {
-                        Some(holding.label())
-                    }
-                    _ => None,
-                });
-                match why {
-                    Some(why) => (
-                        format!("{why} when the trial ended at {end}"),
-                        format!("never (by {end})"),
-                    ),
-                    None => (
-                        "still listed at the end".to_string(),
-                        "never (still there at the end)".to_string(),
-                    ),
-                }
-            }
-        };
+        let (still, never) = self.still_listed(config, self.layout.targets[s]);
         let ms = |v: Option<i64>| v.map_or(never.clone(), relative);
         if outcome.t_stop_ms.is_none() {
             let _ = writeln!(
@@ -1170,62 +445,106 @@ impl Explanation<'_> {
                 (removed, _) => ms(removed),
             }
         );
-        let servers = scenario.servers();
-        if servers.len() > 1 {
-            let peers: Vec<String> = outcome
-                .servers
-                .iter()
-                .zip(servers.iter())
-                .enumerate()
-                .map(|(k, (o, peer))| {
-                    let down = self.last_down(ServerId(k as u32));
-                    match (o.server_removed_ms, o.readonly_removed_ms, down) {
-                        // Going down removes nothing (`ServerOutcome`): say why it is empty.
-                        (None, None, Some((at, false))) => format!(
-                            "{} went down at {} while listing it and stayed down (not counted)",
-                            peer.name,
-                            secs(at)
-                        ),
-                        _ => format!(
-                            "{} left the registry {}, read-only cache {}",
-                            peer.name,
-                            ms(o.server_removed_ms),
-                            ms(o.readonly_removed_ms)
-                        ),
-                    }
-                })
-                .collect();
-            let _ = writeln!(out, "    per peer: {}", peers.join("; "));
-            let callers: Vec<String> = outcome
-                .callers
-                .iter()
-                .map(|c| {
-                    if let Some(at) = self.caller_stop(scenario, c.process) {
-                        let when = outcome.t_stop_ms.map(|t| at as i64 - t as i64);
-                        return format!(
-                            "{} stopped with its zone at {} (it lists nothing after)",
-                            self.name(c.process),
-                            ms(when)
-                        );
-                    }
-                    let from = c
-                        .server
-                        .and_then(|k| servers.get(k.index()))
-                        .map_or(String::new(), |peer| {
-                            format!(" (peer {}'s answer)", peer.name)
-                        });
-                    format!(
-                        "{}'s cache {}{from}, {} {}",
-                        self.name(c.process),
-                        ms(c.client_removed_ms),
-                        scenario.balancer_name(),
-                        ms(c.ribbon_removed_ms)
-                    )
-                })
-                .collect();
-            let _ = writeln!(out, "    per caller: {}", callers.join("; "));
+        if scenario.servers().len() > 1 {
+            let (peers, callers) = self.per_peer_and_caller(scenario, &outcome, &ms);
+            let _ = writeln!(out, "    per peer: {peers}");
+            let _ = writeln!(out, "    per caller: {callers}");
         }
         out
+    }
+
+    /// How the metrics' "never" reads: they freeze when the process restarts
+    /// (`Observation::Restarted`), and a lease still held at the end says what held it.
+    fn still_listed(&self, config: &ShutdownConfig, target: usize) -> (String, String) {
+        let restart = self.log.iter().find(|(t, o)| {
+            t.ms() >= config.at_ms && *o == Observation::Restarted { process: target }
+        });
+        match restart {
+            Some((t, _)) => (
+                format!("still listed when its process restarted at {}", secs(*t)),
+                "not before the restart".to_string(),
+            ),
+            None => {
+                let end = secs(self.end);
+                let why = self.log.iter().find_map(|(_, o)| match o {
+                    Observation::StillListed { process, holding } if *process == target => {
+                        Some(holding.label())
+                    }
+                    _ => None,
+                });
+                match why {
+                    Some(why) => (
+                        format!("{why} when the trial ended at {end}"),
+                        format!("never (by {end})"),
+                    ),
+                    None => (
+                        "still listed at the end".to_string(),
+                        "never (still there at the end)".to_string(),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// In a cluster: when each peer let the instance go, and each caller's cache and balancer.
+    fn per_peer_and_caller(
+        &self,
+        scenario: &Scenario,
+        outcome: &ShutdownOutcome,
+        ms: &dyn Fn(Option<i64>) -> String,
+    ) -> (String, String) {
+        let servers = scenario.servers();
+        let peers: Vec<String> = outcome
+            .servers
+            .iter()
+            .zip(servers.iter())
+            .enumerate()
+            .map(|(k, (o, peer))| {
+                let down = self.last_down(ServerId(k as u32));
+                match (o.server_removed_ms, o.readonly_removed_ms, down) {
+                    // Going down removes nothing (`ServerOutcome`): say why it is empty.
+                    (None, None, Some((at, false))) => format!(
+                        "{} went down at {} while listing it and stayed down (not counted)",
+                        peer.name,
+                        secs(at)
+                    ),
+                    _ => format!(
+                        "{} left the registry {}, read-only cache {}",
+                        peer.name,
+                        ms(o.server_removed_ms),
+                        ms(o.readonly_removed_ms)
+                    ),
+                }
+            })
+            .collect();
+        let callers: Vec<String> = outcome
+            .callers
+            .iter()
+            .map(|c| {
+                if let Some(at) = self.caller_stop(scenario, c.process) {
+                    let when = outcome.t_stop_ms.map(|t| at as i64 - t as i64);
+                    return format!(
+                        "{} stopped with its zone at {} (it lists nothing after)",
+                        self.name(c.process),
+                        ms(when)
+                    );
+                }
+                let from = c
+                    .server
+                    .and_then(|k| servers.get(k.index()))
+                    .map_or(String::new(), |peer| {
+                        format!(" (peer {}'s answer)", peer.name)
+                    });
+                format!(
+                    "{}'s cache {}{from}, {} {}",
+                    self.name(c.process),
+                    ms(c.client_removed_ms),
+                    scenario.balancer_name(),
+                    ms(c.ribbon_removed_ms)
+                )
+            })
+            .collect();
+        (peers.join("; "), callers.join("; "))
     }
 
     /// The timeline plot of shutdown `s` in this trial: when the instance left each layer, and
@@ -1484,20 +803,6 @@ fn shown_hash(hash: &str) -> &str {
         "\"\" (an empty registry)"
     } else {
         hash
-    }
-}
-
-fn fetch_of(fetches: &[(usize, FetchKind)], observer: usize) -> FetchKind {
-    fetches
-        .iter()
-        .find(|(o, _)| *o == observer)
-        .map_or(FetchKind::Unknown, |(_, k)| k.clone())
-}
-
-fn set_fetch(fetches: &mut Vec<(usize, FetchKind)>, observer: usize, kind: FetchKind) {
-    match fetches.iter_mut().find(|(o, _)| *o == observer) {
-        Some(entry) => entry.1 = kind,
-        None => fetches.push((observer, kind)),
     }
 }
 

@@ -2,6 +2,7 @@
 //! still listed as UP there, and the dead hits as marks on a lane of their own.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -320,6 +321,55 @@ impl Drawable for TimelinePlot {
             .msg()?;
         }
 
+        let view = View {
+            lo,
+            hi,
+            lo_ms,
+            hi_ms,
+            n,
+            left_px,
+            right_px,
+        };
+        self.draw_stages(&mut chart, root, &view)?;
+        self.draw_dead_hits(&mut chart, root, bins, &view)?;
+        draw_stop_line(&mut chart, root, &view)?;
+        Ok(())
+    }
+}
+
+/// The chart a timeline draws on: seconds against lanes.
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// What the parts of a timeline share: the view in seconds and in ms, the number of lanes,
+/// and the plotting area's left and right edges in pixels.
+#[derive(Debug, Clone, Copy)]
+struct View {
+    lo: f64,
+    hi: f64,
+    lo_ms: i64,
+    hi_ms: i64,
+    n: usize,
+    left_px: i32,
+    right_px: i32,
+}
+
+impl TimelinePlot {
+    /// One bar per stage, from the left edge to its instant.
+    fn draw_stages<DB: DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        root: &DrawingArea<DB, Shift>,
+        view: &View,
+    ) -> Result<(), Failure> {
+        let View {
+            lo,
+            hi,
+            lo_ms,
+            hi_ms,
+            n,
+            left_px,
+            right_px,
+        } = *view;
         // One bar per stage, from the left edge to its instant.
         for (k, (_, instant)) in self.stages.iter().enumerate() {
             let centre = (n - 1 - k) as f64 + 0.5;
@@ -360,8 +410,19 @@ impl Drawable for TimelinePlot {
             root.draw(&Text::new(note, (style.0, y), style.1)).msg()?;
         }
 
-        // The dead hits: one mark per non-empty slice; heights show density when slices hold
-        // more than one hit. Bounded by the number of slices, so the file stays small.
+        Ok(())
+    }
+
+    /// The dead hits: one mark per non-empty slice; heights show density when slices hold
+    /// more than one hit. Bounded by the number of slices, so the file stays small.
+    fn draw_dead_hits<DB: DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        root: &DrawingArea<DB, Shift>,
+        bins: &Bins,
+        view: &View,
+    ) -> Result<(), Failure> {
+        let View { lo, left_px, .. } = *view;
         let max = bins.max();
         let width_s = bins.width_ms() / 1000.0;
         chart
@@ -401,35 +462,51 @@ impl Drawable for TimelinePlot {
             .msg()?;
         }
 
-        // t = 0: the instance stopped serving.
-        if lo <= 0.0 && 0.0 <= hi {
-            let line_top = n as f64 + 0.12;
-            chart
-                .draw_series([PathElement::new(
-                    vec![(0.0, 0.0), (0.0, line_top)],
-                    INK.stroke_width(2),
-                )])
-                .msg()?;
-            let label = "stopped serving";
-            let (x, y) = chart.backend_coord(&(0.0, line_top));
-            let half = text_width(label, LABEL_PX, false) as i32 / 2;
-            let (x, h) = if x - half < left_px {
-                (x.max(left_px), HPos::Left)
-            } else if x + half > right_px {
-                (x.min(right_px), HPos::Right)
-            } else {
-                (x, HPos::Center)
-            };
-            root.draw(&Text::new(
-                label,
-                (x, y - 4),
-                text(LABEL_PX, INK, h, VPos::Bottom),
-            ))
-            .msg()?;
-        }
-
         Ok(())
     }
+}
+
+/// t = 0: the instance stopped serving.
+fn draw_stop_line<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    root: &DrawingArea<DB, Shift>,
+    view: &View,
+) -> Result<(), Failure> {
+    let View {
+        lo,
+        hi,
+        n,
+        left_px,
+        right_px,
+        ..
+    } = *view;
+    if lo <= 0.0 && 0.0 <= hi {
+        let line_top = n as f64 + 0.12;
+        chart
+            .draw_series([PathElement::new(
+                vec![(0.0, 0.0), (0.0, line_top)],
+                INK.stroke_width(2),
+            )])
+            .msg()?;
+        let label = "stopped serving";
+        let (x, y) = chart.backend_coord(&(0.0, line_top));
+        let half = text_width(label, LABEL_PX, false) as i32 / 2;
+        let (x, h) = if x - half < left_px {
+            (x.max(left_px), HPos::Left)
+        } else if x + half > right_px {
+            (x.min(right_px), HPos::Right)
+        } else {
+            (x, HPos::Center)
+        };
+        root.draw(&Text::new(
+            label,
+            (x, y - 4),
+            text(LABEL_PX, INK, h, VPos::Bottom),
+        ))
+        .msg()?;
+    }
+
+    Ok(())
 }
 
 #[cfg(test)]

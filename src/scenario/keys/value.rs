@@ -350,24 +350,7 @@ impl Kind {
                 }
                 Ok(Val::Text(text))
             }
-            Kind::Train => {
-                let text = self.text(raw, literal)?;
-                Release::parse(&text).map(Val::Train).map_err(|e| match e {
-                    ReleaseError::UnknownTrain => {
-                        let names = Train::ALL.map(Train::name);
-                        let hint = closest(&text, names).map(|n| format!("; did you mean `{n}`?"));
-                        Problem::Invalid(format!(
-                            "unknown release train `{text}`{}",
-                            hint.unwrap_or_default()
-                        ))
-                    }
-                    ReleaseError::UnknownServiceRelease(train) => Problem::Invalid(format!(
-                        "unknown service release `{text}`: {train} has {} (or {train} \
-                                 alone for the last)",
-                        train.service_release_names().join(", ")
-                    )),
-                })
-            }
+            Kind::Train => train(self.text(raw, literal)?),
             Kind::Version => {
                 let text = self.text(raw, literal)?;
                 EurekaVersion::parse(&text)
@@ -432,48 +415,9 @@ impl Kind {
                     Ok(Val::Text(text))
                 }
             }
-            Kind::Metric => {
-                let text = self.text(raw, literal)?;
-                // Relaxed like a key: `exposure-ms` and `ExposureMs` are `exposure_ms`.
-                let wanted = canonical_segment(text.trim());
-                Metric::ALL
-                    .into_iter()
-                    .find(|m| canonical_segment(m.name()) == wanted)
-                    .map(Val::Metric)
-                    .ok_or_else(|| {
-                        let hint = closest(&text, Metric::ALL.map(Metric::name))
-                            .map(|n| format!("; did you mean `{n}`?"));
-                        Problem::Invalid(format!(
-                            "unknown metric `{text}`{}",
-                            hint.unwrap_or_default()
-                        ))
-                    })
-            }
-            Kind::Statistic => {
-                let text = self.text(raw, literal)?;
-                Statistic::parse(&text).map(Val::Statistic).ok_or_else(|| {
-                    let hint =
-                        closest(&text, Statistic::NAMES).map(|n| format!("; did you mean `{n}`?"));
-                    Problem::Invalid(format!(
-                        "unknown statistic `{text}`{}",
-                        hint.unwrap_or_default()
-                    ))
-                })
-            }
-            Kind::Comparison => {
-                let text = self.text(raw, literal)?;
-                Comparison::parse(&text)
-                    .map(Val::Comparison)
-                    .ok_or_else(|| {
-                        let hint = match text.trim() {
-                            "=" => "; did you mean `==`?",
-                            "=<" | "≤" => "; did you mean `<=`?",
-                            "=>" | "≥" => "; did you mean `>=`?",
-                            _ => "",
-                        };
-                        Problem::Invalid(format!("unknown comparison `{text}`{hint}"))
-                    })
-            }
+            Kind::Metric => metric(self.text(raw, literal)?),
+            Kind::Statistic => statistic(self.text(raw, literal)?),
+            Kind::Comparison => comparison(self.text(raw, literal)?),
             Kind::ShutdownRef => match raw {
                 Raw::Int(i) => usize::try_from(*i)
                     .map(|i| Val::Shutdown(ShutdownRef::Index(i)))
@@ -508,6 +452,68 @@ impl Kind {
             _ => Err(self.wrong_type(raw)),
         }
     }
+}
+
+/// A release train, with the closest name when it is unknown.
+fn train(text: String) -> Result<Val, Problem> {
+    Release::parse(&text).map(Val::Train).map_err(|e| match e {
+        ReleaseError::UnknownTrain => {
+            let names = Train::ALL.map(Train::name);
+            let hint = closest(&text, names).map(|n| format!("; did you mean `{n}`?"));
+            Problem::Invalid(format!(
+                "unknown release train `{text}`{}",
+                hint.unwrap_or_default()
+            ))
+        }
+        ReleaseError::UnknownServiceRelease(train) => Problem::Invalid(format!(
+            "unknown service release `{text}`: {train} has {} (or {train} \
+                     alone for the last)",
+            train.service_release_names().join(", ")
+        )),
+    })
+}
+
+/// A metric, relaxed like a key: `exposure-ms` and `ExposureMs` are `exposure_ms`.
+fn metric(text: String) -> Result<Val, Problem> {
+    let wanted = canonical_segment(text.trim());
+    Metric::ALL
+        .into_iter()
+        .find(|m| canonical_segment(m.name()) == wanted)
+        .map(Val::Metric)
+        .ok_or_else(|| {
+            let hint = closest(&text, Metric::ALL.map(Metric::name))
+                .map(|n| format!("; did you mean `{n}`?"));
+            Problem::Invalid(format!(
+                "unknown metric `{text}`{}",
+                hint.unwrap_or_default()
+            ))
+        })
+}
+
+/// A statistic, with the closest name when it is unknown.
+fn statistic(text: String) -> Result<Val, Problem> {
+    Statistic::parse(&text).map(Val::Statistic).ok_or_else(|| {
+        let hint = closest(&text, Statistic::NAMES).map(|n| format!("; did you mean `{n}`?"));
+        Problem::Invalid(format!(
+            "unknown statistic `{text}`{}",
+            hint.unwrap_or_default()
+        ))
+    })
+}
+
+/// A comparison, with the operator meant when it is a common misspelling.
+fn comparison(text: String) -> Result<Val, Problem> {
+    Comparison::parse(&text)
+        .map(Val::Comparison)
+        .ok_or_else(|| {
+            let hint = match text.trim() {
+                "=" => "; did you mean `==`?",
+                "=<" | "≤" => "; did you mean `<=`?",
+                "=>" | "≥" => "; did you mean `>=`?",
+                _ => "",
+            };
+            Problem::Invalid(format!("unknown comparison `{text}`{hint}"))
+        })
 }
 
 /// A float as a message shows it: `1e300` and `1e-300` in scientific notation, not as the 300
