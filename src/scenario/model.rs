@@ -881,6 +881,15 @@ impl Strategy {
     pub fn waits(self) -> bool {
         matches!(self, Strategy::Pause | Strategy::ServiceRegistry)
     }
+
+    /// Whether a zone outage (`[[shutdown]] zone`) stops its zone this way: `kill-9` only. An
+    /// outage (power, network, a zone's hosts gone) gives no process the time to run its
+    /// shutdown hooks, and the waiting strategies act through one process's actuator, which a
+    /// zone does not have (`parse/zone.rs`). The one place that decides it (parsing and
+    /// `compare`'s default strategies ask here).
+    pub fn stops_a_zone(self) -> bool {
+        self == Strategy::Kill9
+    }
 }
 
 impl ShutdownConfig {
