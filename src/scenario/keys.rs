@@ -130,6 +130,18 @@ pub(super) enum Binding {
     MapKey,
 }
 
+/// The legacy name of `eureka.instance.registry.default-open-for-traffic-count`. Spring Cloud
+/// Netflix's `InstanceRegistryProperties` (prefix `eureka.instance.registry`) declares the field
+/// `@Value("${eureka.server.defaultOpenForTrafficCount:1}") // for backwards compatibility`:
+/// `@Value` resolves that exact name (no relaxed binding), and the `@ConfigurationProperties`
+/// binding of the modern key runs after the field injection, so it wins when both are set.
+pub(super) const LEGACY_OPEN_FOR_TRAFFIC_COUNT: &str = "eureka.server.defaultOpenForTrafficCount";
+
+/// Aliases read by exact name only (`@Value`): another spelling is not the key
+/// (`parse/resolve.rs` refuses it in a scenario file and ignores it in a Spring file, as a
+/// server does).
+pub(super) const EXACT_ALIASES: [&str; 1] = [LEGACY_OPEN_FOR_TRAFFIC_COUNT];
+
 /// `eureka.client.service-url.<zone>`: the Eureka servers of a zone.
 pub(super) const SERVICE_URL: &str = "eureka.client.service-url.<zone>";
 /// `eureka.client.availability-zones.<region>`: the zones of a region.
@@ -819,14 +831,18 @@ pub(super) static DEFS: &[KeyDef] = &[
             Apply::Server(|c, v| c.expected_number_of_clients_sending_renews = v.count()),
         )
     },
-    relaxed(
-        "eureka.instance.registry.default-open-for-traffic-count",
-        Kind::count(0, 1_000_000),
-        "1",
-        "Count Spring Cloud passes to openForTraffic when the start-up sync found no instances \
-         (FACTS.md §2.5).",
-        Apply::Server(|c, v| c.default_open_for_traffic_count = v.count()),
-    ),
+    KeyDef {
+        aliases: &[LEGACY_OPEN_FOR_TRAFFIC_COUNT],
+        ..relaxed(
+            "eureka.instance.registry.default-open-for-traffic-count",
+            Kind::count(0, 1_000_000),
+            "1",
+            "Count Spring Cloud passes to openForTraffic when the start-up sync found no \
+             instances (FACTS.md §2.5); legacy name, exact spelling only: \
+             eureka.server.defaultOpenForTrafficCount.",
+            Apply::Server(|c, v| c.default_open_for_traffic_count = v.count()),
+        )
+    },
     relaxed(
         "eureka.server.disable-delta",
         Kind::Bool,

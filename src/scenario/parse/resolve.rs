@@ -8,8 +8,8 @@
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
 use crate::scenario::keys::{
-    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_names,
-    canonical_segment, closest,
+    Binding, DEFS, EXACT_ALIASES, KeyDef, Kind, Problem, Raw, Section, Val, canonical,
+    canonical_names, canonical_segment, closest,
 };
 use crate::scenario::spring::{duration_ms, spring_boolean};
 
@@ -319,6 +319,19 @@ fn bind(
                 at,
                 key: entry.display(),
                 expected: format!("{}{}", entry.prefix, def.key),
+            });
+        }
+        let exact = def
+            .aliases
+            .iter()
+            .copied()
+            .find(|&a| EXACT_ALIASES.contains(&a) && canonical(a) == wanted);
+        if let Some(alias) = exact.filter(|&a| written != a) {
+            return Err(ScenarioError::LegacySpelling {
+                at,
+                key: entry.display(),
+                expected: format!("{}{alias}", entry.prefix),
+                modern: format!("{}{}", entry.prefix, def.key),
             });
         }
         return Ok((index, Scope::Global));
