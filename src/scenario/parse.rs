@@ -50,9 +50,9 @@ use super::keys::{
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
-    FaultConfig, FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen,
-    RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
-    WAIT_FOR_NEWS_MS,
+    FaultConfig, FaultKind, FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig,
+    RestartWhen, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start,
+    Strategy, WAIT_FOR_NEWS_MS,
 };
 use super::release::{EurekaClientTransport, Release, TimeoutProperties, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -433,7 +433,7 @@ impl Builder<'_> {
                 shutdowns.push(shutdown);
                 shutdown_tables.push(table);
             }
-            zone_crashes.extend(stops.crashes);
+            zone_crashes.extend(stops.crashes.into_iter().map(|c| (c, table)));
             caller_stops.extend(stops.callers);
         }
         let mut claims = Vec::new();
@@ -449,10 +449,23 @@ impl Builder<'_> {
             deploys.push(self.deploy(table, &apps, &simulation)?);
         }
         let mut faults = Vec::new();
+        let mut fault_tables = Vec::new();
         for table in array(Section::Fault) {
             faults.push(self.fault(table, &names, &simulation)?);
+            fault_tables.push(table);
         }
-        faults.extend(zone_crashes);
+        {
+            let written: Vec<(&FaultConfig, &Resolved)> =
+                faults.iter().zip(fault_tables.iter().copied()).collect();
+            let crashes: Vec<(&FaultConfig, &Resolved)> = written
+                .iter()
+                .copied()
+                .chain(zone_crashes.iter().map(|(c, t)| (c, *t)))
+                .filter(|(c, _)| matches!(c.kind, FaultKind::Crash { .. }))
+                .collect();
+            self.check_crashed_peers(&written, &crashes, &names)?;
+        }
+        faults.extend(zone_crashes.into_iter().map(|(c, _)| c));
         let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
         self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 

@@ -11,6 +11,16 @@ use super::super::model::{
 use super::resolve::Resolved;
 use super::{Builder, instance_of};
 
+/// The `kind` of a fault as written.
+fn fault_kind_name(kind: &FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Partition { .. } => "partition",
+        FaultKind::Pause { .. } => "pause",
+        FaultKind::ServerRestart { .. } => "server-restart",
+        FaultKind::Crash { .. } => "crash",
+    }
+}
+
 /// The keys of `[[fault]]` that only some kinds take.
 const KIND_KEYS: [&str; 4] = ["for-s", "down-s", "between", "target"];
 
@@ -406,6 +416,111 @@ impl Builder<'_> {
         })
     }
 
+    /// No `[[fault]]` acts on a peer that a crash has taken down: a crash is for good (the
+    /// world never starts that server again), so a server-restart whose peer crashes before
+    /// it is over would bring back a server that cannot come back (its end starts a new
+    /// incarnation), and a pause, a partition or a second crash beginning once it is down
+    /// would act on a process that is gone. The crashes are `crashes`: the `[[fault]]` ones
+    /// (also in `faults`, with their tables) and a zone outage's, each with the table it comes
+    /// from. A zone outage's own crash of a peer already crashed is its zone going down with
+    /// it, and is not refused.
+    pub(super) fn check_crashed_peers(
+        &self,
+        faults: &[(&FaultConfig, &Resolved)],
+        crashes: &[(&FaultConfig, &Resolved)],
+        names: &FaultNames,
+    ) -> Result<(), ScenarioError> {
+        let secs = |ms: u64| ms as f64 / 1000.0;
+        for &(fault, table) in faults {
+            let me = crashes.iter().position(|(c, _)| std::ptr::eq(*c, fault));
+            // (peer, key that names it, when the fault would need it alive, what it would do).
+            let acts_on: Vec<(usize, &str, u64, &str)> = match &fault.kind {
+                FaultKind::ServerRestart { peer, .. } => {
+                    vec![(*peer, "target", fault.ends_ms(), "would start it again")]
+                }
+                FaultKind::Pause {
+                    target: FaultSide::Peer(peer),
+                    ..
+                } => vec![(
+                    *peer,
+                    "target",
+                    fault.at_ms,
+                    "would pause a process that is gone",
+                )],
+                FaultKind::Partition { between, .. } => between
+                    .iter()
+                    .filter_map(|side| match side {
+                        FaultSide::Peer(peer) => Some((
+                            *peer,
+                            "between",
+                            fault.at_ms,
+                            "would cut off a process that is gone",
+                        )),
+                        _ => None,
+                    })
+                    .collect(),
+                FaultKind::Crash { peer, .. } => {
+                    vec![(*peer, "target", fault.at_ms, "would crash it again")]
+                }
+                FaultKind::Pause { .. } => Vec::new(),
+            };
+            for (peer, key, alive_until, would) in acts_on {
+                // The first crash of the peer that comes before: one at an earlier instant, at
+                // the instant the fault needs the peer (a crash then wins the race), or, for a
+                // crash, one at the same instant written before it.
+                let conflicts = |j: usize, c: &FaultConfig| match me {
+                    Some(me) => {
+                        j != me && (c.at_ms < alive_until || (c.at_ms == alive_until && j < me))
+                    }
+                    None => c.at_ms <= alive_until,
+                };
+                let crash = crashes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (c, _))| {
+                        matches!(c.kind, FaultKind::Crash { peer: p, .. } if p == peer)
+                    })
+                    .filter(|(j, (c, _))| conflicts(*j, c))
+                    .map(|(_, crash)| *crash)
+                    .min_by_key(|(c, _)| c.at_ms);
+                let Some((crash, by)) = crash else {
+                    continue;
+                };
+                let name = &names.servers[peer].0;
+                let kind = fault_kind_name(&fault.kind);
+                let by = match by.get("zone") {
+                    Some(zone) => format!(
+                        "the zone outage of {} (zone `{}`)",
+                        by.label,
+                        zone.val.text()
+                    ),
+                    None => format!("the crash of {}", by.label),
+                };
+                let allowed = match fault.kind {
+                    FaultKind::ServerRestart { .. } => format!(
+                        "a server-restart of `{name}` that is over before {} s (at-s + down-s), \
+                         or none: a crashed peer never comes back",
+                        secs(crash.at_ms)
+                    ),
+                    FaultKind::Crash { .. } => format!("one crash of `{name}`"),
+                    _ => format!("a {kind} that begins before {} s", secs(crash.at_ms)),
+                };
+                return Err(self.invalid(
+                    table,
+                    key,
+                    format!(
+                        "peer `{name}` is down for good from {} s ({by}): this {kind} at {} s \
+                         {would}",
+                        secs(crash.at_ms),
+                        secs(fault.at_ms)
+                    ),
+                    allowed,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A partition's `between`: exactly two names, resolved, different and apart.
     fn between(
         &mut self,
@@ -649,6 +764,95 @@ calls = "svc"
                 },
             }
         );
+    }
+
+    /// `[[fault]] kind = "<kind>"` at `at` s on `target` (a restart down 30 s, a pause 10 s).
+    fn on(kind: &str, at: u64, target: &str) -> String {
+        let length = match kind {
+            "server-restart" => "down-s = 30\n",
+            "pause" => "for-s = 10\n",
+            _ => "",
+        };
+        format!("[[fault]]\nkind = \"{kind}\"\nat-s = {at}\n{length}target = \"{target}\"\n")
+    }
+
+    /// A crash is for good: a server-restart of the crashed peer would bring it back (its end
+    /// starts a new server), so it is refused, naming the fault, the peer, the crash and what
+    /// is allowed; so is one whose 30 s down spans the crash (50-80 s against 70 s). One that
+    /// is over before the crash is a restart and then a crash.
+    #[test]
+    fn a_server_restart_of_a_crashed_peer_is_refused() {
+        let e = error(&(on("crash", 100, "alpha") + &on("server-restart", 200, "alpha")));
+        assert!(
+            e.contains(
+                "`fault[1].target`: peer `alpha` is down for good from 100 s (the crash of \
+                 fault[0]): this server-restart at 200 s would start it again; allowed: a \
+                 server-restart of `alpha` that is over before 100 s (at-s + down-s), or none"
+            ),
+            "{e}"
+        );
+        let e = error(&(on("server-restart", 50, "alpha") + &on("crash", 70, "alpha")));
+        assert!(
+            e.contains("`fault[0].target`: peer `alpha` is down for good from 70 s"),
+            "{e}"
+        );
+        let s = ok(&(on("server-restart", 50, "alpha") + &on("crash", 81, "alpha")));
+        assert_eq!(s.faults.len(), 2);
+    }
+
+    /// A zone outage crashes its zone's peers (here alpha, with `db` in z1): a server-restart
+    /// of alpha after it is refused the same way, naming the outage.
+    #[test]
+    fn a_server_restart_of_a_peer_of_a_lost_zone_is_refused() {
+        let zone = "[[app]]\nname = \"db\"\neureka.client.availability-zones.us-east-1 = \"z1\"\n\
+                    [[shutdown]]\nzone = \"z1\"\nat-s = 100\nstrategy = \"kill-9\"\n";
+        let e = error(&format!("{zone}{}", on("server-restart", 200, "alpha")));
+        assert!(
+            e.contains(
+                "`fault[0].target`: peer `alpha` is down for good from 100 s (the zone outage of \
+                 shutdown[0] (zone `z1`)): this server-restart at 200 s would start it again"
+            ),
+            "{e}"
+        );
+        // Beta is in z2: its restart stands. A crash of alpha before the outage is the zone
+        // going down with a peer already gone.
+        ok(&format!("{zone}{}", on("server-restart", 200, "beta")));
+        ok(&format!("{zone}{}", on("crash", 50, "alpha")));
+    }
+
+    /// A pause or a partition of a peer once it crashed, or a second crash, acts on a process
+    /// that is gone: refused. A pause that begins before the crash and lasts past it stands.
+    #[test]
+    fn a_pause_a_partition_or_a_crash_of_a_crashed_peer_is_refused() {
+        let e = error(&(on("crash", 100, "alpha") + &on("pause", 150, "alpha")));
+        assert!(
+            e.contains(
+                "`fault[1].target`: peer `alpha` is down for good from 100 s (the crash of \
+                 fault[0]): this pause at 150 s would pause a process that is gone; allowed: a \
+                 pause that begins before 100 s"
+            ),
+            "{e}"
+        );
+        ok(&(on("crash", 100, "alpha") + &on("pause", 95, "alpha")));
+        let e = error(&format!(
+            "{}[[fault]]\nkind = \"partition\"\nat-s = 150\nfor-s = 10\nbetween = [\"gw\", \
+             \"beta\"]\n",
+            on("crash", 100, "beta")
+        ));
+        assert!(
+            e.contains("`fault[1].between`: peer `beta` is down for good from 100 s"),
+            "{e}"
+        );
+        assert!(
+            e.contains("this partition at 150 s would cut off a process"),
+            "{e}"
+        );
+        let e = error(&(on("crash", 100, "alpha") + &on("crash", 100, "alpha")));
+        assert!(
+            e.contains("`fault[1].target`: peer `alpha` is down for good from 100 s"),
+            "{e}"
+        );
+        assert!(e.contains("allowed: one crash of `alpha`"), "{e}");
     }
 
     #[test]
