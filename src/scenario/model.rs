@@ -255,6 +255,9 @@ impl PeerConfig {
     /// first, or the other zones first with `prefer-same-zone-eureka = false`
     /// (`EndpointUtils#getServiceUrlsFromConfig`, `#getZoneOffset`). By default every other peer;
     /// empty for the standalone server.
+    ///
+    /// A peer listed under two zones is replicated to once: `PeerEurekaNodes
+    /// #updatePeerEurekaNodes` keeps the URLs in sets and makes one `PeerEurekaNode` per URL.
     pub fn replicates_to(&self, me: usize) -> Vec<usize> {
         let client = &self.server.client;
         let e = &client.endpoints;
@@ -263,12 +266,13 @@ impl PeerConfig {
         } else {
             (&e.others, &e.own)
         };
-        first
-            .iter()
-            .chain(second)
-            .copied()
-            .filter(|&k| k != me)
-            .collect()
+        let mut peers: Vec<usize> = Vec::new();
+        for &k in first.iter().chain(second) {
+            if k != me && !peers.contains(&k) {
+                peers.push(k);
+            }
+        }
+        peers
     }
 }
 
@@ -396,14 +400,16 @@ pub struct CallTimeouts {
 /// `service-url.defaultZone`. When the process sets no `service-url` at all the model's default
 /// is `defaultZone` = every peer and `<zone>` = the peers whose `zone` is `<zone>` (if any); when
 /// it sets some but not `defaultZone`, `defaultZone` = every peer (standing in for Spring's
-/// `http://localhost:8761/eureka/`). Each list is in the order written, without repeats (Eureka
-/// keeps a server listed under two zones twice; the model does not).
+/// `http://localhost:8761/eureka/`). Each zone's list is in the order written, without repeats;
+/// a server that two zones list is in both (two endpoints, as `AwsEndpoint#equals` compares the
+/// zone), so `others` may repeat a server of `own` or of another zone (`parse/endpoints.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedEndpoints {
     /// The servers of the process's own zone (`availability-zones[0]`): indices into
     /// [`Scenario::servers`]; never empty.
     pub own: Vec<usize>,
-    /// The servers of its other zones that are not in `own`.
+    /// The servers of its other zones, zone by zone (a server listed under two zones is here
+    /// twice, or here and in `own`).
     pub others: Vec<usize>,
 }
 

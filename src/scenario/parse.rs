@@ -491,7 +491,7 @@ impl Builder<'_> {
         }
         self.warn_release(tables, &simulation);
         self.warn_transport(tables, &simulation);
-        self.resolve_endpoints(tables, &mut server, &mut peers, &mut apps, &mut callers);
+        self.resolve_endpoints(tables, &mut server, &mut peers, &mut apps, &mut callers)?;
         // Worst case for an instance to serve: the server opens within its first eviction period
         // (at least 60 s), the process starts within start-spread after it, and its web server
         // is ready context-start + spread after its client's tasks started (a fetch later).
