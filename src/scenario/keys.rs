@@ -153,6 +153,8 @@ pub(super) struct AppDraft {
     pub name: String,
     pub instances: u32,
     pub service_time_ms: u64,
+    /// `zones` as written (empty: not set).
+    pub zones: Vec<String>,
 }
 
 /// The `[[peer]]` table's own keys before `name` is checked (its `[server]` and client keys go
@@ -327,6 +329,7 @@ impl Default for AppDraft {
             name: String::new(),
             instances: 1,
             service_time_ms: 0,
+            zones: Vec::new(),
         }
     }
 }
@@ -530,7 +533,7 @@ const fn map_key(
 }
 
 /// Sets `map[key]` (a map key as written) to `value`, in place if the key is there.
-fn set_map(map: &mut Vec<(String, Vec<String>)>, key: &str, value: Vec<String>) {
+pub(super) fn set_map(map: &mut Vec<(String, Vec<String>)>, key: &str, value: Vec<String>) {
     match map.iter_mut().find(|(k, _)| k == key) {
         Some((_, v)) => *v = value,
         None => map.push((key.to_string(), value)),
@@ -1554,6 +1557,18 @@ pub(super) static DEFS: &[KeyDef] = &[
          flight on it for that long; kill -9 and an immediate kill -15 fail the requests in \
          flight (inflight_failed). 0: answered at once, nothing is in flight.",
         Apply::App(|c, v| c.service_time_ms = v.int()),
+    ),
+    relaxed(
+        "zones",
+        Kind::List,
+        "the app's availability zone",
+        "Model: the zones the app's instances run in, round robin: instance i in zone i mod n \
+         of the list, its eureka.client.availability-zones.<region> that zone, then the others \
+         in the order written (its Eureka servers: its own zone's first). A [[shutdown]] zone \
+         or a [[fault]] zone side takes only that zone's instances. Without it every instance \
+         is in the app's first availability zone; not with \
+         eureka.client.availability-zones.<region> in the same table.",
+        Apply::App(|c, v| c.zones = v.list()),
     ),
     // [[caller]]
     required(

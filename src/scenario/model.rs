@@ -700,12 +700,44 @@ pub struct RibbonConfig {
 pub struct AppConfig {
     pub name: String,
     pub instances: u32,
+    /// `zones` (model): the zones its instances are spread over, round robin (instance `i` in
+    /// `zones[i % n]`); empty when not set, every instance then in `client`'s zone.
+    pub zones: Vec<String>,
+    /// With `zones`, one client configuration per zone, in its order: `client` with
+    /// `availability-zones.<region>` that zone, then the others in order, and its endpoints
+    /// resolved from them; empty without `zones`. [`AppConfig::client_of`] picks an instance's.
+    pub zone_clients: Vec<ClientConfig>,
     /// `service-time-ms` (model, default 0): how long the instance takes to answer a request it
     /// accepted. A fixed time (not a distribution): the set of requests in flight at an instant
     /// `t` is then exactly the accepted ones that arrived in `(t - S, t]`, which batched mode can
     /// count exactly. 0 = requests are answered at once (nothing is ever in flight).
     pub service_time_ms: u64,
     pub client: ClientConfig,
+}
+
+impl AppConfig {
+    /// The Eureka client configuration of instance `index`: with `zones`, its zone's
+    /// (`zone_clients[index % n]`), else the app's.
+    pub fn client_of(&self, index: u32) -> &ClientConfig {
+        match self.zone_clients.len() {
+            0 => &self.client,
+            n => &self.zone_clients[index as usize % n],
+        }
+    }
+
+    /// The zone of instance `index` (its first availability zone, `InstanceInfo#getZone`).
+    pub fn zone_of(&self, index: u32) -> &str {
+        self.client_of(index).zone()
+    }
+
+    /// The zones its instances are in, each once, in `zones`' order (or the app's one zone).
+    pub fn instance_zones(&self) -> Vec<&str> {
+        if self.zone_clients.is_empty() {
+            vec![self.client.zone()]
+        } else {
+            self.zone_clients.iter().map(ClientConfig::zone).collect()
+        }
+    }
 }
 
 /// One `[[caller]]`: a process (gateway) that routes requests to apps through Ribbon.

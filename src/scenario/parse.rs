@@ -44,8 +44,8 @@ use std::path::Path;
 
 use super::error::{Location, Place, ScenarioError};
 use super::keys::{
-    AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section, ShutdownDraft, ShutdownRef,
-    closest,
+    AVAILABILITY_ZONES, AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section,
+    ShutdownDraft, ShutdownRef, closest, set_map,
 };
 use super::metric::Statistic;
 use super::model::{
@@ -685,12 +685,75 @@ impl Builder<'_> {
         }
         apply_client(&mut client, &table.settings);
         self.warn_per_app_ribbon(table, "only a [[caller]] sends requests through Ribbon");
+        let zone_clients = self.zone_clients(table, &draft.zones, &mut client)?;
         Ok(AppConfig {
             name: draft.name,
             instances: draft.instances,
+            zones: draft.zones,
+            zone_clients,
             service_time_ms: draft.service_time_ms,
             client,
         })
+    }
+
+    /// `[[app]] zones`: one client configuration per zone, each with its zone first in
+    /// `availability-zones.<region>` and then the others in the order written (the process's
+    /// zone is its first availability zone, `InstanceInfo#getZone`); `client` becomes the
+    /// first zone's. Each zone once, and not with the table's own
+    /// `eureka.client.availability-zones.<region>`, which would say otherwise.
+    fn zone_clients(
+        &self,
+        table: &Resolved,
+        zones: &[String],
+        client: &mut ClientConfig,
+    ) -> Result<Vec<ClientConfig>, ScenarioError> {
+        if zones.is_empty() {
+            return Ok(Vec::new());
+        }
+        let region = client.region.clone();
+        if let Some(own) = table.get_map(AVAILABILITY_ZONES, &region) {
+            return Err(self.invalid(
+                table,
+                "zones",
+                format!(
+                    "`{}` also sets the app's zones, so its instances would be in two places",
+                    own.display
+                ),
+                "one of zones (instances spread over the zones, round robin) and \
+                 eureka.client.availability-zones.<region> (every instance in its first zone)"
+                    .to_string(),
+            ));
+        }
+        if let Some((i, zone)) = zones
+            .iter()
+            .enumerate()
+            .find(|(i, z)| zones[..*i].contains(z))
+        {
+            return Err(self.invalid(
+                table,
+                "zones",
+                format!(
+                    "zone `{zone}` is listed twice (at {} and {})",
+                    zones.iter().position(|z| z == zone).unwrap_or(0) + 1,
+                    i + 1
+                ),
+                "each zone once; instance i runs in zone i mod n of the list".to_string(),
+            ));
+        }
+        let clients: Vec<ClientConfig> = zones
+            .iter()
+            .map(|zone| {
+                let mut c = client.clone();
+                let order = std::iter::once(zone)
+                    .chain(zones.iter().filter(|z| *z != zone))
+                    .cloned()
+                    .collect();
+                set_map(&mut c.availability_zones, &region, order);
+                c
+            })
+            .collect();
+        *client = clients[0].clone();
+        Ok(clients)
     }
 
     fn caller(

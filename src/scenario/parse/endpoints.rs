@@ -273,7 +273,10 @@ impl Builder<'_> {
         // client, where `check_endpoint_count` counted every server once per client.
         let bound = std::iter::once(&server.client)
             .chain(peers.iter().map(|p| &p.server.client))
-            .chain(apps.iter().map(|a| &a.client))
+            .chain(
+                apps.iter()
+                    .flat_map(|a| std::iter::once(&a.client).chain(&a.zone_clients)),
+            )
             .chain(callers.iter().map(|c| &c.client))
             .map(|c| c.zones().len().max(1).saturating_mul(servers.list.len()))
             .fold(0usize, usize::saturating_add);
@@ -302,7 +305,10 @@ impl Builder<'_> {
         };
         settle(&mut server.client);
         peers.iter_mut().for_each(|p| settle(&mut p.server.client));
-        apps.iter_mut().for_each(|a| settle(&mut a.client));
+        for a in apps.iter_mut() {
+            settle(&mut a.client);
+            a.zone_clients.iter_mut().for_each(settle);
+        }
         callers.iter_mut().for_each(|c| settle(&mut c.client));
 
         let of = |section: Section| tables.iter().filter(move |t| t.section == section);

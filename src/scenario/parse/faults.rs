@@ -91,7 +91,7 @@ impl<'a> FaultNames<'a> {
         let own = servers
             .iter()
             .map(|(_, zone)| zone.as_str())
-            .chain(apps.iter().map(|a| a.client.zone()))
+            .chain(apps.iter().flat_map(AppConfig::instance_zones))
             .chain(callers.iter().map(|c| c.client.zone()));
         for zone in own {
             if !zones.iter().any(|z| z == zone) {
@@ -268,8 +268,8 @@ impl<'a> FaultNames<'a> {
             .apps
             .iter()
             .enumerate()
-            .filter(|(a, _)| self.within(&FaultSide::App(*a), &side))
-            .flat_map(|(a, app)| (0..app.instances).map(move |i| (a, i)))
+            .flat_map(|(a, app)| (0..app.instances).map(move |index| (a, index)))
+            .filter(|&(app, index)| self.within(&FaultSide::Instance { app, index }, &side))
             .collect();
         let callers = (0..self.callers.len())
             .filter(|&c| self.within(&FaultSide::Caller(c), &side))
@@ -284,14 +284,29 @@ impl<'a> FaultNames<'a> {
         })
     }
 
+    /// The first instance of app `app` that runs in zone `zone`, when `app` spreads its
+    /// instances over zones and is not wholly in that one (`within` covers that), by id.
+    fn instance_in(&self, app: &FaultSide, zone: &FaultSide) -> Option<String> {
+        let (FaultSide::App(a), FaultSide::Zone(z)) = (app, zone) else {
+            return None;
+        };
+        let app = &self.apps[*a];
+        (0..app.instances)
+            .find(|&i| app.zone_of(i) == z)
+            .map(|i| format!("{}-{i}", app.name))
+    }
+
     /// Whether every process of `part` is also in `whole` (an instance in its app, a peer or a
     /// process in its own zone).
     fn within(&self, part: &FaultSide, whole: &FaultSide) -> bool {
         match (part, whole) {
             (FaultSide::Instance { app, .. }, FaultSide::App(a)) => app == a,
             (FaultSide::Peer(k), FaultSide::Zone(z)) => self.servers[*k].1 == *z,
-            (FaultSide::Instance { app, .. } | FaultSide::App(app), FaultSide::Zone(z)) => {
-                self.apps[*app].client.zone() == z
+            (FaultSide::Instance { app, index }, FaultSide::Zone(z)) => {
+                self.apps[*app].zone_of(*index) == z
+            }
+            (FaultSide::App(app), FaultSide::Zone(z)) => {
+                self.apps[*app].instance_zones().iter().all(|x| x == z)
             }
             (FaultSide::Caller(c), FaultSide::Zone(z)) => self.callers[*c].client.zone() == z,
             _ => false,
@@ -565,6 +580,19 @@ impl Builder<'_> {
                     "between",
                     format!(
                         "`{}` is part of `{}`, so it would be on both sides",
+                        names.name_of(part),
+                        names.name_of(whole)
+                    ),
+                    apart,
+                ));
+            }
+            if let Some(instance) = names.instance_in(part, whole) {
+                return Err(self.invalid(
+                    table,
+                    "between",
+                    format!(
+                        "`{}` has instances in zone `{}` (`{instance}`: [[app]] zones), so they \
+                         would be on both sides",
                         names.name_of(part),
                         names.name_of(whole)
                     ),
