@@ -438,7 +438,8 @@ impl Builder<'_> {
     /// would act on a process that is gone. The crashes are `crashes`: the `[[fault]]` ones
     /// (also in `faults`, with their tables) and a zone outage's, each with the table it comes
     /// from. A zone outage's own crash of a peer already crashed is its zone going down with
-    /// it, and is not refused.
+    /// it, and is not refused. Nor does a server-restart begin while another keeps its peer
+    /// down (the first one's end would start the peer during the second's down time).
     pub(super) fn check_crashed_peers(
         &self,
         faults: &[(&FaultConfig, &Resolved)],
@@ -530,6 +531,38 @@ impl Builder<'_> {
                         secs(fault.at_ms)
                     ),
                     allowed,
+                ));
+            }
+        }
+        // A server-restart that begins while another keeps the peer down: the earlier one's
+        // end would start the peer in the middle of this one's down time.
+        for (i, &(fault, table)) in faults.iter().enumerate() {
+            let FaultKind::ServerRestart { peer, .. } = fault.kind else {
+                continue;
+            };
+            let down = faults.iter().enumerate().find(|&(j, (other, _))| {
+                j != i
+                    && matches!(other.kind, FaultKind::ServerRestart { peer: p, .. } if p == peer)
+                    && (other.at_ms < fault.at_ms || (other.at_ms == fault.at_ms && j < i))
+                    && fault.at_ms <= other.ends_ms()
+            });
+            if let Some((_, (other, by))) = down {
+                let name = &names.servers[peer].0;
+                return Err(self.invalid(
+                    table,
+                    "target",
+                    format!(
+                        "peer `{name}` is down from {} to {} s (the server-restart of {}): this \
+                         server-restart at {} s begins while it is down",
+                        secs(other.at_ms),
+                        secs(other.ends_ms()),
+                        by.label,
+                        secs(fault.at_ms)
+                    ),
+                    format!(
+                        "a server-restart of `{name}` that begins after {} s",
+                        secs(other.ends_ms())
+                    ),
                 ));
             }
         }
@@ -846,6 +879,30 @@ calls = "svc"
         // going down with a peer already gone.
         ok(&format!("{zone}{}", on("server-restart", 200, "beta")));
         ok(&format!("{zone}{}", on("crash", 50, "alpha")));
+    }
+
+    /// Two server-restarts of one peer that overlap (100-160 s and 120-150 s): the first one's
+    /// end would start the peer during the second's down time. Refused; one after the first is
+    /// over (161 s) stands.
+    #[test]
+    fn overlapping_server_restarts_of_a_peer_are_refused() {
+        let e = error(
+            &(on("server-restart", 100, "alpha").replace("down-s = 30", "down-s = 60")
+                + &on("server-restart", 120, "alpha")),
+        );
+        assert!(
+            e.contains(
+                "`fault[1].target`: peer `alpha` is down from 100 to 160 s (the server-restart of \
+                 fault[0]): this server-restart at 120 s begins while it is down; allowed: a \
+                 server-restart of `alpha` that begins after 160 s"
+            ),
+            "{e}"
+        );
+        ok(
+            &(on("server-restart", 100, "alpha").replace("down-s = 30", "down-s = 60")
+                + &on("server-restart", 161, "alpha")),
+        );
+        ok(&(on("server-restart", 100, "alpha") + &on("server-restart", 120, "beta")));
     }
 
     /// A pause or a partition of a peer once it crashed, or a second crash, acts on a process
