@@ -163,8 +163,17 @@ pub(in crate::scenario) fn resolve(
         let same = settings
             .iter()
             .position(|s| s.index == setting.index && s.scope == setting.scope);
+        // Spring binds the `@ConfigurationProperties` key after the legacy `@Value` field
+        // (`KeyDef`s with an exact alias, `keys::EXACT_ALIASES`), so among a table's Spring
+        // files the modern name wins whichever comes later.
+        let legacy = |s: &Setting| EXACT_ALIASES.iter().any(|a| s.display.ends_with(a));
         match same {
             None => settings.push(setting),
+            Some(i)
+                if entry.is_spring()
+                    && settings[i].key_at.is_imported()
+                    && legacy(&setting)
+                    && !legacy(&settings[i]) => {}
             // `--set` entries come after the file's and replace them (and earlier `--set`s);
             // the preset's and `spring-config` entries come first and anything after replaces
             // them (a file's the preset's, a later file's, the table's own).
