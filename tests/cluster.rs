@@ -168,7 +168,8 @@ fn two_peers_write_callers_and_servers_and_trials_aggregates_them() {
 /// `servers.csv` empty: going down removes nothing, and a peer down for good is left out of
 /// "the registry"). Self-preservation off, every instance is evicted by b
 /// and c within the trial; on, every one is still listed at `max-duration-s`, held by
-/// self-preservation. `compare`'s other strategies are refused for a zone, naming the key.
+/// self-preservation. `compare` without `--strategy` compares the one strategy a zone outage
+/// takes, kill-9, and says so; another one named is refused, naming the key.
 #[test]
 fn a_zone_outage_is_a_row_per_instance_and_self_preservation_keeps_them() {
     let file = crate::harness::repo().join("scenarios/cluster/zone-outage-self-preservation.toml");
@@ -218,9 +219,39 @@ fn a_zone_outage_is_a_row_per_instance_and_self_preservation_keeps_them() {
         assert_eq!(cell(row, "trial_end_ms"), Some(900_000), "{row:?}");
     }
     let tmp = temp();
-    let refused = eureka_sim(tmp.path(), 0, &["compare", file, "--trials", "2"]);
+    let compared = eureka_sim(
+        tmp.path(),
+        0,
+        &["compare", file, "--trials", "2", "--out", "compared"],
+    );
+    let stderr = String::from_utf8_lossy(&compared.stderr).into_owned();
+    assert_eq!(compared.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: zone `z1` goes down in a zone outage, which stops its processes with kill-9 \
+             only: compare runs kill-9 and leaves out kill-15, pause, service-registry"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no --wait-s"), "{stderr}");
+    let (_, rows) = read_csv(&tmp.path().join("compared/compare.csv"));
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["variant"] == "kill-9"), "{rows:?}");
+    let refused = eureka_sim(
+        tmp.path(),
+        0,
+        &[
+            "compare",
+            file,
+            "--trials",
+            "2",
+            "--strategy",
+            "kill-9,kill-15",
+        ],
+    );
     assert_eq!(refused.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.starts_with("error: variant kill-15: "), "{stderr}");
     assert!(
         stderr.contains("`shutdown[0].strategy`: a zone outage stops every process"),
         "{stderr}"

@@ -25,7 +25,7 @@ pub(crate) struct CompareArgs {
     /// The scenario file (TOML): the world every variant runs in.
     scenario: PathBuf,
     /// Strategies to compare, comma-separated: kill-9, kill-15, pause, service-registry
-    /// [default: all four].
+    /// [default: all four; kill-9 alone on a zone outage, the one way a zone goes down].
     #[arg(long, value_name = "STRATEGY,...", value_delimiter = ',', value_parser = parse_strategy)]
     strategy: Vec<Strategy>,
     /// Waits in seconds for pause and service-registry, comma-separated: one variant per wait
@@ -63,14 +63,20 @@ pub(super) fn plan(
         source.parse(overrides)?
     };
     let strategies = if strategies.is_empty() {
-        Strategy::ALL.to_vec()
+        default_strategies(&base, warn)
     } else {
         strategies.to_vec()
     };
-    if warn && !wait_s.is_empty() && !strategies.iter().any(|s| s.waits()) {
+    let waiting = strategies.iter().any(|s| s.waits());
+    if warn && !wait_s.is_empty() && !waiting {
         eprintln!("warning: --wait-s has no effect: no pause or service-registry in --strategy");
     }
-    let variants = expand_variants(&strategies, wait_s, default_wait_s(&base, wait_s, warn));
+    let default_wait = if waiting {
+        default_wait_s(&base, wait_s, warn)
+    } else {
+        None
+    };
+    let variants = expand_variants(&strategies, wait_s, default_wait);
     let plan = plan_compare(&variants, base.shutdown_tables(), |extra| {
         source.parse(&[overrides, extra].concat())
     })
@@ -83,6 +89,32 @@ pub(super) fn plan(
         }
     }
     Ok((base, plan))
+}
+
+/// The strategies compared without `--strategy`: all four, but with a zone outage among the
+/// `[[shutdown]]`s only those that stop a zone ([`Strategy::stops_a_zone`]: kill-9), since a
+/// variant gives its strategy to every `[[shutdown]]` and the others would be refused. Told on
+/// stderr (with `warn`), so the narrower list is never silent.
+fn default_strategies(base: &Scenario, warn: bool) -> Vec<Strategy> {
+    let Some(zone) = base.shutdowns.iter().find_map(|s| s.zone.as_deref()) else {
+        return Strategy::ALL.to_vec();
+    };
+    let (kept, left): (Vec<Strategy>, Vec<Strategy>) =
+        Strategy::ALL.into_iter().partition(|s| s.stops_a_zone());
+    if warn {
+        let names = |list: &[Strategy]| {
+            let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
+            names.join(", ")
+        };
+        eprintln!(
+            "note: zone `{zone}` goes down in a zone outage, which stops its processes with {} \
+             only: compare runs {} and leaves out {}",
+            names(&kept),
+            names(&kept),
+            names(&left)
+        );
+    }
+    kept
 }
 
 /// The wait of pause and service-registry without `--wait-s`: the scenario's own when its
@@ -174,4 +206,40 @@ pub(crate) fn compare(
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn planned(path: &str) -> Vec<String> {
+        let source = ScenarioSource::read(std::path::Path::new(path)).unwrap();
+        let (_, planned) = plan(&source, &[], &[], &[], false).unwrap();
+        planned.iter().map(|p| p.variant.name()).collect()
+    }
+
+    /// A zone outage stops its zone with kill-9 only (`parse/zone.rs`), and a variant gives its
+    /// strategy to every `[[shutdown]]`: without `--strategy` the comparison is kill-9 alone,
+    /// where the four strategies used to be planned and the first waiting one refused.
+    #[test]
+    fn a_zone_outage_is_compared_with_the_strategies_a_zone_takes() {
+        assert_eq!(
+            planned("scenarios/cluster/zone-outage-self-preservation.toml"),
+            ["kill-9"]
+        );
+        let source = ScenarioSource::read(std::path::Path::new(
+            "scenarios/cluster/zone-outage-self-preservation.toml",
+        ))
+        .unwrap();
+        let e = plan(&source, &[], &[Strategy::Kill15], &[], false).unwrap_err();
+        assert!(format!("{e:#}").contains("variant kill-15"), "{e:#}");
+    }
+
+    /// Without a zone outage all four are compared, as before.
+    #[test]
+    fn an_instance_is_compared_with_all_four_strategies() {
+        let names = planned("scenarios/kill-9.toml");
+        assert_eq!(names.len(), 4, "{names:?}");
+        assert_eq!(names[..2], ["kill-9", "kill-15"]);
+    }
 }

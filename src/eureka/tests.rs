@@ -960,8 +960,14 @@ fn a_server_opened_empty_refuses_fetches_for_five_minutes() {
         );
         (opened, failed, fetched)
     };
-    let (opened, failed, fetched) =
-        fetches("server.eureka.instance.registry.default-open-for-traffic-count=0");
+    let modern = fetches("server.eureka.instance.registry.default-open-for-traffic-count=0");
+    // The legacy name Spring Cloud reads into the same field
+    // (`InstanceRegistryProperties`: `@Value("${eureka.server.defaultOpenForTrafficCount:1}")`).
+    assert_eq!(
+        fetches("server.eureka.server.defaultOpenForTrafficCount=0"),
+        modern
+    );
+    let (opened, failed, fetched) = modern;
     let until = opened + 300_000;
     assert!(failed.len() >= 9, "{failed:?}");
     assert!(failed.iter().all(|&t| t <= until + LAT), "{failed:?}");

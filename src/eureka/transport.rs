@@ -42,23 +42,46 @@ impl Default for TransportSettings {
     }
 }
 
+/// One endpoint of a client's list: a server, and which of its listings it is. A server
+/// listed under two zones is two endpoints (`ConfigClusterResolver#getClusterEndpoints` makes
+/// an `AwsEndpoint` per zone and URL, and `AwsEndpoint#equals` compares the zone too), so each
+/// has its own place in the order and is quarantined on its own (`RetryableEurekaHttpClient`'s
+/// `quarantineSet` holds endpoints). Within one zone a server is listed once
+/// (`parse/endpoints.rs`), so its listings are told apart by their rank, `nth`: 0 for its
+/// first, 1 for the next zone that lists it again, and so on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Endpoint {
+    pub server: ServerId,
+    pub nth: u32,
+}
+
 /// The servers a client may call, in the order `ZoneAffinityClusterResolver` gives: its own
 /// zone's first, each group shuffled (`ResolverUtils#randomize`). From Eureka 1.10.14 the
 /// shuffle is new at every resolve (`ThreadLocalRandom`), every 300 s; before, it is one
 /// permutation per host (`new Random(localIPv4.hashCode())`), drawn once here.
 #[derive(Debug, Clone)]
 pub struct Endpoints {
-    own: Vec<ServerId>,
-    others: Vec<ServerId>,
+    own: Vec<Endpoint>,
+    others: Vec<Endpoint>,
     fixed_per_host: bool,
-    order: Vec<ServerId>,
+    order: Vec<Endpoint>,
     /// When the list is resolved again (`None`: not resolved yet).
     next_resolve: Option<SimTime>,
     poll_interval_ms: u64,
 }
 
 impl Endpoints {
+    /// The own zone's servers and the other zones', in the order resolved; a server may be in
+    /// both, or in two other zones, and is then one [`Endpoint`] per listing.
     pub fn new(own: Vec<ServerId>, others: Vec<ServerId>, fixed_per_host: bool) -> Endpoints {
+        let mut seen: Vec<ServerId> = Vec::new();
+        let mut listing = |server: ServerId| {
+            let nth = seen.iter().filter(|&&s| s == server).count() as u32;
+            seen.push(server);
+            Endpoint { server, nth }
+        };
+        let own = own.into_iter().map(&mut listing).collect();
+        let others = others.into_iter().map(&mut listing).collect();
         Endpoints {
             own,
             others,
@@ -83,7 +106,7 @@ impl Endpoints {
     /// changes nothing the other one sees. (`AsyncResolver` refreshed every
     /// `eurekaServiceUrlPollIntervalSeconds`, FACTS.md §5.7; `EurekaHttpClients
     /// #defaultBootstrapResolver`.)
-    pub fn at(&mut self, now: SimTime, rng: &mut RngStream) -> &[ServerId] {
+    pub fn at(&mut self, now: SimTime, rng: &mut RngStream) -> &[Endpoint] {
         match self.next_resolve {
             None => {
                 self.resolve(rng);
@@ -125,7 +148,7 @@ impl Endpoints {
 
 /// Fisher-Yates, back to front (`Collections#shuffle`'s walk): `ResolverUtils#randomize` from
 /// Eureka 1.10.14 (`Collections.shuffle(randomList, ThreadLocalRandom.current())`, ebb98c5c).
-fn shuffle(items: &mut [ServerId], rng: &mut RngStream) {
+fn shuffle(items: &mut [Endpoint], rng: &mut RngStream) {
     for i in (1..items.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         items.swap(i, j);
@@ -139,7 +162,7 @@ fn shuffle(items: &mut [ServerId], rng: &mut RngStream) {
 /// `[A, B, C]` the six equally likely `(pos0, pos1)` give `ABC` twice (`(0,1)`, `(1,0)`), `BAC`
 /// twice (`(0,0)`, `(1,1)`), `BCA` (`(2,0)`) and `CBA` (`(2,1)`): the first pick is A with
 /// probability 1/3, B 1/2, C 1/6, and `ACB`, `CAB` never come out.
-fn randomize_up_to_1_10_13(items: &mut [ServerId], rng: &mut RngStream) {
+fn randomize_up_to_1_10_13(items: &mut [Endpoint], rng: &mut RngStream) {
     let size = items.len();
     if size < 2 {
         return;
@@ -168,24 +191,24 @@ pub enum Next {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempts {
     retry: u32,
-    candidates: Option<Vec<ServerId>>,
+    candidates: Option<Vec<Endpoint>>,
     next_index: usize,
-    current: ServerId,
+    current: Endpoint,
     from_candidates: bool,
 }
 
 impl Attempts {
     /// The server the current attempt goes to.
     pub fn server(&self) -> ServerId {
-        self.current
+        self.current.server
     }
 }
 
-/// `RetryableEurekaHttpClient`: the sticky server (`delegate`) and the quarantine set.
+/// `RetryableEurekaHttpClient`: the sticky endpoint (`delegate`) and the quarantine set.
 #[derive(Debug, Clone)]
 pub struct RetryableClient {
-    sticky: Option<ServerId>,
-    quarantine: Vec<ServerId>,
+    sticky: Option<Endpoint>,
+    quarantine: Vec<Endpoint>,
     quarantine_refresh_percentage: f64,
 }
 
@@ -208,7 +231,7 @@ impl RetryableClient {
     /// holds at least `(int)(n x 0.66)` of them (at most n), in which case it is cleared first
     /// and every endpoint is a candidate. With 3 endpoints or fewer that threshold is 1: any
     /// quarantine is cleared and never filters.
-    fn candidates(&mut self, endpoints: &[ServerId]) -> Vec<ServerId> {
+    fn candidates(&mut self, endpoints: &[Endpoint]) -> Vec<Endpoint> {
         self.quarantine.retain(|s| endpoints.contains(s));
         let n = endpoints.len();
         let threshold = ((n as f64 * self.quarantine_refresh_percentage) as usize).min(n);
@@ -224,12 +247,15 @@ impl RetryableClient {
 
     /// A call begins (`#execute`, first try): on the sticky server if there is one, else on
     /// the first candidate. `None`: no endpoint at all.
-    pub fn begin(&mut self, endpoints: &[ServerId]) -> Option<Attempts> {
+    pub fn begin(&mut self, endpoints: &[Endpoint]) -> Option<Attempts> {
         let mut attempts = Attempts {
             retry: 0,
             candidates: None,
             next_index: 0,
-            current: self.sticky.unwrap_or(ServerId::FIRST),
+            current: self.sticky.unwrap_or(Endpoint {
+                server: ServerId::FIRST,
+                nth: 0,
+            }),
             from_candidates: false,
         };
         if self.sticky.is_none() {
@@ -242,8 +268,8 @@ impl RetryableClient {
     fn next_candidate(
         &mut self,
         attempts: &mut Attempts,
-        endpoints: &[ServerId],
-    ) -> Option<ServerId> {
+        endpoints: &[Endpoint],
+    ) -> Option<Endpoint> {
         if attempts.candidates.is_none() {
             attempts.candidates = Some(self.candidates(endpoints));
         }
@@ -262,7 +288,7 @@ impl RetryableClient {
         &mut self,
         attempts: &mut Attempts,
         accepted: bool,
-        endpoints: &[ServerId],
+        endpoints: &[Endpoint],
     ) -> Next {
         if accepted {
             self.sticky = Some(attempts.current);
@@ -279,9 +305,9 @@ impl RetryableClient {
             return Next::GiveUp;
         }
         match self.next_candidate(attempts, endpoints) {
-            Some(server) => {
-                attempts.current = server;
-                Next::Retry(server)
+            Some(endpoint) => {
+                attempts.current = endpoint;
+                Next::Retry(endpoint.server)
             }
             None => Next::GiveUp,
         }
@@ -289,7 +315,7 @@ impl RetryableClient {
 
     /// The sticky server, if any.
     pub fn sticky(&self) -> Option<ServerId> {
-        self.sticky
+        self.sticky.map(|e| e.server)
     }
 }
 
@@ -343,7 +369,7 @@ impl Session {
     /// instant, a session is picked in proportion to its length (density of d in [d/2, 3d/2]
     /// proportional to d: `d = sqrt(lo^2 + u (hi^2 - lo^2))`) and has a uniform part of it
     /// left, which is all the model keeps: it ends `left` from now.
-    fn start_steady(&mut self, now: SimTime, server: ServerId, rng: &mut RngStream) {
+    fn start_steady(&mut self, now: SimTime, server: Endpoint, rng: &mut RngStream) {
         let d = self.settings.session_ms as f64;
         let (lo, hi) = (d / 2.0, 1.5 * d);
         let length = (lo * lo + rng.unit() * (hi * hi - lo * lo)).sqrt();
@@ -565,7 +591,7 @@ impl ClientTransport {
         self.registration
             .start_steady(now, registration, &mut streams.registration);
         self.query.start_steady(now, query, &mut streams.query);
-        (registration, query)
+        (registration.server, query.server)
     }
 
     /// The sticky server of a stack, if any.
@@ -591,12 +617,20 @@ mod tests {
         v.iter().map(|&i| ServerId(i)).collect()
     }
 
+    /// Endpoints of distinct servers (each its server's first listing).
+    fn eps(v: &[u32]) -> Vec<Endpoint> {
+        ids(v)
+            .into_iter()
+            .map(|server| Endpoint { server, nth: 0 })
+            .collect()
+    }
+
     /// `#execute` with three endpoints: the first call goes to the first candidate; a failure
     /// quarantines it and the next candidate is tried; success makes that one sticky and the
     /// next call starts there.
     #[test]
     fn a_failed_server_is_skipped_and_the_one_that_answers_sticks() {
-        let endpoints = ids(&[0, 1, 2]);
+        let endpoints = eps(&[0, 1, 2]);
         let mut c = RetryableClient::default();
         let mut a = c.begin(&endpoints).unwrap();
         assert_eq!(a.server(), ServerId(0));
@@ -614,7 +648,7 @@ mod tests {
     /// call may start with it again; three failures give up.
     #[test]
     fn a_failing_sticky_server_is_not_quarantined() {
-        let endpoints = ids(&[1, 0, 2]);
+        let endpoints = eps(&[1, 0, 2]);
         let mut c = RetryableClient::default();
         let mut a = c.begin(&endpoints).unwrap();
         assert_eq!(c.on_result(&mut a, true, &endpoints), Next::Done);
@@ -638,7 +672,7 @@ mod tests {
     /// quarantined servers are skipped and a third clears them all.
     #[test]
     fn quarantine_filters_only_above_three_endpoints() {
-        let three = ids(&[0, 1, 2]);
+        let three = eps(&[0, 1, 2]);
         let mut c = RetryableClient::default();
         let mut a = c.begin(&three).unwrap();
         c.on_result(&mut a, false, &three);
@@ -646,7 +680,7 @@ mod tests {
         c.sticky = None;
         assert_eq!(c.begin(&three).unwrap().server(), ServerId(0), "3: cleared");
 
-        let five = ids(&[0, 1, 2, 3, 4]);
+        let five = eps(&[0, 1, 2, 3, 4]);
         let mut c = RetryableClient::default();
         let mut a = c.begin(&five).unwrap();
         assert_eq!(c.on_result(&mut a, false, &five), Next::Retry(ServerId(1)));
@@ -664,6 +698,72 @@ mod tests {
         assert_eq!(c.begin(&five).unwrap().server(), ServerId(2));
     }
 
+    /// A server listed under two zones is two endpoints (`AwsEndpoint#equals` compares the
+    /// zone): with a listed in z1 and again in z2 beside b, the list is a, a, b; a call refused
+    /// by a is tried on a's other listing next, then on b (`RetryableEurekaHttpClient#execute`
+    /// walks the candidates by index), where one endpoint per server would go to b at once. With
+    /// five listings (a twice, b, c, d: threshold (int)(5 x 0.66) = 3) the two quarantined
+    /// listings of a are two of the three that clear the quarantine, so the next call skips
+    /// both and starts at b.
+    #[test]
+    fn a_server_under_two_zones_is_two_endpoints_tried_and_quarantined_apart() {
+        let mut rng = StreamFactory::new(3).stream("resolver/test");
+        let mut e = Endpoints::new(ids(&[0]), ids(&[0, 1]), true);
+        let order = e.at(SimTime(0), &mut rng).to_vec();
+        assert_eq!(
+            order[0],
+            Endpoint {
+                server: ServerId(0),
+                nth: 0
+            }
+        );
+        let mut rest = order[1..].to_vec();
+        rest.sort();
+        assert_eq!(
+            rest,
+            [
+                Endpoint {
+                    server: ServerId(0),
+                    nth: 1
+                },
+                Endpoint {
+                    server: ServerId(1),
+                    nth: 0
+                },
+            ]
+        );
+        let a_a_b = [
+            Endpoint {
+                server: ServerId(0),
+                nth: 0,
+            },
+            Endpoint {
+                server: ServerId(0),
+                nth: 1,
+            },
+            Endpoint {
+                server: ServerId(1),
+                nth: 0,
+            },
+        ];
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&a_a_b).unwrap();
+        assert_eq!(a.server(), ServerId(0));
+        assert_eq!(c.on_result(&mut a, false, &a_a_b), Next::Retry(ServerId(0)));
+        assert_eq!(c.on_result(&mut a, false, &a_a_b), Next::Retry(ServerId(1)));
+
+        let mut five = a_a_b.to_vec();
+        five.extend(eps(&[2, 3]));
+        let mut c = RetryableClient::default();
+        let mut a = c.begin(&five).unwrap();
+        c.on_result(&mut a, false, &five);
+        c.on_result(&mut a, false, &five);
+        assert_eq!(c.on_result(&mut a, true, &five), Next::Done);
+        c.sticky = None;
+        // 2 quarantined < 3: both listings of a are skipped.
+        assert_eq!(c.begin(&five).unwrap().server(), ServerId(1));
+    }
+
     /// The own zone comes first, each group shuffled; from Eureka 1.10.14 a new order at every
     /// 300 s resolve (every permutation of three turns up over many resolves), before it one
     /// order per host for good.
@@ -676,11 +776,11 @@ mod tests {
             let order = e
                 .at(SimTime(k * SERVICE_URL_POLL_INTERVAL_MS), &mut rng)
                 .to_vec();
-            assert_eq!(order[0], ServerId(7));
+            assert_eq!(order[0].server, ServerId(7));
             let mut rest = order[1..].to_vec();
             seen.insert(rest.clone());
             rest.sort();
-            assert_eq!(rest, ids(&[1, 2, 3]));
+            assert_eq!(rest, eps(&[1, 2, 3]));
         }
         assert_eq!(seen.len(), 6);
         let mut e = Endpoints::new(Vec::new(), ids(&[1, 2, 3]), true);
@@ -723,7 +823,11 @@ mod tests {
         for host in 0..10_000 {
             let mut rng = factory.stream(&format!("resolver/host-{host}"));
             let mut e = Endpoints::new(Vec::new(), ids(&[0, 1, 2]), fixed_per_host);
-            let order: Vec<u32> = e.at(SimTime(0), &mut rng).iter().map(|s| s.0).collect();
+            let order: Vec<u32> = e
+                .at(SimTime(0), &mut rng)
+                .iter()
+                .map(|s| s.server.0)
+                .collect();
             let k = perms
                 .iter()
                 .position(|p| p[..] == order[..])
@@ -768,7 +872,11 @@ mod tests {
         for host in 0..50 {
             let mut rng = factory.stream(&format!("resolver/host-{host}"));
             let mut e = Endpoints::new(ids(&[0, 1, 2]), ids(&[10, 11, 12]), true);
-            let order: Vec<u32> = e.at(SimTime(0), &mut rng).iter().map(|s| s.0).collect();
+            let order: Vec<u32> = e
+                .at(SimTime(0), &mut rng)
+                .iter()
+                .map(|s| s.server.0)
+                .collect();
             let own: Vec<u32> = order[..3].to_vec();
             let others: Vec<u32> = order[3..].iter().map(|s| s - 10).collect();
             assert_eq!(own, others, "host {host}");
@@ -819,7 +927,10 @@ mod tests {
         assert!(s.before_call(SimTime(42), &mut rng));
         let d = s.duration_ms();
         assert!((600_000..1_800_000).contains(&d), "{d}");
-        s.client.sticky = Some(ServerId(2));
+        s.client.sticky = Some(Endpoint {
+            server: ServerId(2),
+            nth: 0,
+        });
         assert!(!s.before_call(SimTime(42 + d - 1), &mut rng));
         assert_eq!(s.client.sticky(), Some(ServerId(2)));
         assert!(s.before_call(SimTime(42 + d), &mut rng));
@@ -892,7 +1003,7 @@ mod tests {
                 s.duration_ms()
             );
         }
-        let three = ids(&[0, 1, 2]);
+        let three = eps(&[0, 1, 2]);
         let mut c = RetryableClient::new(1.0);
         let mut a = c.begin(&three).unwrap();
         assert_eq!(c.on_result(&mut a, false, &three), Next::Retry(ServerId(1)));

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::experiment::{Stats, TrialOutcome, Unresolved};
+use crate::experiment::{ShutdownOutcome, Stats, TrialOutcome, Unresolved};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -337,27 +337,55 @@ fn per_peer(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> String 
     )
 }
 
+/// The path the news of a shutdown took in one trial to the caller whose balancer dropped the
+/// instance last, cut into its four waits in ms: from the stop to the registry of the server
+/// that caller's Eureka cache last heard it from
+/// ([`CallerOutcome::server`](crate::experiment::CallerOutcome::server)), on to the same
+/// server's read-only cache, on to the caller's Eureka cache, on to its balancer. The waits sum
+/// to the trial's `ribbon_removed_ms` (the last balancer's removal).
+///
+/// Each layer drops the instance after the one before it on the path: a server's read-only
+/// cache after its registry (`ResponseCacheImpl`'s fill reads the registry), a caller's cache
+/// after the server's answer it applied (`DiscoveryClient#fetchRegistry`). A balancer reads
+/// its caller's cache, but a health-checking one can drop a dead instance before the cache
+/// does (`HealthCheckServiceInstanceListSupplier`): a wait is counted only up to the balancer's
+/// removal, so none is negative but the first, which is when the registry knew before the
+/// instance stopped serving (a deregistration ahead of the stop).
+///
+/// On a cluster the peers drop an instance at different times and a caller hears it from one
+/// of them, so a server's and a caller's times are steps of one path only when that caller
+/// read that server: the latest removal of each layer across all peers and callers mixes paths
+/// (a peer nobody read that dropped the instance late made the "client fetch" wait negative).
+///
+/// `None` when the trial has no such path: the instance is still listed somewhere, the last
+/// balancer's caller heard nothing from a server (it stopped with its zone), or that server has
+/// no removal of its own (it went down listing the instance).
+pub fn news_path(o: &ShutdownOutcome) -> Option<[i64; 4]> {
+    let total = o.ribbon_removed_ms?;
+    let caller = o
+        .callers
+        .iter()
+        .find(|c| c.ribbon_removed_ms == Some(total) && c.server.is_some())?;
+    let server = o.servers.get(caller.server?.index())?;
+    let registry = server.server_removed_ms?.min(total);
+    let served = server.readonly_removed_ms?.clamp(registry, total);
+    let cache = caller.client_removed_ms?.clamp(served, total);
+    Some([registry, served - registry, cache - served, total - cache])
+}
+
 /// Mean time the news spent at each layer of shutdown `s` (the registry, the read-only cache,
-/// the callers' fetch, the balancer's refresh, in ms), over the trials where every stage
-/// resolved, and how many those are; `None` when none did. The terminal's "where the news
-/// waited" and the tuning page's stage bars.
+/// the callers' fetch, the balancer's refresh, in ms) along its path to the last balancer
+/// ([`news_path`]), over the trials that have that path, and how many those are; `None` when
+/// none does. The terminal's "where the news waited" and the tuning page's stage bars.
 pub fn stage_means(s: usize, outcomes: &[TrialOutcome]) -> Option<(usize, [f64; 4])> {
     let mut sums = [0f64; 4];
     let mut n = 0usize;
     for trial in outcomes {
-        let Some(o) = trial.shutdowns.get(s) else {
-            continue;
-        };
-        let (Some(a), Some(b), Some(c), Some(d)) = (
-            o.server_removed_ms,
-            o.readonly_removed_ms,
-            o.client_removed_ms,
-            o.ribbon_removed_ms,
-        ) else {
+        let Some(path) = trial.shutdowns.get(s).and_then(news_path) else {
             continue;
         };
         n += 1;
-        for (sum, v) in sums.iter_mut().zip([a, b - a, c - b, d - c]) {
+        for (sum, v) in sums.iter_mut().zip(path) {
             *sum += v as f64;
         }
     }
@@ -442,4 +470,151 @@ pub fn render_deploy(s: &crate::experiment::deploy_metrics::DeploySummary) -> St
         rd = s.trials_with_registry_dip,
         rl = secs(s.registry_dip_ms_max),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eureka::ids::ServerId;
+    use crate::experiment::{CallerOutcome, ServerOutcome, run_trials};
+    use crate::scenario::fixture::bundled;
+
+    /// One trial of one shutdown, ms from the stop.
+    fn trial(o: ShutdownOutcome) -> TrialOutcome {
+        TrialOutcome {
+            trial: 0,
+            seed: 1,
+            shutdowns: vec![o],
+            deploys: Vec::new(),
+            events: 0,
+            end_ms: 0,
+            dead_hit_spans: Vec::new(),
+            over_event_limit: None,
+        }
+    }
+
+    fn peer(registry: i64, served: i64) -> ServerOutcome {
+        ServerOutcome {
+            server_removed_ms: Some(registry),
+            readonly_removed_ms: Some(served),
+        }
+    }
+
+    fn caller(process: usize, server: u32, cache: i64, balancer: i64) -> CallerOutcome {
+        CallerOutcome {
+            process,
+            server: Some(ServerId(server)),
+            client_removed_ms: Some(cache),
+            ribbon_removed_ms: Some(balancer),
+            ..CallerOutcome::default()
+        }
+    }
+
+    /// A kill -9 on three peers, by hand: b evicts the lease at 95.0 s and replicates the
+    /// cancel, which a applies at 95.5 s and c at 95.6 s; their read-only caches fill on their
+    /// own phases, a at 110 s, b at 120 s, c at 125 s. Caller 7 reads a at 118 s and its Ribbon
+    /// list drops the instance at 130 s, the last of the two; caller 8 reads b at 121 s, its
+    /// list at 128 s. The latest removal of each layer is 95.6 s (c's registry), 125 s (c's
+    /// cache, which nobody read), 121 s (caller 8's cache) and 130 s: the "client fetch" wait
+    /// came out 121 - 125 = -4 s. The path to the last list is a's: 95.5 s in a's registry,
+    /// 110 - 95.5 = 14.5 s in a's read-only cache, 118 - 110 = 8 s to caller 7's fetch, 130 -
+    /// 118 = 12 s to its list, 130 s in all.
+    #[test]
+    fn the_news_waits_along_the_path_to_the_last_list_on_three_peers() {
+        let o = ShutdownOutcome {
+            t_stop_ms: Some(300_000),
+            server_removed_ms: Some(95_600),
+            readonly_removed_ms: Some(125_000),
+            client_removed_ms: Some(121_000),
+            ribbon_removed_ms: Some(130_000),
+            servers: vec![
+                peer(95_500, 110_000),
+                peer(95_000, 120_000),
+                peer(95_600, 125_000),
+            ],
+            callers: vec![
+                caller(7, 0, 118_000, 130_000),
+                caller(8, 1, 121_000, 128_000),
+            ],
+            ..ShutdownOutcome::default()
+        };
+        assert_eq!(news_path(&o), Some([95_500, 14_500, 8_000, 12_000]));
+        let (n, means) = stage_means(0, &[trial(o)]).unwrap();
+        assert_eq!((n, means), (1, [95_500.0, 14_500.0, 8_000.0, 12_000.0]));
+    }
+
+    /// A health-checking balancer that drops the dead instance at 20 s, before the registry
+    /// (95 s) and the caller's cache (118 s) do: the news did not reach it through Eureka, so
+    /// each Eureka wait counts up to 20 s only: 20 s in the registry, nothing after.
+    #[test]
+    fn a_balancer_ahead_of_its_cache_ends_the_path() {
+        let o = ShutdownOutcome {
+            ribbon_removed_ms: Some(20_000),
+            servers: vec![peer(95_000, 110_000)],
+            callers: vec![caller(3, 0, 118_000, 20_000)],
+            ..ShutdownOutcome::default()
+        };
+        assert_eq!(news_path(&o), Some([20_000, 0, 0, 0]));
+    }
+
+    /// A caller that stopped with its zone heard nothing from a server: no path.
+    #[test]
+    fn a_caller_that_heard_from_no_server_has_no_path() {
+        let mut stopped = caller(3, 0, 0, 0);
+        stopped.server = None;
+        let o = ShutdownOutcome {
+            ribbon_removed_ms: Some(0),
+            servers: vec![peer(95_000, 110_000)],
+            callers: vec![stopped],
+            ..ShutdownOutcome::default()
+        };
+        assert_eq!(news_path(&o), None);
+    }
+
+    /// On the bundled three-peer cluster (Ribbon, no health check) every trial's path to the
+    /// last list passes the layers in order, each no earlier than the one before, as the rules
+    /// say (a cache fills from its registry, a caller applies a server's answer, Ribbon reads
+    /// the cache): so no clamping happens, every wait after the first is non-negative and the
+    /// four sum to the trial's last removal from a list.
+    #[test]
+    fn on_three_peers_every_wait_is_non_negative_and_they_sum_to_the_last_removal() {
+        let scenario = bundled(
+            "cluster/three-peers-two-zones",
+            &["simulation.trials=40".to_string()],
+        );
+        let outcomes = run_trials(&scenario);
+        let mut paths = 0;
+        for t in &outcomes {
+            let o = &t.shutdowns[0];
+            let Some(path) = news_path(o) else {
+                continue;
+            };
+            paths += 1;
+            let total = o.ribbon_removed_ms.unwrap();
+            assert_eq!(path.iter().sum::<i64>(), total, "trial {}", t.trial);
+            assert!(
+                path[1..].iter().all(|&w| w >= 0),
+                "trial {}: {path:?}",
+                t.trial
+            );
+            // The path's own times, unclamped, are in order.
+            let c = o
+                .callers
+                .iter()
+                .find(|c| c.ribbon_removed_ms == Some(total) && c.server.is_some())
+                .unwrap();
+            let k = c.server.unwrap().index();
+            let times = [
+                o.servers[k].server_removed_ms.unwrap(),
+                o.servers[k].readonly_removed_ms.unwrap(),
+                c.client_removed_ms.unwrap(),
+                total,
+            ];
+            assert!(times.is_sorted(), "trial {}: {times:?}", t.trial);
+        }
+        assert_eq!(paths, outcomes.len());
+        let (n, means) = stage_means(0, &outcomes).unwrap();
+        assert_eq!(n, outcomes.len());
+        assert!(means.iter().all(|&m| m >= 0.0), "{means:?}");
+    }
 }

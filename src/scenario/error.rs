@@ -272,6 +272,20 @@ pub enum ScenarioError {
         expected: String,
     },
 
+    /// A legacy key that Spring Cloud reads by its exact name (`@Value`), in another spelling:
+    /// a server ignores it.
+    #[error(
+        "{at}: unknown key `{key}`: Spring Cloud reads the legacy name `{expected}` by that exact \
+         spelling only (@Value, no relaxed binding), so a server ignores this one; write \
+         `{expected}` or `{modern}`"
+    )]
+    LegacySpelling {
+        at: Box<Location>,
+        key: String,
+        expected: String,
+        modern: String,
+    },
+
     /// `<client>.ribbon.<Key>` naming a client that is not a declared `[[app]]`.
     #[error(
         "{at}: `{key}`: `{client}` is not a declared [[app]] (declared: {declared}){suggestion}"

@@ -130,6 +130,18 @@ pub(super) enum Binding {
     MapKey,
 }
 
+/// The legacy name of `eureka.instance.registry.default-open-for-traffic-count`. Spring Cloud
+/// Netflix's `InstanceRegistryProperties` (prefix `eureka.instance.registry`) declares the field
+/// `@Value("${eureka.server.defaultOpenForTrafficCount:1}") // for backwards compatibility`:
+/// `@Value` resolves that exact name (no relaxed binding), and the `@ConfigurationProperties`
+/// binding of the modern key runs after the field injection, so it wins when both are set.
+pub(super) const LEGACY_OPEN_FOR_TRAFFIC_COUNT: &str = "eureka.server.defaultOpenForTrafficCount";
+
+/// Aliases read by exact name only (`@Value`): another spelling is not the key
+/// (`parse/resolve.rs` refuses it in a scenario file and ignores it in a Spring file, as a
+/// server does).
+pub(super) const EXACT_ALIASES: [&str; 1] = [LEGACY_OPEN_FOR_TRAFFIC_COUNT];
+
 /// `eureka.client.service-url.<zone>`: the Eureka servers of a zone.
 pub(super) const SERVICE_URL: &str = "eureka.client.service-url.<zone>";
 /// `eureka.client.availability-zones.<region>`: the zones of a region.
@@ -141,6 +153,8 @@ pub(super) struct AppDraft {
     pub name: String,
     pub instances: u32,
     pub service_time_ms: u64,
+    /// `zones` as written (empty: not set).
+    pub zones: Vec<String>,
 }
 
 /// The `[[peer]]` table's own keys before `name` is checked (its `[server]` and client keys go
@@ -315,6 +329,7 @@ impl Default for AppDraft {
             name: String::new(),
             instances: 1,
             service_time_ms: 0,
+            zones: Vec::new(),
         }
     }
 }
@@ -518,7 +533,7 @@ const fn map_key(
 }
 
 /// Sets `map[key]` (a map key as written) to `value`, in place if the key is there.
-fn set_map(map: &mut Vec<(String, Vec<String>)>, key: &str, value: Vec<String>) {
+pub(super) fn set_map(map: &mut Vec<(String, Vec<String>)>, key: &str, value: Vec<String>) {
     match map.iter_mut().find(|(k, _)| k == key) {
         Some((_, v)) => *v = value,
         None => map.push((key.to_string(), value)),
@@ -819,14 +834,18 @@ pub(super) static DEFS: &[KeyDef] = &[
             Apply::Server(|c, v| c.expected_number_of_clients_sending_renews = v.count()),
         )
     },
-    relaxed(
-        "eureka.instance.registry.default-open-for-traffic-count",
-        Kind::count(0, 1_000_000),
-        "1",
-        "Count Spring Cloud passes to openForTraffic when the start-up sync found no instances \
-         (FACTS.md §2.5).",
-        Apply::Server(|c, v| c.default_open_for_traffic_count = v.count()),
-    ),
+    KeyDef {
+        aliases: &[LEGACY_OPEN_FOR_TRAFFIC_COUNT],
+        ..relaxed(
+            "eureka.instance.registry.default-open-for-traffic-count",
+            Kind::count(0, 1_000_000),
+            "1",
+            "Count Spring Cloud passes to openForTraffic when the start-up sync found no \
+             instances (FACTS.md §2.5); legacy name, exact spelling only: \
+             eureka.server.defaultOpenForTrafficCount.",
+            Apply::Server(|c, v| c.default_open_for_traffic_count = v.count()),
+        )
+    },
     relaxed(
         "eureka.server.disable-delta",
         Kind::Bool,
@@ -1538,6 +1557,18 @@ pub(super) static DEFS: &[KeyDef] = &[
          flight on it for that long; kill -9 and an immediate kill -15 fail the requests in \
          flight (inflight_failed). 0: answered at once, nothing is in flight.",
         Apply::App(|c, v| c.service_time_ms = v.int()),
+    ),
+    relaxed(
+        "zones",
+        Kind::List,
+        "the app's availability zone",
+        "Model: the zones the app's instances run in, round robin: instance i in zone i mod n \
+         of the list, its eureka.client.availability-zones.<region> that zone, then the others \
+         in the order written (its Eureka servers: its own zone's first). A [[shutdown]] zone \
+         or a [[fault]] zone side takes only that zone's instances. Without it every instance \
+         is in the app's first availability zone; not with \
+         eureka.client.availability-zones.<region> in the same table.",
+        Apply::App(|c, v| c.zones = v.list()),
     ),
     // [[caller]]
     required(

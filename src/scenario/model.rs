@@ -255,6 +255,9 @@ impl PeerConfig {
     /// first, or the other zones first with `prefer-same-zone-eureka = false`
     /// (`EndpointUtils#getServiceUrlsFromConfig`, `#getZoneOffset`). By default every other peer;
     /// empty for the standalone server.
+    ///
+    /// A peer listed under two zones is replicated to once: `PeerEurekaNodes
+    /// #updatePeerEurekaNodes` keeps the URLs in sets and makes one `PeerEurekaNode` per URL.
     pub fn replicates_to(&self, me: usize) -> Vec<usize> {
         let client = &self.server.client;
         let e = &client.endpoints;
@@ -263,12 +266,13 @@ impl PeerConfig {
         } else {
             (&e.others, &e.own)
         };
-        first
-            .iter()
-            .chain(second)
-            .copied()
-            .filter(|&k| k != me)
-            .collect()
+        let mut peers: Vec<usize> = Vec::new();
+        for &k in first.iter().chain(second) {
+            if k != me && !peers.contains(&k) {
+                peers.push(k);
+            }
+        }
+        peers
     }
 }
 
@@ -396,14 +400,16 @@ pub struct CallTimeouts {
 /// `service-url.defaultZone`. When the process sets no `service-url` at all the model's default
 /// is `defaultZone` = every peer and `<zone>` = the peers whose `zone` is `<zone>` (if any); when
 /// it sets some but not `defaultZone`, `defaultZone` = every peer (standing in for Spring's
-/// `http://localhost:8761/eureka/`). Each list is in the order written, without repeats (Eureka
-/// keeps a server listed under two zones twice; the model does not).
+/// `http://localhost:8761/eureka/`). Each zone's list is in the order written, without repeats;
+/// a server that two zones list is in both (two endpoints, as `AwsEndpoint#equals` compares the
+/// zone), so `others` may repeat a server of `own` or of another zone (`parse/endpoints.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedEndpoints {
     /// The servers of the process's own zone (`availability-zones[0]`): indices into
     /// [`Scenario::servers`]; never empty.
     pub own: Vec<usize>,
-    /// The servers of its other zones that are not in `own`.
+    /// The servers of its other zones, zone by zone (a server listed under two zones is here
+    /// twice, or here and in `own`).
     pub others: Vec<usize>,
 }
 
@@ -694,12 +700,44 @@ pub struct RibbonConfig {
 pub struct AppConfig {
     pub name: String,
     pub instances: u32,
+    /// `zones` (model): the zones its instances are spread over, round robin (instance `i` in
+    /// `zones[i % n]`); empty when not set, every instance then in `client`'s zone.
+    pub zones: Vec<String>,
+    /// With `zones`, one client configuration per zone, in its order: `client` with
+    /// `availability-zones.<region>` that zone, then the others in order, and its endpoints
+    /// resolved from them; empty without `zones`. [`AppConfig::client_of`] picks an instance's.
+    pub zone_clients: Vec<ClientConfig>,
     /// `service-time-ms` (model, default 0): how long the instance takes to answer a request it
     /// accepted. A fixed time (not a distribution): the set of requests in flight at an instant
     /// `t` is then exactly the accepted ones that arrived in `(t - S, t]`, which batched mode can
     /// count exactly. 0 = requests are answered at once (nothing is ever in flight).
     pub service_time_ms: u64,
     pub client: ClientConfig,
+}
+
+impl AppConfig {
+    /// The Eureka client configuration of instance `index`: with `zones`, its zone's
+    /// (`zone_clients[index % n]`), else the app's.
+    pub fn client_of(&self, index: u32) -> &ClientConfig {
+        match self.zone_clients.len() {
+            0 => &self.client,
+            n => &self.zone_clients[index as usize % n],
+        }
+    }
+
+    /// The zone of instance `index` (its first availability zone, `InstanceInfo#getZone`).
+    pub fn zone_of(&self, index: u32) -> &str {
+        self.client_of(index).zone()
+    }
+
+    /// The zones its instances are in, each once, in `zones`' order (or the app's one zone).
+    pub fn instance_zones(&self) -> Vec<&str> {
+        if self.zone_clients.is_empty() {
+            vec![self.client.zone()]
+        } else {
+            self.zone_clients.iter().map(ClientConfig::zone).collect()
+        }
+    }
 }
 
 /// One `[[caller]]`: a process (gateway) that routes requests to apps through Ribbon.
@@ -880,6 +918,15 @@ impl Strategy {
     /// `recommend` and the reports ask here).
     pub fn waits(self) -> bool {
         matches!(self, Strategy::Pause | Strategy::ServiceRegistry)
+    }
+
+    /// Whether a zone outage (`[[shutdown]] zone`) stops its zone this way: `kill-9` only. An
+    /// outage (power, network, a zone's hosts gone) gives no process the time to run its
+    /// shutdown hooks, and the waiting strategies act through one process's actuator, which a
+    /// zone does not have (`parse/zone.rs`). The one place that decides it (parsing and
+    /// `compare`'s default strategies ask here).
+    pub fn stops_a_zone(self) -> bool {
+        self == Strategy::Kill9
     }
 }
 

@@ -44,15 +44,15 @@ use std::path::Path;
 
 use super::error::{Location, Place, ScenarioError};
 use super::keys::{
-    AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section, ShutdownDraft, ShutdownRef,
-    closest,
+    AVAILABILITY_ZONES, AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section,
+    ShutdownDraft, ShutdownRef, closest, set_map,
 };
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
-    FaultConfig, FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen,
-    RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
-    WAIT_FOR_NEWS_MS,
+    FaultConfig, FaultKind, FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig,
+    RestartWhen, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start,
+    Strategy, WAIT_FOR_NEWS_MS,
 };
 use super::release::{EurekaClientTransport, Release, TimeoutProperties, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
@@ -433,7 +433,7 @@ impl Builder<'_> {
                 shutdowns.push(shutdown);
                 shutdown_tables.push(table);
             }
-            zone_crashes.extend(stops.crashes);
+            zone_crashes.extend(stops.crashes.into_iter().map(|c| (c, table)));
             caller_stops.extend(stops.callers);
         }
         let mut claims = Vec::new();
@@ -449,10 +449,23 @@ impl Builder<'_> {
             deploys.push(self.deploy(table, &apps, &simulation)?);
         }
         let mut faults = Vec::new();
+        let mut fault_tables = Vec::new();
         for table in array(Section::Fault) {
             faults.push(self.fault(table, &names, &simulation)?);
+            fault_tables.push(table);
         }
-        faults.extend(zone_crashes);
+        {
+            let written: Vec<(&FaultConfig, &Resolved)> =
+                faults.iter().zip(fault_tables.iter().copied()).collect();
+            let crashes: Vec<(&FaultConfig, &Resolved)> = written
+                .iter()
+                .copied()
+                .chain(zone_crashes.iter().map(|(c, t)| (c, *t)))
+                .filter(|(c, _)| matches!(c.kind, FaultKind::Crash { .. }))
+                .collect();
+            self.check_crashed_peers(&written, &crashes, &names)?;
+        }
+        faults.extend(zone_crashes.into_iter().map(|(c, _)| c));
         let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
         self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 
@@ -478,7 +491,7 @@ impl Builder<'_> {
         }
         self.warn_release(tables, &simulation);
         self.warn_transport(tables, &simulation);
-        self.resolve_endpoints(tables, &mut server, &mut peers, &mut apps, &mut callers);
+        self.resolve_endpoints(tables, &mut server, &mut peers, &mut apps, &mut callers)?;
         // Worst case for an instance to serve: the server opens within its first eviction period
         // (at least 60 s), the process starts within start-spread after it, and its web server
         // is ready context-start + spread after its client's tasks started (a fetch later).
@@ -672,12 +685,75 @@ impl Builder<'_> {
         }
         apply_client(&mut client, &table.settings);
         self.warn_per_app_ribbon(table, "only a [[caller]] sends requests through Ribbon");
+        let zone_clients = self.zone_clients(table, &draft.zones, &mut client)?;
         Ok(AppConfig {
             name: draft.name,
             instances: draft.instances,
+            zones: draft.zones,
+            zone_clients,
             service_time_ms: draft.service_time_ms,
             client,
         })
+    }
+
+    /// `[[app]] zones`: one client configuration per zone, each with its zone first in
+    /// `availability-zones.<region>` and then the others in the order written (the process's
+    /// zone is its first availability zone, `InstanceInfo#getZone`); `client` becomes the
+    /// first zone's. Each zone once, and not with the table's own
+    /// `eureka.client.availability-zones.<region>`, which would say otherwise.
+    fn zone_clients(
+        &self,
+        table: &Resolved,
+        zones: &[String],
+        client: &mut ClientConfig,
+    ) -> Result<Vec<ClientConfig>, ScenarioError> {
+        if zones.is_empty() {
+            return Ok(Vec::new());
+        }
+        let region = client.region.clone();
+        if let Some(own) = table.get_map(AVAILABILITY_ZONES, &region) {
+            return Err(self.invalid(
+                table,
+                "zones",
+                format!(
+                    "`{}` also sets the app's zones, so its instances would be in two places",
+                    own.display
+                ),
+                "one of zones (instances spread over the zones, round robin) and \
+                 eureka.client.availability-zones.<region> (every instance in its first zone)"
+                    .to_string(),
+            ));
+        }
+        if let Some((i, zone)) = zones
+            .iter()
+            .enumerate()
+            .find(|(i, z)| zones[..*i].contains(z))
+        {
+            return Err(self.invalid(
+                table,
+                "zones",
+                format!(
+                    "zone `{zone}` is listed twice (at {} and {})",
+                    zones.iter().position(|z| z == zone).unwrap_or(0) + 1,
+                    i + 1
+                ),
+                "each zone once; instance i runs in zone i mod n of the list".to_string(),
+            ));
+        }
+        let clients: Vec<ClientConfig> = zones
+            .iter()
+            .map(|zone| {
+                let mut c = client.clone();
+                let order = std::iter::once(zone)
+                    .chain(zones.iter().filter(|z| *z != zone))
+                    .cloned()
+                    .collect();
+                set_map(&mut c.availability_zones, &region, order);
+                c
+            })
+            .collect();
+        *client = clients[0].clone();
+        Ok(clients)
     }
 
     fn caller(

@@ -348,3 +348,50 @@ fn zone_outage_crashes_its_peer_and_stops_its_caller() {
         );
     }
 }
+
+/// `[[app]] zones = ["z1", "z2"]`: svc's instances alternate, svc-0 and svc-2 in z1, svc-1 and
+/// svc-3 in z2 (round robin), each process with its zone's client configuration; the outage
+/// of z1 at 300 s stops svc-0 and svc-2 only (nothing else is in z1), and svc-1 and svc-3 serve
+/// to the end.
+#[test]
+fn a_spread_app_loses_only_its_instances_in_the_lost_zone() {
+    let text = r#"
+[simulation]
+duration-s = 400
+max-duration-s = 400
+start = "cold"
+start-spread-s = 0
+[[app]]
+name = "svc"
+instances = 4
+zones = ["z1", "z2"]
+[[app]]
+name = "orders"
+instances = 16
+[[caller]]
+name = "gateway"
+calls = ["svc", "orders"]
+rate-per-s = 5
+[[shutdown]]
+zone = "z1"
+at-s = 300
+strategy = "kill-9"
+"#;
+    let s = parse_str(text, "zone.toml", "zone", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let svc: Vec<usize> = (0..4).map(|i| process(&s, &format!("svc-{i}"))).collect();
+    let log = run_to_end(&s, 1, |world| {
+        let zones: Vec<&str> = svc
+            .iter()
+            .map(|&p| world.processes()[p].client.config().zone())
+            .collect();
+        assert_eq!(zones, ["z1", "z2", "z1", "z2"]);
+    });
+    let stopped: Vec<usize> = log
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Observation::StoppedServing { process } => Some(*process),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stopped, [svc[0], svc[2]]);
+}

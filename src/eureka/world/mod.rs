@@ -783,7 +783,15 @@ fn build_processes(
     let shared = |configs: Vec<&ClientConfig>| -> Vec<Rc<ClientConfig>> {
         configs.into_iter().map(|c| Rc::new(c.clone())).collect()
     };
-    let apps = shared(scenario.apps.iter().map(|a| &a.client).collect());
+    // An app spread over zones has one configuration per zone (`AppConfig::client_of`).
+    let apps: Vec<Vec<Rc<ClientConfig>>> = scenario
+        .apps
+        .iter()
+        .map(|a| match a.zone_clients.len() {
+            0 => shared(vec![&a.client]),
+            _ => shared(a.zone_clients.iter().collect()),
+        })
+        .collect();
     let callers = shared(scenario.callers.iter().map(|c| &c.client).collect());
     let peers = shared(servers.iter().map(|s| &s.server.client).collect());
     layout
@@ -793,7 +801,9 @@ fn build_processes(
         .enumerate()
         .map(|(p, (slot, &host_vanishes))| {
             let config = match slot.kind {
-                ProcessKind::AppInstance { app, .. } => &apps[app],
+                ProcessKind::AppInstance { app, index } => {
+                    &apps[app][index as usize % apps[app].len()]
+                }
                 ProcessKind::Caller { caller } => &callers[caller],
                 ProcessKind::Server { peer } => &peers[peer],
             };

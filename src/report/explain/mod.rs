@@ -316,6 +316,22 @@ impl Explanation<'_> {
                 )
             })
             .collect();
+        let (serving, instances) = self.serving_after(app, t_stop);
+        if serving == 0 {
+            // Every server tripped: `CompositePredicate#getEligibleServers` falls back to
+            // `alwaysTrue` and keeps them all (`circuit_breaker.rs`), so nothing is skipped.
+            return Some((
+                t_stop,
+                format!(
+                    "the circuit breaker spared no request ({} dead hit(s)): after {threshold} \
+                     refused connections in a row Ribbon's circuit breaker tripped it, but every \
+                     instance of {} on the route was dead ({instances} of {instances}), and with \
+                     every server tripped the rule's last fallback (alwaysTrue) keeps them all, \
+                     so requests still reached it (CompositePredicate, ServerStats, FACTS.md §8)",
+                    outcome.dead_hits, scenario.apps[app].name
+                ),
+            ));
+        }
         Some((
             t_stop,
             format!(
@@ -327,6 +343,32 @@ impl Explanation<'_> {
                 probes.join("/")
             ),
         ))
+    }
+
+    /// How many instances of app `app` still serve once the stops of instant `at` are done,
+    /// and how many it has: an instance is dead from its `StoppedServing` until it resumes or
+    /// restarts.
+    fn serving_after(&self, app: usize, at: SimTime) -> (usize, usize) {
+        let instances: Vec<usize> = (0..self.layout.processes.len())
+            .filter(|&p| {
+                matches!(self.layout.processes[p].kind,
+                    ProcessKind::AppInstance { app: a, .. } if a == app)
+            })
+            .collect();
+        let mut dead = vec![false; instances.len()];
+        for (_, o) in self.log.iter().take_while(|(t, _)| *t <= at) {
+            let (process, stopped) = match o {
+                Observation::StoppedServing { process } => (*process, true),
+                Observation::ResumedServing { process } | Observation::Restarted { process } => {
+                    (*process, false)
+                }
+                _ => continue,
+            };
+            if let Some(i) = instances.iter().position(|&p| p == process) {
+                dead[i] = stopped;
+            }
+        }
+        (dead.iter().filter(|d| !**d).count(), instances.len())
     }
 
     /// How many instances of application `app` the Eureka client cache of `observer` dropped at
@@ -1374,6 +1416,37 @@ mod tests {
         assert!(text.contains("probes after 10/20/30 s"), "{text}");
         assert!(text.contains(", Ribbon "), "{text}");
         assert!(text.contains("(a delta, GET /apps/delta)"), "{text}");
+    }
+
+    /// Both instances of a two-instance app killed at 300 s: every server Ribbon holds trips,
+    /// and `ZoneAvoidanceRule`'s `CompositePredicate` then falls back to `alwaysTrue`, which
+    /// keeps them all, so the breaker skips nothing. The chain says so instead of "while
+    /// another server is available" (FACTS.md §8).
+    #[test]
+    fn a_breaker_with_every_instance_dead_is_said_to_skip_nothing() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kill-9.toml"),
+        )
+        .unwrap()
+        .replace("instances = 20", "instances = 2")
+            + "\n[[shutdown]]\ninstance = \"svc-1\"\nat-s = 300\nstrategy = \"kill-9\"\n";
+        let s = parse_str(&text, "kill-9.toml", "kill-9", &[]).unwrap();
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let rendered = Explanation(&trace).render(&s, 0);
+        assert!(
+            rendered.contains("every instance of svc on the route was dead (2 of 2)"),
+            "{rendered}"
+        );
+        assert!(rendered.contains("alwaysTrue"), "{rendered}");
+        assert!(!rendered.contains("while another server"), "{rendered}");
+        // One of twenty dead: the breaker skips it while the others serve.
+        let one = bundled("kill-9", &[]);
+        let trace = trace_trial(&one, 0, RequestMode::Batched);
+        let rendered = Explanation(&trace).render(&one, 0);
+        assert!(
+            rendered.contains("while another server is available"),
+            "{rendered}"
+        );
     }
 
     /// On two peers the chain names the peer of each piece of news, the result gives each

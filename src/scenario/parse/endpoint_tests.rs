@@ -75,9 +75,9 @@ eureka.client.availability-zones.us-east-1 = ["z2", "z1"]
     // svc sets no service-url: z1 = the peers of z1 (a, b), z2 = those of z2 (c).
     assert_eq!(svc.zone(), "z1");
     assert_eq!(svc.endpoints, endpoints(&[0, 1], &[2]));
-    // db: neither z1 nor z2 has a key, both fall back to defaultZone = c, a; so its own zone
-    // lists both and the other zone adds nothing new.
-    assert_eq!(db.endpoints, endpoints(&[2, 0], &[]));
+    // db: neither z1 nor z2 has a key, both fall back to defaultZone = c, a; so each zone
+    // lists both, and they are four endpoints (an `AwsEndpoint` per zone and URL).
+    assert_eq!(db.endpoints, endpoints(&[2, 0], &[2, 0]));
     assert_eq!(
         db.service_url,
         [(
@@ -97,6 +97,36 @@ eureka.client.availability-zones.us-east-1 = ["z2", "z1"]
     let targets: Vec<Vec<usize>> = (0..3).map(|k| s.peers[k].replicates_to(k)).collect();
     assert_eq!(targets, [vec![1, 2], vec![0, 2], vec![0, 1]]);
     assert!(key_warnings(&s).is_empty(), "{:?}", s.warnings);
+}
+
+/// The same server under two zones is two endpoints (`ConfigClusterResolver
+/// #getClusterEndpoints` makes an `AwsEndpoint` per zone and URL of
+/// `EndpointUtils#getServiceUrlsMapFromConfig`'s map, and `AwsEndpoint#equals` compares the
+/// zone; nothing de-duplicates the list): z1 = a, z2 = a, c and z3 = c give own [a] and others
+/// [a, c, c], four listings in all; within one zone `a, a` is one. A zone named twice in
+/// `availability-zones` is one map key. A peer listing another under two zones replicates to
+/// it once (`PeerEurekaNodes#updatePeerEurekaNodes` keeps the URLs in sets).
+#[test]
+fn a_server_under_two_zones_is_two_endpoints() {
+    let s = ok(&format!(
+        r#"
+[server]
+eureka.client.availability-zones.us-east-1 = "z1,z2"
+eureka.client.service-url.z1 = "b"
+eureka.client.service-url.z2 = "b,c"
+{PEERS}
+[[app]]
+name = "svc"
+eureka.client.availability-zones.us-east-1 = "z1,z2,z3,z2"
+eureka.client.service-url.z1 = "a,a"
+eureka.client.service-url.z2 = "http://a:8761/eureka/,c"
+eureka.client.service-url.z3 = "c"
+"#
+    ));
+    assert_eq!(s.apps[0].client.endpoints, endpoints(&[0], &[0, 2, 2]));
+    assert_eq!(s.apps[0].client.endpoints.len(), 4);
+    assert_eq!(s.peers[0].replicates_to(0), [1, 2]);
+    assert_eq!(s.peers[1].replicates_to(1), [2]);
 }
 
 #[test]
@@ -216,7 +246,7 @@ fn a_zone_without_a_key_falls_back_to_default_zone_then_every_peer() {
         "{PEERS}[[app]]\nname = \"svc\"\neureka.client.availability-zones.us-east-1 = \"z1,z2\"\n\
          eureka.client.service-url.z1 = \"b\"\n"
     ));
-    assert_eq!(s.apps[0].client.endpoints, endpoints(&[1], &[0, 2]));
+    assert_eq!(s.apps[0].client.endpoints, endpoints(&[1], &[0, 1, 2]));
 }
 
 #[test]
@@ -274,7 +304,7 @@ fn zones_keep_their_spaces() {
          [[app]]\nname = \"svc\"\n"
     ));
     assert_eq!(s.apps[0].client.zones(), ["z1", " z2"]);
-    assert_eq!(s.apps[0].client.endpoints, endpoints(&[0, 1], &[2]));
+    assert_eq!(s.apps[0].client.endpoints, endpoints(&[0, 1], &[0, 1, 2]));
     assert_eq!(
         key_warnings(&s),
         [
@@ -329,8 +359,8 @@ fn set_reaches_map_keys() {
     ];
     let text = format!("{PEERS}[[app]]\nname = \"svc\"\n");
     let s = parse_str(&text, "s.toml", "s", &sets).unwrap();
-    // z2 = b (the key), z1 = defaultZone, unset: every peer.
-    assert_eq!(s.apps[0].client.endpoints, endpoints(&[1], &[0, 2]));
+    // z2 = b (the key), z1 = defaultZone, unset: every peer, b among them again.
+    assert_eq!(s.apps[0].client.endpoints, endpoints(&[1], &[0, 1, 2]));
 }
 
 /// The Spring Cloud defaults: EurekaClientConfigBean, CloudEurekaTransportConfig and

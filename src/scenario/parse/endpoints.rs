@@ -5,14 +5,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::super::error::ScenarioError;
+use super::super::error::{Place, ScenarioError};
 use super::super::keys::{AVAILABILITY_ZONES, SERVICE_URL, Section, canonical_segment, closest};
 use super::super::model::{
     AppConfig, CallerConfig, ClientConfig, DEFAULT_ZONE, PeerConfig, ResolvedEndpoints,
     ServerConfig,
 };
-use super::Builder;
 use super::resolve::{Resolved, Setting};
+use super::{Builder, MAX_ENDPOINTS};
 
 /// Hosts that mean the one server when there is no `[[peer]]`: Spring's default service URL is
 /// `http://localhost:8761/eureka/` (`EurekaClientConfigBean.DEFAULT_URL`).
@@ -98,22 +98,35 @@ impl<'a> Servers<'a> {
     }
 }
 
-/// `client`'s servers: its own zone's, then its other zones' not already listed, each in the
-/// order written, without repeats (`ConfigClusterResolver#getClusterEndpointsFromConfig`,
-/// `ZoneAffinityClusterResolver#getClusterEndpoints` before the shuffle).
+/// `client`'s servers: its own zone's, then each other zone's, each in the order written
+/// (`EndpointUtils#getServiceUrlsMapFromConfig`: a map from zone to its URLs, own zone first;
+/// `ConfigClusterResolver#getClusterEndpoints`: an `AwsEndpoint` per zone and URL;
+/// `ZoneAffinityClusterResolver#getClusterEndpoints` before the shuffle: the own zone's, then
+/// the rest). A server that two zones list is listed under each: `AwsEndpoint#equals`
+/// compares the zone, so they are two endpoints, and nothing de-duplicates the list. Within one
+/// zone a server is listed once (the two `AwsEndpoint`s of one zone and URL are equal, so they
+/// are quarantined together), and a zone named twice in `availability-zones` once (a map key).
 pub(super) fn resolve(client: &ClientConfig, servers: &Servers<'_>) -> ResolvedEndpoints {
     let zones = client.zones();
     let mut own: Vec<usize> = Vec::new();
     let mut others: Vec<usize> = Vec::new();
-    // Which servers are listed already: searching the lists made each process cost the square
-    // of the peers (3 000 peers and 3 000 apps: more than a minute in the fuzz build).
+    // Which servers the zone at hand lists already: searching its list made each process cost
+    // the square of the peers (3 000 peers and 3 000 apps: more than a minute in the fuzz
+    // build). The zone's servers are unmarked after it.
     let mut listed = vec![false; servers.list.len()];
     for (i, zone) in zones.iter().enumerate() {
+        if zones[..i].contains(zone) {
+            continue;
+        }
+        let list = if i == 0 { &mut own } else { &mut others };
+        let start = list.len();
         for k in zone_servers(client, zone, servers) {
-            if std::mem::replace(&mut listed[k], true) {
-                continue;
+            if !std::mem::replace(&mut listed[k], true) {
+                list.push(k);
             }
-            if i == 0 { &mut own } else { &mut others }.push(k);
+        }
+        for &k in &list[start..] {
+            listed[k] = false;
         }
     }
     ResolvedEndpoints { own, others }
@@ -239,7 +252,7 @@ impl Builder<'_> {
         peers: &mut [PeerConfig],
         apps: &mut [AppConfig],
         callers: &mut [CallerConfig],
-    ) {
+    ) -> Result<(), ScenarioError> {
         let standalone = peers.is_empty();
         let implicit = server.application_name.clone();
         let servers: Vec<(String, String)> = if standalone {
@@ -256,6 +269,28 @@ impl Builder<'_> {
                 .map(|(n, z)| (n.as_str(), z.as_str()))
                 .collect(),
         );
+        // A server is an endpoint per zone that lists it: up to every server per zone of each
+        // client, where `check_endpoint_count` counted every server once per client.
+        let bound = std::iter::once(&server.client)
+            .chain(peers.iter().map(|p| &p.server.client))
+            .chain(
+                apps.iter()
+                    .flat_map(|a| std::iter::once(&a.client).chain(&a.zone_clients)),
+            )
+            .chain(callers.iter().map(|c| &c.client))
+            .map(|c| c.zones().len().max(1).saturating_mul(servers.list.len()))
+            .fold(0usize, usize::saturating_add);
+        if bound > MAX_ENDPOINTS {
+            return Err(ScenarioError::Invalid {
+                at: self.at(&Place::File),
+                problem: format!(
+                    "the client configurations' availability zones make up to {bound} \
+                     service-url endpoints to resolve (each zone lists up to every Eureka \
+                     server, and a server listed under two zones is two endpoints); at most \
+                     {MAX_ENDPOINTS} are allowed"
+                ),
+            });
+        }
         let settle = |client: &mut ClientConfig| {
             for (_, entries) in &mut client.service_url {
                 for entry in entries.iter_mut() {
@@ -270,7 +305,10 @@ impl Builder<'_> {
         };
         settle(&mut server.client);
         peers.iter_mut().for_each(|p| settle(&mut p.server.client));
-        apps.iter_mut().for_each(|a| settle(&mut a.client));
+        for a in apps.iter_mut() {
+            settle(&mut a.client);
+            a.zone_clients.iter_mut().for_each(settle);
+        }
         callers.iter_mut().for_each(|c| settle(&mut c.client));
 
         let of = |section: Section| tables.iter().filter(move |t| t.section == section);
@@ -324,6 +362,7 @@ impl Builder<'_> {
                 }
             }
         }
+        Ok(())
     }
 
     /// `service-url.<zone>` for a zone not among a process's availability zones, and

@@ -11,6 +11,16 @@ use super::super::model::{
 use super::resolve::Resolved;
 use super::{Builder, instance_of};
 
+/// The `kind` of a fault as written.
+fn fault_kind_name(kind: &FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Partition { .. } => "partition",
+        FaultKind::Pause { .. } => "pause",
+        FaultKind::ServerRestart { .. } => "server-restart",
+        FaultKind::Crash { .. } => "crash",
+    }
+}
+
 /// The keys of `[[fault]]` that only some kinds take.
 const KIND_KEYS: [&str; 4] = ["for-s", "down-s", "between", "target"];
 
@@ -81,7 +91,7 @@ impl<'a> FaultNames<'a> {
         let own = servers
             .iter()
             .map(|(_, zone)| zone.as_str())
-            .chain(apps.iter().map(|a| a.client.zone()))
+            .chain(apps.iter().flat_map(AppConfig::instance_zones))
             .chain(callers.iter().map(|c| c.client.zone()));
         for zone in own {
             if !zones.iter().any(|z| z == zone) {
@@ -258,8 +268,8 @@ impl<'a> FaultNames<'a> {
             .apps
             .iter()
             .enumerate()
-            .filter(|(a, _)| self.within(&FaultSide::App(*a), &side))
-            .flat_map(|(a, app)| (0..app.instances).map(move |i| (a, i)))
+            .flat_map(|(a, app)| (0..app.instances).map(move |index| (a, index)))
+            .filter(|&(app, index)| self.within(&FaultSide::Instance { app, index }, &side))
             .collect();
         let callers = (0..self.callers.len())
             .filter(|&c| self.within(&FaultSide::Caller(c), &side))
@@ -274,14 +284,29 @@ impl<'a> FaultNames<'a> {
         })
     }
 
+    /// The first instance of app `app` that runs in zone `zone`, when `app` spreads its
+    /// instances over zones and is not wholly in that one (`within` covers that), by id.
+    fn instance_in(&self, app: &FaultSide, zone: &FaultSide) -> Option<String> {
+        let (FaultSide::App(a), FaultSide::Zone(z)) = (app, zone) else {
+            return None;
+        };
+        let app = &self.apps[*a];
+        (0..app.instances)
+            .find(|&i| app.zone_of(i) == z)
+            .map(|i| format!("{}-{i}", app.name))
+    }
+
     /// Whether every process of `part` is also in `whole` (an instance in its app, a peer or a
     /// process in its own zone).
     fn within(&self, part: &FaultSide, whole: &FaultSide) -> bool {
         match (part, whole) {
             (FaultSide::Instance { app, .. }, FaultSide::App(a)) => app == a,
             (FaultSide::Peer(k), FaultSide::Zone(z)) => self.servers[*k].1 == *z,
-            (FaultSide::Instance { app, .. } | FaultSide::App(app), FaultSide::Zone(z)) => {
-                self.apps[*app].client.zone() == z
+            (FaultSide::Instance { app, index }, FaultSide::Zone(z)) => {
+                self.apps[*app].zone_of(*index) == z
+            }
+            (FaultSide::App(app), FaultSide::Zone(z)) => {
+                self.apps[*app].instance_zones().iter().all(|x| x == z)
             }
             (FaultSide::Caller(c), FaultSide::Zone(z)) => self.callers[*c].client.zone() == z,
             _ => false,
@@ -406,6 +431,144 @@ impl Builder<'_> {
         })
     }
 
+    /// No `[[fault]]` acts on a peer that a crash has taken down: a crash is for good (the
+    /// world never starts that server again), so a server-restart whose peer crashes before
+    /// it is over would bring back a server that cannot come back (its end starts a new
+    /// incarnation), and a pause, a partition or a second crash beginning once it is down
+    /// would act on a process that is gone. The crashes are `crashes`: the `[[fault]]` ones
+    /// (also in `faults`, with their tables) and a zone outage's, each with the table it comes
+    /// from. A zone outage's own crash of a peer already crashed is its zone going down with
+    /// it, and is not refused. Nor does a server-restart begin while another keeps its peer
+    /// down (the first one's end would start the peer during the second's down time).
+    pub(super) fn check_crashed_peers(
+        &self,
+        faults: &[(&FaultConfig, &Resolved)],
+        crashes: &[(&FaultConfig, &Resolved)],
+        names: &FaultNames,
+    ) -> Result<(), ScenarioError> {
+        let secs = |ms: u64| ms as f64 / 1000.0;
+        for &(fault, table) in faults {
+            let me = crashes.iter().position(|(c, _)| std::ptr::eq(*c, fault));
+            // (peer, key that names it, when the fault would need it alive, what it would do).
+            let acts_on: Vec<(usize, &str, u64, &str)> = match &fault.kind {
+                FaultKind::ServerRestart { peer, .. } => {
+                    vec![(*peer, "target", fault.ends_ms(), "would start it again")]
+                }
+                FaultKind::Pause {
+                    target: FaultSide::Peer(peer),
+                    ..
+                } => vec![(
+                    *peer,
+                    "target",
+                    fault.at_ms,
+                    "would pause a process that is gone",
+                )],
+                FaultKind::Partition { between, .. } => between
+                    .iter()
+                    .filter_map(|side| match side {
+                        FaultSide::Peer(peer) => Some((
+                            *peer,
+                            "between",
+                            fault.at_ms,
+                            "would cut off a process that is gone",
+                        )),
+                        _ => None,
+                    })
+                    .collect(),
+                FaultKind::Crash { peer, .. } => {
+                    vec![(*peer, "target", fault.at_ms, "would crash it again")]
+                }
+                FaultKind::Pause { .. } => Vec::new(),
+            };
+            for (peer, key, alive_until, would) in acts_on {
+                // The first crash of the peer that comes before: one at an earlier instant, at
+                // the instant the fault needs the peer (a crash then wins the race), or, for a
+                // crash, one at the same instant written before it.
+                let conflicts = |j: usize, c: &FaultConfig| match me {
+                    Some(me) => {
+                        j != me && (c.at_ms < alive_until || (c.at_ms == alive_until && j < me))
+                    }
+                    None => c.at_ms <= alive_until,
+                };
+                let crash = crashes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (c, _))| {
+                        matches!(c.kind, FaultKind::Crash { peer: p, .. } if p == peer)
+                    })
+                    .filter(|(j, (c, _))| conflicts(*j, c))
+                    .map(|(_, crash)| *crash)
+                    .min_by_key(|(c, _)| c.at_ms);
+                let Some((crash, by)) = crash else {
+                    continue;
+                };
+                let name = &names.servers[peer].0;
+                let kind = fault_kind_name(&fault.kind);
+                let by = match by.get("zone") {
+                    Some(zone) => format!(
+                        "the zone outage of {} (zone `{}`)",
+                        by.label,
+                        zone.val.text()
+                    ),
+                    None => format!("the crash of {}", by.label),
+                };
+                let allowed = match fault.kind {
+                    FaultKind::ServerRestart { .. } => format!(
+                        "a server-restart of `{name}` that is over before {} s (at-s + down-s), \
+                         or none: a crashed peer never comes back",
+                        secs(crash.at_ms)
+                    ),
+                    FaultKind::Crash { .. } => format!("one crash of `{name}`"),
+                    _ => format!("a {kind} that begins before {} s", secs(crash.at_ms)),
+                };
+                return Err(self.invalid(
+                    table,
+                    key,
+                    format!(
+                        "peer `{name}` is down for good from {} s ({by}): this {kind} at {} s \
+                         {would}",
+                        secs(crash.at_ms),
+                        secs(fault.at_ms)
+                    ),
+                    allowed,
+                ));
+            }
+        }
+        // A server-restart that begins while another keeps the peer down: the earlier one's
+        // end would start the peer in the middle of this one's down time.
+        for (i, &(fault, table)) in faults.iter().enumerate() {
+            let FaultKind::ServerRestart { peer, .. } = fault.kind else {
+                continue;
+            };
+            let down = faults.iter().enumerate().find(|&(j, (other, _))| {
+                j != i
+                    && matches!(other.kind, FaultKind::ServerRestart { peer: p, .. } if p == peer)
+                    && (other.at_ms < fault.at_ms || (other.at_ms == fault.at_ms && j < i))
+                    && fault.at_ms <= other.ends_ms()
+            });
+            if let Some((_, (other, by))) = down {
+                let name = &names.servers[peer].0;
+                return Err(self.invalid(
+                    table,
+                    "target",
+                    format!(
+                        "peer `{name}` is down from {} to {} s (the server-restart of {}): this \
+                         server-restart at {} s begins while it is down",
+                        secs(other.at_ms),
+                        secs(other.ends_ms()),
+                        by.label,
+                        secs(fault.at_ms)
+                    ),
+                    format!(
+                        "a server-restart of `{name}` that begins after {} s",
+                        secs(other.ends_ms())
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A partition's `between`: exactly two names, resolved, different and apart.
     fn between(
         &mut self,
@@ -450,6 +613,19 @@ impl Builder<'_> {
                     "between",
                     format!(
                         "`{}` is part of `{}`, so it would be on both sides",
+                        names.name_of(part),
+                        names.name_of(whole)
+                    ),
+                    apart,
+                ));
+            }
+            if let Some(instance) = names.instance_in(part, whole) {
+                return Err(self.invalid(
+                    table,
+                    "between",
+                    format!(
+                        "`{}` has instances in zone `{}` (`{instance}`: [[app]] zones), so they \
+                         would be on both sides",
                         names.name_of(part),
                         names.name_of(whole)
                     ),
@@ -649,6 +825,119 @@ calls = "svc"
                 },
             }
         );
+    }
+
+    /// `[[fault]] kind = "<kind>"` at `at` s on `target` (a restart down 30 s, a pause 10 s).
+    fn on(kind: &str, at: u64, target: &str) -> String {
+        let length = match kind {
+            "server-restart" => "down-s = 30\n",
+            "pause" => "for-s = 10\n",
+            _ => "",
+        };
+        format!("[[fault]]\nkind = \"{kind}\"\nat-s = {at}\n{length}target = \"{target}\"\n")
+    }
+
+    /// A crash is for good: a server-restart of the crashed peer would bring it back (its end
+    /// starts a new server), so it is refused, naming the fault, the peer, the crash and what
+    /// is allowed; so is one whose 30 s down spans the crash (50-80 s against 70 s). One that
+    /// is over before the crash is a restart and then a crash.
+    #[test]
+    fn a_server_restart_of_a_crashed_peer_is_refused() {
+        let e = error(&(on("crash", 100, "alpha") + &on("server-restart", 200, "alpha")));
+        assert!(
+            e.contains(
+                "`fault[1].target`: peer `alpha` is down for good from 100 s (the crash of \
+                 fault[0]): this server-restart at 200 s would start it again; allowed: a \
+                 server-restart of `alpha` that is over before 100 s (at-s + down-s), or none"
+            ),
+            "{e}"
+        );
+        let e = error(&(on("server-restart", 50, "alpha") + &on("crash", 70, "alpha")));
+        assert!(
+            e.contains("`fault[0].target`: peer `alpha` is down for good from 70 s"),
+            "{e}"
+        );
+        let s = ok(&(on("server-restart", 50, "alpha") + &on("crash", 81, "alpha")));
+        assert_eq!(s.faults.len(), 2);
+    }
+
+    /// A zone outage crashes its zone's peers (here alpha, with `db` in z1): a server-restart
+    /// of alpha after it is refused the same way, naming the outage.
+    #[test]
+    fn a_server_restart_of_a_peer_of_a_lost_zone_is_refused() {
+        let zone = "[[app]]\nname = \"db\"\neureka.client.availability-zones.us-east-1 = \"z1\"\n\
+                    [[shutdown]]\nzone = \"z1\"\nat-s = 100\nstrategy = \"kill-9\"\n";
+        let e = error(&format!("{zone}{}", on("server-restart", 200, "alpha")));
+        assert!(
+            e.contains(
+                "`fault[0].target`: peer `alpha` is down for good from 100 s (the zone outage of \
+                 shutdown[0] (zone `z1`)): this server-restart at 200 s would start it again"
+            ),
+            "{e}"
+        );
+        // Beta is in z2: its restart stands. A crash of alpha before the outage is the zone
+        // going down with a peer already gone.
+        ok(&format!("{zone}{}", on("server-restart", 200, "beta")));
+        ok(&format!("{zone}{}", on("crash", 50, "alpha")));
+    }
+
+    /// Two server-restarts of one peer that overlap (100-160 s and 120-150 s): the first one's
+    /// end would start the peer during the second's down time. Refused; one after the first is
+    /// over (161 s) stands.
+    #[test]
+    fn overlapping_server_restarts_of_a_peer_are_refused() {
+        let e = error(
+            &(on("server-restart", 100, "alpha").replace("down-s = 30", "down-s = 60")
+                + &on("server-restart", 120, "alpha")),
+        );
+        assert!(
+            e.contains(
+                "`fault[1].target`: peer `alpha` is down from 100 to 160 s (the server-restart of \
+                 fault[0]): this server-restart at 120 s begins while it is down; allowed: a \
+                 server-restart of `alpha` that begins after 160 s"
+            ),
+            "{e}"
+        );
+        ok(
+            &(on("server-restart", 100, "alpha").replace("down-s = 30", "down-s = 60")
+                + &on("server-restart", 161, "alpha")),
+        );
+        ok(&(on("server-restart", 100, "alpha") + &on("server-restart", 120, "beta")));
+    }
+
+    /// A pause or a partition of a peer once it crashed, or a second crash, acts on a process
+    /// that is gone: refused. A pause that begins before the crash and lasts past it stands.
+    #[test]
+    fn a_pause_a_partition_or_a_crash_of_a_crashed_peer_is_refused() {
+        let e = error(&(on("crash", 100, "alpha") + &on("pause", 150, "alpha")));
+        assert!(
+            e.contains(
+                "`fault[1].target`: peer `alpha` is down for good from 100 s (the crash of \
+                 fault[0]): this pause at 150 s would pause a process that is gone; allowed: a \
+                 pause that begins before 100 s"
+            ),
+            "{e}"
+        );
+        ok(&(on("crash", 100, "alpha") + &on("pause", 95, "alpha")));
+        let e = error(&format!(
+            "{}[[fault]]\nkind = \"partition\"\nat-s = 150\nfor-s = 10\nbetween = [\"gw\", \
+             \"beta\"]\n",
+            on("crash", 100, "beta")
+        ));
+        assert!(
+            e.contains("`fault[1].between`: peer `beta` is down for good from 100 s"),
+            "{e}"
+        );
+        assert!(
+            e.contains("this partition at 150 s would cut off a process"),
+            "{e}"
+        );
+        let e = error(&(on("crash", 100, "alpha") + &on("crash", 100, "alpha")));
+        assert!(
+            e.contains("`fault[1].target`: peer `alpha` is down for good from 100 s"),
+            "{e}"
+        );
+        assert!(e.contains("allowed: one crash of `alpha`"), "{e}");
     }
 
     #[test]

@@ -8,8 +8,8 @@
 
 use crate::scenario::error::{Location, Place, ScenarioError, Suggestion};
 use crate::scenario::keys::{
-    Binding, DEFS, KeyDef, Kind, Problem, Raw, Section, Val, canonical, canonical_names,
-    canonical_segment, closest,
+    Binding, DEFS, EXACT_ALIASES, KeyDef, Kind, Problem, Raw, Section, Val, canonical,
+    canonical_names, canonical_segment, closest,
 };
 use crate::scenario::spring::{duration_ms, spring_boolean};
 
@@ -163,8 +163,17 @@ pub(in crate::scenario) fn resolve(
         let same = settings
             .iter()
             .position(|s| s.index == setting.index && s.scope == setting.scope);
+        // Spring binds the `@ConfigurationProperties` key after the legacy `@Value` field
+        // (`KeyDef`s with an exact alias, `keys::EXACT_ALIASES`), so among a table's Spring
+        // files the modern name wins whichever comes later.
+        let legacy = |s: &Setting| EXACT_ALIASES.iter().any(|a| s.display.ends_with(a));
         match same {
             None => settings.push(setting),
+            Some(i)
+                if entry.is_spring()
+                    && settings[i].key_at.is_imported()
+                    && legacy(&setting)
+                    && !legacy(&settings[i]) => {}
             // `--set` entries come after the file's and replace them (and earlier `--set`s);
             // the preset's and `spring-config` entries come first and anything after replaces
             // them (a file's the preset's, a later file's, the table's own).
@@ -319,6 +328,19 @@ fn bind(
                 at,
                 key: entry.display(),
                 expected: format!("{}{}", entry.prefix, def.key),
+            });
+        }
+        let exact = def
+            .aliases
+            .iter()
+            .copied()
+            .find(|&a| EXACT_ALIASES.contains(&a) && canonical(a) == wanted);
+        if let Some(alias) = exact.filter(|&a| written != a) {
+            return Err(ScenarioError::LegacySpelling {
+                at,
+                key: entry.display(),
+                expected: format!("{}{alias}", entry.prefix),
+                modern: format!("{}{}", entry.prefix, def.key),
             });
         }
         return Ok((index, Scope::Global));

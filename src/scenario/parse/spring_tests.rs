@@ -587,3 +587,26 @@ fn per_client_breaker_keys_bind_from_a_spring_file() {
         "{err}"
     );
 }
+
+/// Spring Cloud Netflix's `InstanceRegistryProperties` takes the legacy
+/// `@Value("${eureka.server.defaultOpenForTrafficCount:1}")` by field injection, and its
+/// `eureka.instance.registry` binding runs after it: a Spring file with both names gets the
+/// modern one's value in either order. The legacy name alone is the setting; another spelling
+/// of it is no name `@Value` reads, so a server ignores it, and so does the model.
+#[test]
+fn the_legacy_open_for_traffic_count_yields_to_the_modern_key_in_spring_files() {
+    let toml =
+        format!("[server]\nspring-config = \"server.properties\"\n[[app]]\nname = \"svc\"\n{TAIL}");
+    let count = |props: &str| {
+        with(&toml, &[("server.properties", props)])
+            .unwrap()
+            .server
+            .default_open_for_traffic_count
+    };
+    let legacy = "eureka.server.defaultOpenForTrafficCount=0\n";
+    let modern = "eureka.instance.registry.default-open-for-traffic-count=3\n";
+    assert_eq!(count(legacy), 0);
+    assert_eq!(count(&format!("{legacy}{modern}")), 3);
+    assert_eq!(count(&format!("{modern}{legacy}")), 3);
+    assert_eq!(count("eureka.server.default-open-for-traffic-count=0\n"), 1);
+}

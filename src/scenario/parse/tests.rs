@@ -194,6 +194,49 @@ fn the_dalston_finchley_name_of_expected_clients_is_accepted() {
     assert_eq!(s.server.expected_number_of_clients_sending_renews, 4);
 }
 
+/// Spring Cloud Netflix's `InstanceRegistryProperties` reads the legacy
+/// `@Value("${eureka.server.defaultOpenForTrafficCount:1}")` into the field of
+/// `eureka.instance.registry.default-open-for-traffic-count`: the same setting, in `[server]`
+/// and in a `[[peer]]`. `@Value` resolves that exact name only: another spelling is refused,
+/// naming both keys, and setting both in one table is one key set twice.
+#[test]
+fn the_legacy_open_for_traffic_count_is_the_same_setting_by_its_exact_name() {
+    let legacy = "eureka.server.defaultOpenForTrafficCount";
+    let s = ok(&format!("[server]\n{legacy} = 0\n{MINIMAL}"));
+    assert_eq!(s.server.default_open_for_traffic_count, 0);
+    let s = ok(&format!(
+        "[[peer]]\nname = \"a\"\n{legacy} = 3\n[[peer]]\nname = \"b\"\n{MINIMAL}"
+    ));
+    let servers = s.servers();
+    assert_eq!(servers[0].server.default_open_for_traffic_count, 3);
+    assert_eq!(servers[1].server.default_open_for_traffic_count, 1);
+    let s = parse_set(MINIMAL, &[&format!("server.{legacy}=0")]).unwrap();
+    assert_eq!(s.server.default_open_for_traffic_count, 0);
+    for spelling in [
+        "eureka.server.default-open-for-traffic-count",
+        "eureka.server.defaultopenfortrafficcount",
+    ] {
+        let e = err(&format!("[server]\n{spelling} = 0\n{MINIMAL}"));
+        assert!(e.starts_with("s.toml:2:1: "), "{e}");
+        assert!(
+            e.contains(&format!("unknown key `server.{spelling}`")),
+            "{e}"
+        );
+        assert!(
+            e.contains("`server.eureka.server.defaultOpenForTrafficCount`"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`server.eureka.instance.registry.default-open-for-traffic-count`"),
+            "{e}"
+        );
+    }
+    let both = err(&format!(
+        "[server]\neureka.instance.registry.default-open-for-traffic-count = 1\n{legacy} = 0\n{MINIMAL}"
+    ));
+    assert!(both.contains("sets the same property"), "{both}");
+}
+
 #[test]
 fn dotted_keys_sub_tables_and_inline_tables_are_equivalent() {
     let forms = [

@@ -6,9 +6,7 @@
 
 use super::super::error::ScenarioError;
 use super::super::keys::{ShutdownDraft, closest};
-use super::super::model::{
-    AppConfig, CallerStop, FaultConfig, FaultKind, ShutdownConfig, Strategy,
-};
+use super::super::model::{AppConfig, CallerStop, FaultConfig, FaultKind, ShutdownConfig};
 use super::Builder;
 use super::faults::{FaultNames, ZoneMembers};
 use super::resolve::Resolved;
@@ -80,7 +78,7 @@ impl Builder<'_> {
                 format!("a zone with app instances: {}", with_instances.join(", ")),
             ));
         }
-        if draft.strategy != Strategy::Kill9 {
+        if !draft.strategy.stops_a_zone() {
             return Err(self.invalid(
                 table,
                 "strategy",

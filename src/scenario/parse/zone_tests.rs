@@ -286,3 +286,71 @@ fn a_zone_can_be_set_from_the_command_line() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.shutdowns[0].instance, "orders-0");
 }
+
+/// An app spread over zones (`zones`, a model key): instance i in zone i mod n of the list,
+/// round robin, its availability zones that zone first and then the others in the order
+/// written, and its Eureka servers its own zone's first.
+const SPREAD: &str = r#"
+[[app]]
+name = "cart"
+instances = 5
+zones = ["z2", "z1"]
+"#;
+
+/// `cart` (5 instances over z2, z1): cart-0, cart-2, cart-4 in z2 and cart-1, cart-3 in z1.
+/// Each instance's client lists its own zone first (z2 instances: "z2,z1", beta first; z1
+/// instances: "z1,z2", alpha first).
+#[test]
+fn an_app_spreads_its_instances_over_its_zones_round_robin() {
+    let s = ok(SPREAD);
+    let cart = &s.apps[2];
+    let zones: Vec<&str> = (0..5).map(|i| cart.zone_of(i)).collect();
+    assert_eq!(zones, ["z2", "z1", "z2", "z1", "z2"]);
+    assert_eq!(cart.client_of(0).zones(), ["z2", "z1"]);
+    assert_eq!(cart.client_of(1).zones(), ["z1", "z2"]);
+    assert_eq!(cart.client_of(0).endpoints.own, [1]);
+    assert_eq!(cart.client_of(0).endpoints.others, [0]);
+    assert_eq!(cart.client_of(3).endpoints.own, [0]);
+    assert_eq!(cart.client_of(3).endpoints.others, [1]);
+    // A string list is the same.
+    let s = ok(&SPREAD.replace("[\"z2\", \"z1\"]", "\"z2,z1\""));
+    assert_eq!(s.apps[2].zone_of(1), "z1");
+}
+
+/// A zone outage takes only the zone's instances of a spread app: z1 stops svc-0..2 (all in
+/// z1) and cart-1 and cart-3 (the odd ones of z2, z1), not cart-0, -2, -4.
+#[test]
+fn a_zone_outage_takes_only_that_zones_instances_of_a_spread_app() {
+    let s = ok(&format!("{SPREAD}{Z1}"));
+    let stopped: Vec<&str> = s.shutdowns.iter().map(|x| x.instance.as_str()).collect();
+    assert_eq!(stopped, ["svc-0", "svc-1", "svc-2", "cart-1", "cart-3"]);
+}
+
+/// `zones` with the table's own `availability-zones` (two answers to where the instances
+/// run), a zone twice, or a partition between a spread app and one of its zones (its instances
+/// there on both sides) are refused, naming the key and what is allowed.
+#[test]
+fn zones_conflicts_are_refused() {
+    let e = error(&format!(
+        "{SPREAD}eureka.client.availability-zones.us-east-1 = \"z1\"\n"
+    ));
+    assert!(e.contains("`app[2].zones`"), "{e}");
+    assert!(
+        e.contains("`app[2].eureka.client.availability-zones.us-east-1` also sets the app's zones"),
+        "{e}"
+    );
+    assert!(e.contains("allowed: one of zones"), "{e}");
+    let e = error(&SPREAD.replace("[\"z2\", \"z1\"]", "[\"z2\", \"z1\", \"z2\"]"));
+    assert!(
+        e.contains("`app[2].zones`: zone `z2` is listed twice"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{SPREAD}[[fault]]\nkind = \"partition\"\nat-s = 100\nfor-s = 10\nbetween = [\"cart\", \
+         \"z1\"]\n"
+    ));
+    assert!(
+        e.contains("`cart` has instances in zone `z1` (`cart-1`: [[app]] zones)"),
+        "{e}"
+    );
+}
