@@ -13,12 +13,42 @@ use crate::engine::SimTime;
 use super::ids::{ProcessId, ServerId};
 use super::route::Answer;
 
-/// One partition under way: the processes on each side.
+/// One partition under way: the processes on each side, and when it heals.
 #[derive(Debug, Clone)]
 struct Cut {
     fault: usize,
     a: Vec<bool>,
     b: Vec<bool>,
+    heals: SimTime,
+}
+
+/// When Linux sends a lost SYN again, counted from the first SYN: the initial retransmission
+/// timeout is 1 s (`TCP_TIMEOUT_INIT`, include/net/tcp.h) and doubles at each retransmission
+/// (`tcp_retransmit_timer` in net/ipv4/tcp_timer.c: `icsk_rto = min(icsk_rto << 1,
+/// TCP_RTO_MAX)`), so the retransmissions leave 1, 3, 7, 15, 31 and 63 s after it;
+/// `tcp_syn_retries` (default 6, `TCP_SYN_RETRIES` in include/net/tcp.h) ends the attempt
+/// 64 s after the sixth (`tcp_write_timeout` through `retransmits_timed_out`).
+/// Documentation/networking/ip-sysctl: "Default value is 6, which corresponds to 63seconds
+/// till the last retransmission with the current initial RTO of 1second. With this the final
+/// timeout for an active TCP connection attempt will happen after 127seconds": the OS's
+/// [`OS_CONNECT_TIMEOUT_MS`](crate::scenario::OS_CONNECT_TIMEOUT_MS). That is the schedule of
+/// kernels 3.7 to 6.4. From 6.5 (`tcp_syn_linear_timeouts`, default 4, commit "tcp: make the
+/// first N SYN RTO backoffs linear") the timeout stays 1 s for four more retransmissions
+/// before it doubles, and `tcp_write_timeout` allows those four on top: 1, 2, 3, 4, 5, 7, 11,
+/// 19, 35 and 67 s, giving up at 131 s. The model keeps the older schedule, as it keeps
+/// 127 s.
+pub const SYN_RETRANSMITS_MS: [u64; 6] = [1_000, 3_000, 7_000, 15_000, 31_000, 63_000];
+
+/// How a connect whose SYN may cross a partition goes on ([`Faults::connect`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connect {
+    /// Nothing separates the two ends now: the SYN (or its retransmission) is answered.
+    Open,
+    /// The SYN was lost; the retransmission at `at`, the first at or after the partition heals,
+    /// is sent before the connect timeout: ask again then.
+    Retransmit { at: SimTime },
+    /// No SYN gets through before the connect timeout: the connect fails at `at`.
+    TimesOut { at: SimTime },
 }
 
 /// The faults under way.
@@ -57,10 +87,11 @@ impl Faults {
         self.active
     }
 
-    /// Partition `fault` begins between the processes marked in `a` and those in `b`.
-    pub fn cut(&mut self, fault: usize, a: Vec<bool>, b: Vec<bool>) {
+    /// Partition `fault` begins between the processes marked in `a` and those in `b`; it heals
+    /// at `heals`.
+    pub fn cut(&mut self, fault: usize, a: Vec<bool>, b: Vec<bool>, heals: SimTime) {
         self.active = true;
-        self.cuts.push(Cut { fault, a, b });
+        self.cuts.push(Cut { fault, a, b, heals });
     }
 
     /// Partition `fault` ends.
@@ -70,11 +101,45 @@ impl Faults {
 
     /// Whether a message from `from` can reach `to` now: no partition under way separates them.
     pub fn open(&self, from: ProcessId, to: ProcessId) -> bool {
+        self.separating(from, to).next().is_none()
+    }
+
+    /// The partitions under way between `from` and `to`.
+    fn separating(&self, from: ProcessId, to: ProcessId) -> impl Iterator<Item = &Cut> {
         let side = |v: &[bool], p: ProcessId| v.get(p).copied().unwrap_or(false);
-        !self
-            .cuts
+        self.cuts.iter().filter(move |c| {
+            (side(&c.a, from) && side(&c.b, to)) || (side(&c.b, from) && side(&c.a, to))
+        })
+    }
+
+    /// A Eureka client's connect from `from` to `to`, whose first SYN left at `began`, asked
+    /// at `now` (`began`, or a retransmission it was told to wait for), with the client's
+    /// connect timeout `wait_ms` (at most the OS's 127 s). Across a partition the SYN is
+    /// dropped; Linux sends it again at the instants of [`SYN_RETRANSMITS_MS`], so a partition
+    /// that heals while the connect still waits lets the first retransmission at or after the
+    /// heal through, and the connect succeeds then. It fails at `began + wait_ms` if that
+    /// retransmission would leave at or after the timeout (the SYN-ACK would come after the
+    /// client gave up), or if none is left. A partition that begins after `began` is met at
+    /// the next retransmission the same way.
+    pub fn connect(
+        &self,
+        (from, to): (ProcessId, ProcessId),
+        began: SimTime,
+        now: SimTime,
+        wait_ms: u64,
+    ) -> Connect {
+        let Some(heals) = self.separating(from, to).map(|c| c.heals).max() else {
+            return Connect::Open;
+        };
+        let timeout = began + wait_ms;
+        SYN_RETRANSMITS_MS
             .iter()
-            .any(|c| (side(&c.a, from) && side(&c.b, to)) || (side(&c.b, from) && side(&c.a, to)))
+            .map(|&after| began + after)
+            .find(|&at| at > now && at >= heals)
+            .filter(|&at| at < timeout)
+            .map_or(Connect::TimesOut { at: timeout }, |at| {
+                Connect::Retransmit { at }
+            })
     }
 
     /// Process `p` stops the world until `until` (a later pause extends it).
@@ -164,11 +229,11 @@ mod tests {
     fn a_partition_cuts_both_ways_between_its_sides_only() {
         let mut f = Faults::new(4, 1);
         assert!(!f.active());
-        f.cut(0, marks(4, &[0]), marks(4, &[2, 3]));
+        f.cut(0, marks(4, &[0]), marks(4, &[2, 3]), SimTime(9_000));
         assert!(f.active());
         assert!(!f.open(0, 2) && !f.open(3, 0));
         assert!(f.open(0, 1) && f.open(1, 2) && f.open(2, 3));
-        f.cut(1, marks(4, &[2]), marks(4, &[0]));
+        f.cut(1, marks(4, &[2]), marks(4, &[0]), SimTime(9_000));
         f.heal(0);
         assert!(!f.open(0, 2), "the second partition still cuts 0|2");
         assert!(f.open(0, 3));
@@ -185,7 +250,7 @@ mod tests {
         use Answer::{Accepts, ReadTimesOut, Refuses, TimesOut};
         let mut f = Faults::new(4, 1);
         assert_eq!(f.answer(0, 2, Refuses), Refuses);
-        f.cut(0, marks(4, &[0]), marks(4, &[2]));
+        f.cut(0, marks(4, &[0]), marks(4, &[2]), SimTime(9_000));
         assert_eq!(f.answer(0, 2, Accepts), TimesOut);
         assert_eq!(f.answer(2, 0, Refuses), TimesOut);
         assert_eq!(f.answer(1, 2, Accepts), Accepts);
@@ -203,6 +268,67 @@ mod tests {
         assert_eq!(f.answer(1, 3, Accepts), Accepts);
         f.heal(0);
         assert_eq!(f.answer(0, 2, Accepts), Accepts);
+    }
+
+    /// Linux's SYN retransmissions (`tcp_retransmit_timer`, initial RTO 1 s doubling,
+    /// `tcp_syn_retries` 6) across a partition that heals, for a connect begun at 100 s: they
+    /// leave at 101, 103, 107, 115, 131 and 163 s, and the attempt ends at 227 s.
+    /// - heals at 110 s, no shorter connect timeout (127 s): the connect gets through at 115 s;
+    /// - heals at 110 s, Jersey's 5 s connect timeout: the next SYN (115 s) would leave after
+    ///   the timeout, so it fails at 105 s; heals at 103 s: the retransmission at 103 s gets
+    ///   through, before the timeout;
+    /// - a 15 s connect timeout and a heal at 110 s: the SYN of 115 s leaves as the client gives
+    ///   up, so it fails at 115 s;
+    /// - heals at 163 s: the last retransmission gets through; at 300 s: none, it fails at 227 s;
+    /// - a second partition from 112 s to 140 s is met at the retransmission of 115 s, which
+    ///   waits for the first one after 140 s: 163 s.
+    #[test]
+    fn a_connect_gets_through_at_the_first_syn_retransmission_after_the_heal() {
+        let s = SimTime;
+        let connect = |heals: u64, wait_ms: u64| {
+            let mut f = Faults::new(2, 1);
+            f.cut(0, marks(2, &[0]), marks(2, &[1]), s(heals));
+            f.connect((0, 1), s(100_000), s(100_000), wait_ms)
+        };
+        assert_eq!(
+            connect(110_000, 127_000),
+            Connect::Retransmit { at: s(115_000) }
+        );
+        assert_eq!(
+            connect(110_000, 5_000),
+            Connect::TimesOut { at: s(105_000) }
+        );
+        assert_eq!(
+            connect(103_000, 5_000),
+            Connect::Retransmit { at: s(103_000) }
+        );
+        assert_eq!(
+            connect(110_000, 15_000),
+            Connect::TimesOut { at: s(115_000) }
+        );
+        assert_eq!(
+            connect(163_000, 127_000),
+            Connect::Retransmit { at: s(163_000) }
+        );
+        assert_eq!(
+            connect(300_000, 127_000),
+            Connect::TimesOut { at: s(227_000) }
+        );
+
+        let mut f = Faults::new(2, 1);
+        f.cut(0, marks(2, &[0]), marks(2, &[1]), s(110_000));
+        let began = s(100_000);
+        assert_eq!(
+            f.connect((0, 1), began, began, 127_000),
+            Connect::Retransmit { at: s(115_000) }
+        );
+        f.heal(0);
+        assert_eq!(f.connect((1, 0), began, s(105_000), 127_000), Connect::Open);
+        f.cut(1, marks(2, &[1]), marks(2, &[0]), s(140_000));
+        assert_eq!(
+            f.connect((0, 1), began, s(115_000), 127_000),
+            Connect::Retransmit { at: s(163_000) }
+        );
     }
 
     /// A pause holds until its end (exclusive: at the end instant the process runs again);

@@ -421,6 +421,50 @@ fn a_hanging_heartbeat_backs_off_and_a_full_executor_rejects_the_next_run() {
     );
 }
 
+/// Linux's SYN retransmissions in a world (`faults::SYN_RETRANSMITS_MS`: net/ipv4/tcp_timer.c,
+/// `tcp_syn_retries` 6): svc-1 is cut from its only server from 200 s to 230 s on 2021.0 (no
+/// connect timeout: the OS's 127 s). Its renews reach the server one period P apart (the
+/// interval and the call's round trip, read off the renews before the cut), so the renew
+/// after the last one before 200 s, at a, leaves at h = a + P - one latency, inside the cut
+/// (the cut lasts about a period). Its first SYN is dropped; the retransmission at h + d, d
+/// the first of 1, 3, 7, 15, 31, 63 s with h + d >= 230 s, gets through, and the renew
+/// reaches the server one latency after it (before, it failed at h + 127 s and the next
+/// renew went out afterwards).
+#[test]
+fn a_renew_across_a_partition_gets_through_at_the_syn_retransmission_after_the_heal() {
+    let cut = FaultKind::Partition {
+        between: [FaultSide::Instance { app: 0, index: 1 }, FaultSide::Peer(0)],
+        for_ms: 30_000,
+    };
+    let s = with_fault(scenario("", &["simulation.release=2021.0"]), 200_000, cut);
+    let p = process(&s, "svc-1");
+    let mut checked = 0;
+    for seed in 1..6 {
+        let (log, _) = record(&s, seed);
+        let renews: Vec<u64> = log
+            .iter()
+            .filter(|(_, o)| matches!(o, Observation::Renewed { process, .. } if *process == p))
+            .map(|(t, _)| t.ms())
+            .collect();
+        let before: Vec<u64> = renews.iter().copied().filter(|&t| t < 200_000).collect();
+        let [.., previous, a] = before[..] else {
+            panic!("seed {seed}: two renews before the cut: {renews:?}");
+        };
+        let h = a + (a - previous) - LAT;
+        if !(200_000..230_000).contains(&h) {
+            continue;
+        }
+        let d = [1_000, 3_000, 7_000, 15_000, 31_000, 63_000]
+            .into_iter()
+            .find(|d| h + d >= 230_000)
+            .expect("a retransmission after the heal");
+        let next = renews.iter().copied().find(|&t| t > a);
+        assert_eq!(next, Some(h + d + LAT), "seed {seed}: h {h}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} seeds with a renew inside the cut");
+}
+
 /// The dead attempts on `target` in a per-request trial: (instant, connect or read timeout
 /// waited on it).
 fn failed_attempts(s: &Scenario, seed: u64, target: usize) -> (Vec<u64>, u64) {

@@ -3,7 +3,7 @@
 //! (`docs/design/peers.md` §1.6).
 
 use crate::engine::SimTime;
-use crate::eureka::faults::Faults;
+use crate::eureka::faults::{Connect, Faults};
 use crate::eureka::ids::{ProcessId, ServerId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
@@ -54,7 +54,8 @@ impl<O: Observer> World<'_, O> {
         match (&self.scenario.faults[fault].kind, edge) {
             (FaultKind::Partition { between, .. }, Edge::Begin) => {
                 let (a, b) = (self.members(&between[0]), self.members(&between[1]));
-                self.faults.cut(fault, a, b);
+                let heals = SimTime(self.scenario.faults[fault].ends_ms());
+                self.faults.cut(fault, a, b, heals);
             }
             (FaultKind::Partition { .. }, Edge::End) => self.faults.heal(fault),
             (FaultKind::Pause { target, for_ms }, Edge::Begin) => {
@@ -208,29 +209,49 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// A client call meets the faults as it leaves: a down server refuses it after a round
-    /// trip; across a partition the connect times out; a paused server holds it (the call
-    /// waits with the server's events) and a client with a read timeout shorter than the wait
-    /// gives up at it, while the server still handles the call when it resumes. Returns
-    /// whether the call is sent on.
+    /// trip; across a partition its SYNs are dropped, and the connect either gets through at the
+    /// first SYN retransmission after the partition heals or times out
+    /// ([`Faults::connect`]: the connect timeout counts from `began`, when the first SYN
+    /// left); a paused server holds it (the call waits with the server's events) and a client
+    /// with a read timeout shorter than the wait gives up at it, while the server still handles
+    /// the call when it resumes. Returns whether the call is sent on now.
     pub(super) fn call_meets_faults(
         &mut self,
         from: ProcessId,
-        server: ServerId,
-        seq: u32,
-        call: Call,
+        (server, seq, call): (ServerId, u32, Call),
+        began: SimTime,
     ) -> bool {
         let stack = Stack::of(&call);
         let server_process = self.server_processes[server.index()];
         let now = self.now();
+        let timed_out = |at: SimTime| (at.saturating_since(now), Unanswered::ConnectTimeout);
         let failed_after = if self.faults.is_vanished(server) {
-            Some((self.connect_timeout_ms(from), Unanswered::ConnectTimeout))
+            Some(timed_out(began + self.connect_timeout_ms(from)))
         } else if self.faults.is_down(server) {
             let round_trip = self.call_latency(from, stack) + self.call_latency(from, stack);
             Some((round_trip, Unanswered::Refused))
-        } else if !self.faults.open(from, server_process) {
-            Some((self.connect_timeout_ms(from), Unanswered::ConnectTimeout))
         } else {
-            None
+            let ends = (from, server_process);
+            match self
+                .faults
+                .connect(ends, began, now, self.connect_timeout_ms(from))
+            {
+                Connect::Open => None,
+                Connect::TimesOut { at } => Some(timed_out(at)),
+                Connect::Retransmit { at } => {
+                    let incarnation = self.processes[from].client.incarnation();
+                    let event = Event::SynRetransmit {
+                        from,
+                        incarnation,
+                        server,
+                        seq,
+                        call,
+                        began,
+                    };
+                    self.queue.schedule(at, event);
+                    return false;
+                }
+            }
         };
         if let Some((delay, why)) = failed_after {
             self.unanswered(from, seq, delay, (server, why));
@@ -247,6 +268,20 @@ impl<O: Observer> World<'_, O> {
             }
         }
         true
+    }
+
+    /// Call `seq` of `from`'s incarnation `incarnation`, whose connect began at `began`, sends
+    /// its SYN again ([`Faults::connect`]); void if the process died or restarted since.
+    pub(super) fn on_syn_retransmit(
+        &mut self,
+        (from, incarnation): (ProcessId, u32),
+        (server, seq, call): (ServerId, u32, Call),
+        began: SimTime,
+    ) {
+        let process = &self.processes[from];
+        if process.alive() && process.client.incarnation() == incarnation {
+            self.send_begun(from, (server, seq, call), began);
+        }
     }
 
     /// Call `seq` of `to` gets no answer from `server`: it learns so, and `why`, `delay_ms`
@@ -276,7 +311,7 @@ impl<O: Observer> World<'_, O> {
             | Event::AtServer { server: s, .. }
             | Event::PeerBatch { to: s, .. }
             | Event::PeerBatchReply { to: s, .. } => server(s),
-            Event::AtClient { to, .. } => Some(*to),
+            Event::AtClient { to, .. } | Event::SynRetransmit { from: to, .. } => Some(*to),
             Event::ClientCreate(p) | Event::WebServerReady(p) => Some(*p),
             Event::Client { process, .. } => Some(*process),
             _ => None,
