@@ -13,6 +13,18 @@ use crate::engine::SimTime;
 use super::ids::{ProcessId, ServerId};
 use super::route::Answer;
 
+/// From when a caller with read timeout `read_timeout_ms` gets a late answer, not a read
+/// timeout, from a process paused until `until` (never before the pause began, `began`): a
+/// request arriving at t fails at t + read timeout if the process is still paused then, and
+/// is answered when the pause ends otherwise (the kernel accepted the connection and queued
+/// the request; the JVM reads it after SIGCONT). With the pause's end exclusive, t +
+/// read timeout < `until` fails, so the requests from `until - read_timeout_ms` on are answered
+/// late. Ribbon's `ReadTimeout` is the socket's `SO_TIMEOUT` (`java.net.SocketInputStream#read`
+/// throws `SocketTimeoutException` once that long passed with nothing to read).
+pub fn answered_late_from(began: SimTime, until: SimTime, read_timeout_ms: u64) -> SimTime {
+    SimTime(until.ms().saturating_sub(read_timeout_ms)).max(began)
+}
+
 /// One partition under way: the processes on each side, and when it heals.
 #[derive(Debug, Clone)]
 struct Cut {
@@ -65,6 +77,10 @@ pub struct Faults {
     /// Per process: how many pauses under way hold the requests sent to it (set at the pause's
     /// edges, after the callers' requests up to then were counted; see [`Faults::answer`]).
     frozen: Vec<u32>,
+    /// (caller, paused process): the caller's requests to it from now on arrive less than the
+    /// caller's read timeout before the pause ends, so they are answered late
+    /// ([`Faults::answer_late`]); dropped when the pause ends.
+    late: Vec<(ProcessId, ProcessId)>,
     /// Some fault has begun: the messages' paths are checked (one branch otherwise).
     active: bool,
 }
@@ -77,6 +93,7 @@ impl Faults {
             down: vec![false; servers],
             vanished: vec![false; servers],
             frozen: vec![0; processes],
+            late: Vec::new(),
             active: false,
         }
     }
@@ -160,21 +177,26 @@ impl Faults {
             .filter(|&until| until > now)
     }
 
-    /// A pause of `p` begins (`true`) or ends: requests sent to it meanwhile are held.
+    /// A pause of `p` begins (`true`) or ends: requests sent to it meanwhile are held. Once no
+    /// pause holds `p`, nothing is answered late any more.
     pub fn freeze(&mut self, p: ProcessId, frozen: bool) {
         self.active = true;
         if let Some(n) = self.frozen.get_mut(p) {
             *n = if frozen { *n + 1 } else { n.saturating_sub(1) };
+            if *n == 0 {
+                self.late.retain(|&(_, to)| to != p);
+            }
         }
     }
 
     /// How a connection from `from` to `to` fares, given how `to` answers on its own (`own`,
     /// FACTS.md §7): across a partition the SYN is dropped and the connect times out (whatever
-    /// `to` would answer); a paused JVM's kernel still accepts the connection, but nothing reads
-    /// the request, so the caller's read timeout ends it (`SocketTimeoutException: Read timed
-    /// out`). A request arriving less than a read timeout before the pause ends would be
-    /// answered late instead: the model counts it as timed out too (at most one read timeout per
-    /// pause, `docs/design/peers.md` §1.6).
+    /// `to` would answer); a paused JVM's kernel still accepts the connection (the listening
+    /// socket's backlog completes the handshake without the process), but nothing reads the
+    /// request, so the caller's read timeout ends it (`SocketTimeoutException: Read timed
+    /// out`), unless the pause ends first: from the instant [`answered_late_from`] on, which the
+    /// world marks with [`Faults::answer_late`], the process reads the request when it resumes
+    /// (SIGCONT) and answers it late, and the caller gets that answer.
     #[inline]
     pub fn answer(&self, from: ProcessId, to: ProcessId, own: Answer) -> Answer {
         if !self.active {
@@ -183,10 +205,22 @@ impl Faults {
         if !self.open(from, to) {
             return Answer::TimesOut;
         }
-        if own == Answer::Accepts && self.frozen.get(to).is_some_and(|&n| n > 0) {
+        if own == Answer::Accepts
+            && self.frozen.get(to).is_some_and(|&n| n > 0)
+            && !self.late.contains(&(from, to))
+        {
             return Answer::ReadTimesOut;
         }
         own
+    }
+
+    /// From now on until `to`'s pause ends, the requests `from` sends it are answered late
+    /// ([`answered_late_from`]); the world marks it at that instant, after counting `from`'s
+    /// requests up to it.
+    pub fn answer_late(&mut self, from: ProcessId, to: ProcessId) {
+        if !self.late.contains(&(from, to)) {
+            self.late.push((from, to));
+        }
     }
 
     /// Server `s` goes down (`true`) or comes back (`false`).
@@ -329,6 +363,33 @@ mod tests {
             f.connect((0, 1), began, s(115_000), 127_000),
             Connect::Retransmit { at: s(163_000) }
         );
+    }
+
+    /// A process paused from 10 s to 40 s, a caller with a 5 s read timeout: its requests
+    /// arriving from 10 s to just before 35 s fail 5 s later (15 s to 40 s, the pause still on),
+    /// those from 35 s on are answered when the pause ends at 40 s; the world marks the
+    /// caller at 35 s. A pause of 3 s, shorter than the read timeout, answers every request
+    /// late. Another caller, not marked, still times out; at the pause's end the mark goes.
+    #[test]
+    fn a_request_arriving_less_than_a_read_timeout_before_the_pause_ends_is_answered_late() {
+        use Answer::{Accepts, ReadTimesOut};
+        let s = SimTime;
+        assert_eq!(answered_late_from(s(10_000), s(40_000), 5_000), s(35_000));
+        assert_eq!(answered_late_from(s(10_000), s(13_000), 5_000), s(10_000));
+        let mut f = Faults::new(3, 1);
+        f.pause(2, s(40_000));
+        f.freeze(2, true);
+        assert_eq!(f.answer(0, 2, Accepts), ReadTimesOut, "at 34.999 s");
+        f.answer_late(0, 2);
+        assert_eq!(
+            f.answer(0, 2, Accepts),
+            Accepts,
+            "at 35 s: answered at 40 s"
+        );
+        assert_eq!(f.answer(1, 2, Accepts), ReadTimesOut, "another caller");
+        f.freeze(2, false);
+        f.freeze(2, true);
+        assert_eq!(f.answer(0, 2, Accepts), ReadTimesOut, "a new pause");
     }
 
     /// A pause holds until its end (exclusive: at the end instant the process runs again);

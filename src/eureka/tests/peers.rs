@@ -584,6 +584,70 @@ fn a_partition_or_a_pause_fails_the_requests_in_batched_mode_with_the_circuit_br
     }
 }
 
+/// The gateway sends one request a second (`fixed-rate`) to svc, one instance, svc-0.
+fn one_a_second_to_one_instance(extra: &str, overrides: &[&str]) -> Scenario {
+    let mut all = vec![
+        "app.svc.instances=1",
+        "caller[0].rate-per-s=1",
+        "caller[0].fixed-rate=true",
+    ];
+    all.extend_from_slice(overrides);
+    scenario(extra, &all)
+}
+
+/// (instant, dead) of each attempt on `target` in a per-request trial.
+fn attempts_on(log: &Log, target: usize) -> Vec<(u64, bool)> {
+    log.iter()
+        .filter_map(|(t, o)| match o {
+            Observation::Attempt { process, dead, .. } if *process == target => {
+                Some((t.ms(), *dead))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A paused instance answers late what arrives less than a read timeout before the pause
+/// ends (`faults::answered_late_from`): one request a second to svc-0, paused from 400 s to
+/// 430 s, `ribbon.ReadTimeout` 5 s. A request arriving at t fails at t + 5 s if svc-0 is still
+/// paused then: t from 400 s to just before 425 s, 25 requests (one a second), each waiting
+/// the 5 s read timeout. The 5 arriving from 425 s to 430 s are read when the pause ends and
+/// answered at 430 s: accepted (they used to be counted as read timeouts too). Before and
+/// after the pause no attempt fails. The batched mode counts the same 25.
+#[test]
+fn a_paused_instance_answers_late_what_arrives_less_than_a_read_timeout_before_its_end() {
+    let pause = FaultKind::Pause {
+        target: FaultSide::Instance { app: 0, index: 0 },
+        for_ms: 30_000,
+    };
+    let s = with_fault(
+        one_a_second_to_one_instance("", &["clients.ribbon.ReadTimeout=5000"]),
+        400_000,
+        pause,
+    );
+    let target = process(&s, "svc-0");
+    for seed in 1..4 {
+        let (log, _) = record(&s, seed);
+        let attempts = attempts_on(&log, target);
+        let dead: Vec<u64> = attempts.iter().filter(|a| a.1).map(|a| a.0).collect();
+        assert_eq!(dead.len(), 25, "seed {seed}: {dead:?}");
+        assert!(
+            dead.iter().all(|t| (400_000..425_000).contains(t)),
+            "{dead:?}"
+        );
+        let late = attempts
+            .iter()
+            .filter(|&&(t, dead)| !dead && (425_000..430_000).contains(&t))
+            .count();
+        assert_eq!(late, 5, "seed {seed}");
+        let (_, waited) = failed_attempts(&s, seed, target);
+        assert_eq!(waited, 25 * 5_000, "seed {seed}");
+        let world = World::with_mode(&s, seed, Vec::new(), RequestMode::Batched);
+        let (batched, _) = world.run();
+        assert_eq!(batched_hits(&batched, target), 25, "seed {seed}");
+    }
+}
+
 /// The refused or timed-out attempts on `target` a batched trial counted.
 fn batched_hits(log: &Log, target: usize) -> u64 {
     log.iter()

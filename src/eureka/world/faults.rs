@@ -3,8 +3,8 @@
 //! (`docs/design/peers.md` §1.6).
 
 use crate::engine::SimTime;
-use crate::eureka::faults::{Connect, Faults};
-use crate::eureka::ids::{ProcessId, ServerId};
+use crate::eureka::faults::{Connect, Faults, answered_late_from};
+use crate::eureka::ids::{ProcessId, RouteId, ServerId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::protocol::{Call, Reply, Unanswered};
@@ -14,11 +14,16 @@ use crate::scenario::{FaultKind, FaultSide};
 
 use super::{Event, World};
 
-/// A fault's beginning or end.
+/// A fault's beginning or end, or an instant inside a pause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Edge {
     Begin,
     End,
+    /// From now on until the pause ends, route `route`'s requests to the paused instances of
+    /// its application are answered late, not timed out ([`answered_late_from`]).
+    AnswersLate {
+        route: RouteId,
+    },
 }
 
 impl<O: Observer> World<'_, O> {
@@ -46,6 +51,9 @@ impl<O: Observer> World<'_, O> {
     /// `[[fault]] fault` begins or ends.
     pub(super) fn on_fault(&mut self, fault: usize, edge: Edge) {
         let now = self.now();
+        if let Edge::AnswersLate { route } = edge {
+            return self.answer_late(fault, route);
+        }
         if self.changes_requests(fault) {
             // The callers' requests up to now met the faults as they were (batched mode
             // counts them lazily; see `world/routing.rs`).
@@ -65,6 +73,7 @@ impl<O: Observer> World<'_, O> {
                     self.faults.pause(p, until);
                     self.faults.freeze(p, true);
                 }
+                self.schedule_late_answers(fault, &members, until);
             }
             (FaultKind::Pause { target, .. }, Edge::End) => {
                 let members = self.members(target);
@@ -72,6 +81,7 @@ impl<O: Observer> World<'_, O> {
                     self.faults.freeze(p, false);
                 }
             }
+            (_, Edge::AnswersLate { .. }) => {}
             (FaultKind::ServerRestart { peer, .. }, Edge::Begin)
             | (FaultKind::Crash { peer, .. }, Edge::Begin) => {
                 let s = ServerId(*peer as u32);
@@ -92,6 +102,51 @@ impl<O: Observer> World<'_, O> {
                 self.restart_server(ServerId(*peer as u32));
             }
             (FaultKind::Crash { .. }, Edge::End) => {}
+        }
+    }
+
+    /// A pause of the processes marked in `members` until `until` began: each route to an
+    /// application with a paused instance gets its requests to it answered late from
+    /// [`answered_late_from`] on, by its own read timeout (`ribbon.ReadTimeout`).
+    fn schedule_late_answers(&mut self, fault: usize, members: &[bool], until: SimTime) {
+        let now = self.now();
+        for route in 0..self.routes.len() {
+            let application = self.routes[route].application;
+            let called = |(p, on): (usize, &bool)| {
+                *on && self.applications[p] == application
+                    && matches!(self.processes[p].kind, ProcessKind::AppInstance { .. })
+            };
+            if !members.iter().enumerate().any(called) {
+                continue;
+            }
+            let read_timeout_ms = self.routes[route].costs.read_timeout_ms;
+            let at = answered_late_from(now, until, read_timeout_ms);
+            let edge = Edge::AnswersLate { route };
+            self.queue.schedule(at, Event::Fault { fault, edge });
+        }
+    }
+
+    /// [`Edge::AnswersLate`]: route `route`'s requests up to now met the read timeout; from now
+    /// on its requests to the instances `fault` pauses until no later than one read timeout
+    /// from now are answered late (a longer pause over the same instance, begun since, keeps
+    /// timing them out until its own instant comes).
+    fn answer_late(&mut self, fault: usize, route: RouteId) {
+        let now = self.now();
+        let (caller, application) = (self.routes[route].process, self.routes[route].application);
+        let read_timeout_ms = self.routes[route].costs.read_timeout_ms;
+        let FaultKind::Pause { target, .. } = &self.scenario.faults[fault].kind else {
+            return;
+        };
+        let members = self.members(target);
+        self.route_mut(route);
+        for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
+            let late = self
+                .faults
+                .paused(p, now)
+                .is_some_and(|until| until.ms() <= now.ms() + read_timeout_ms);
+            if late && self.applications[p] == application {
+                self.faults.answer_late(caller, p);
+            }
         }
     }
 
