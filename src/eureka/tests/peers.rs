@@ -421,6 +421,50 @@ fn a_hanging_heartbeat_backs_off_and_a_full_executor_rejects_the_next_run() {
     );
 }
 
+/// Linux's SYN retransmissions in a world (`faults::SYN_RETRANSMITS_MS`: net/ipv4/tcp_timer.c,
+/// `tcp_syn_retries` 6): svc-1 is cut from its only server from 200 s to 230 s on 2021.0 (no
+/// connect timeout: the OS's 127 s). Its renews reach the server one period P apart (the
+/// interval and the call's round trip, read off the renews before the cut), so the renew
+/// after the last one before 200 s, at a, leaves at h = a + P - one latency, inside the cut
+/// (the cut lasts about a period). Its first SYN is dropped; the retransmission at h + d, d
+/// the first of 1, 3, 7, 15, 31, 63 s with h + d >= 230 s, gets through, and the renew
+/// reaches the server one latency after it (before, it failed at h + 127 s and the next
+/// renew went out afterwards).
+#[test]
+fn a_renew_across_a_partition_gets_through_at_the_syn_retransmission_after_the_heal() {
+    let cut = FaultKind::Partition {
+        between: [FaultSide::Instance { app: 0, index: 1 }, FaultSide::Peer(0)],
+        for_ms: 30_000,
+    };
+    let s = with_fault(scenario("", &["simulation.release=2021.0"]), 200_000, cut);
+    let p = process(&s, "svc-1");
+    let mut checked = 0;
+    for seed in 1..6 {
+        let (log, _) = record(&s, seed);
+        let renews: Vec<u64> = log
+            .iter()
+            .filter(|(_, o)| matches!(o, Observation::Renewed { process, .. } if *process == p))
+            .map(|(t, _)| t.ms())
+            .collect();
+        let before: Vec<u64> = renews.iter().copied().filter(|&t| t < 200_000).collect();
+        let [.., previous, a] = before[..] else {
+            panic!("seed {seed}: two renews before the cut: {renews:?}");
+        };
+        let h = a + (a - previous) - LAT;
+        if !(200_000..230_000).contains(&h) {
+            continue;
+        }
+        let d = [1_000, 3_000, 7_000, 15_000, 31_000, 63_000]
+            .into_iter()
+            .find(|d| h + d >= 230_000)
+            .expect("a retransmission after the heal");
+        let next = renews.iter().copied().find(|&t| t > a);
+        assert_eq!(next, Some(h + d + LAT), "seed {seed}: h {h}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} seeds with a renew inside the cut");
+}
+
 /// The dead attempts on `target` in a per-request trial: (instant, connect or read timeout
 /// waited on it).
 fn failed_attempts(s: &Scenario, seed: u64, target: usize) -> (Vec<u64>, u64) {
@@ -537,6 +581,70 @@ fn a_partition_or_a_pause_fails_the_requests_in_batched_mode_with_the_circuit_br
         }
         assert!(batched > 0, "{cost}: no failed attempt in batched mode");
         assert_eq!(batched, per_request, "{cost}");
+    }
+}
+
+/// The gateway sends one request a second (`fixed-rate`) to svc, one instance, svc-0.
+fn one_a_second_to_one_instance(extra: &str, overrides: &[&str]) -> Scenario {
+    let mut all = vec![
+        "app.svc.instances=1",
+        "caller[0].rate-per-s=1",
+        "caller[0].fixed-rate=true",
+    ];
+    all.extend_from_slice(overrides);
+    scenario(extra, &all)
+}
+
+/// (instant, dead) of each attempt on `target` in a per-request trial.
+fn attempts_on(log: &Log, target: usize) -> Vec<(u64, bool)> {
+    log.iter()
+        .filter_map(|(t, o)| match o {
+            Observation::Attempt { process, dead, .. } if *process == target => {
+                Some((t.ms(), *dead))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A paused instance answers late what arrives less than a read timeout before the pause
+/// ends (`faults::answered_late_from`): one request a second to svc-0, paused from 400 s to
+/// 430 s, `ribbon.ReadTimeout` 5 s. A request arriving at t fails at t + 5 s if svc-0 is still
+/// paused then: t from 400 s to just before 425 s, 25 requests (one a second), each waiting
+/// the 5 s read timeout. The 5 arriving from 425 s to 430 s are read when the pause ends and
+/// answered at 430 s: accepted (they used to be counted as read timeouts too). Before and
+/// after the pause no attempt fails. The batched mode counts the same 25.
+#[test]
+fn a_paused_instance_answers_late_what_arrives_less_than_a_read_timeout_before_its_end() {
+    let pause = FaultKind::Pause {
+        target: FaultSide::Instance { app: 0, index: 0 },
+        for_ms: 30_000,
+    };
+    let s = with_fault(
+        one_a_second_to_one_instance("", &["clients.ribbon.ReadTimeout=5000"]),
+        400_000,
+        pause,
+    );
+    let target = process(&s, "svc-0");
+    for seed in 1..4 {
+        let (log, _) = record(&s, seed);
+        let attempts = attempts_on(&log, target);
+        let dead: Vec<u64> = attempts.iter().filter(|a| a.1).map(|a| a.0).collect();
+        assert_eq!(dead.len(), 25, "seed {seed}: {dead:?}");
+        assert!(
+            dead.iter().all(|t| (400_000..425_000).contains(t)),
+            "{dead:?}"
+        );
+        let late = attempts
+            .iter()
+            .filter(|&&(t, dead)| !dead && (425_000..430_000).contains(&t))
+            .count();
+        assert_eq!(late, 5, "seed {seed}");
+        let (_, waited) = failed_attempts(&s, seed, target);
+        assert_eq!(waited, 25 * 5_000, "seed {seed}");
+        let world = World::with_mode(&s, seed, Vec::new(), RequestMode::Batched);
+        let (batched, _) = world.run();
+        assert_eq!(batched_hits(&batched, target), 25, "seed {seed}");
     }
 }
 

@@ -3,8 +3,8 @@
 //! (`docs/design/peers.md` §1.6).
 
 use crate::engine::SimTime;
-use crate::eureka::faults::Faults;
-use crate::eureka::ids::{ProcessId, ServerId};
+use crate::eureka::faults::{Connect, Faults, answered_late_from};
+use crate::eureka::ids::{ProcessId, RouteId, ServerId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::protocol::{Call, Reply, Unanswered};
@@ -14,11 +14,16 @@ use crate::scenario::{FaultKind, FaultSide};
 
 use super::{Event, World};
 
-/// A fault's beginning or end.
+/// A fault's beginning or end, or an instant inside a pause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Edge {
     Begin,
     End,
+    /// From now on until the pause ends, route `route`'s requests to the paused instances of
+    /// its application are answered late, not timed out ([`answered_late_from`]).
+    AnswersLate {
+        route: RouteId,
+    },
 }
 
 impl<O: Observer> World<'_, O> {
@@ -46,6 +51,9 @@ impl<O: Observer> World<'_, O> {
     /// `[[fault]] fault` begins or ends.
     pub(super) fn on_fault(&mut self, fault: usize, edge: Edge) {
         let now = self.now();
+        if let Edge::AnswersLate { route } = edge {
+            return self.answer_late(fault, route);
+        }
         if self.changes_requests(fault) {
             // The callers' requests up to now met the faults as they were (batched mode
             // counts them lazily; see `world/routing.rs`).
@@ -54,7 +62,8 @@ impl<O: Observer> World<'_, O> {
         match (&self.scenario.faults[fault].kind, edge) {
             (FaultKind::Partition { between, .. }, Edge::Begin) => {
                 let (a, b) = (self.members(&between[0]), self.members(&between[1]));
-                self.faults.cut(fault, a, b);
+                let heals = SimTime(self.scenario.faults[fault].ends_ms());
+                self.faults.cut(fault, a, b, heals);
             }
             (FaultKind::Partition { .. }, Edge::End) => self.faults.heal(fault),
             (FaultKind::Pause { target, for_ms }, Edge::Begin) => {
@@ -64,6 +73,7 @@ impl<O: Observer> World<'_, O> {
                     self.faults.pause(p, until);
                     self.faults.freeze(p, true);
                 }
+                self.schedule_late_answers(fault, &members, until);
             }
             (FaultKind::Pause { target, .. }, Edge::End) => {
                 let members = self.members(target);
@@ -71,6 +81,7 @@ impl<O: Observer> World<'_, O> {
                     self.faults.freeze(p, false);
                 }
             }
+            (_, Edge::AnswersLate { .. }) => {}
             (FaultKind::ServerRestart { peer, .. }, Edge::Begin)
             | (FaultKind::Crash { peer, .. }, Edge::Begin) => {
                 let s = ServerId(*peer as u32);
@@ -91,6 +102,51 @@ impl<O: Observer> World<'_, O> {
                 self.restart_server(ServerId(*peer as u32));
             }
             (FaultKind::Crash { .. }, Edge::End) => {}
+        }
+    }
+
+    /// A pause of the processes marked in `members` until `until` began: each route to an
+    /// application with a paused instance gets its requests to it answered late from
+    /// [`answered_late_from`] on, by its own read timeout (`ribbon.ReadTimeout`).
+    fn schedule_late_answers(&mut self, fault: usize, members: &[bool], until: SimTime) {
+        let now = self.now();
+        for route in 0..self.routes.len() {
+            let application = self.routes[route].application;
+            let called = |(p, on): (usize, &bool)| {
+                *on && self.applications[p] == application
+                    && matches!(self.processes[p].kind, ProcessKind::AppInstance { .. })
+            };
+            if !members.iter().enumerate().any(called) {
+                continue;
+            }
+            let read_timeout_ms = self.routes[route].costs.read_timeout_ms;
+            let at = answered_late_from(now, until, read_timeout_ms);
+            let edge = Edge::AnswersLate { route };
+            self.queue.schedule(at, Event::Fault { fault, edge });
+        }
+    }
+
+    /// [`Edge::AnswersLate`]: route `route`'s requests up to now met the read timeout; from now
+    /// on its requests to the instances `fault` pauses until no later than one read timeout
+    /// from now are answered late (a longer pause over the same instance, begun since, keeps
+    /// timing them out until its own instant comes).
+    fn answer_late(&mut self, fault: usize, route: RouteId) {
+        let now = self.now();
+        let (caller, application) = (self.routes[route].process, self.routes[route].application);
+        let read_timeout_ms = self.routes[route].costs.read_timeout_ms;
+        let FaultKind::Pause { target, .. } = &self.scenario.faults[fault].kind else {
+            return;
+        };
+        let members = self.members(target);
+        self.route_mut(route);
+        for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
+            let late = self
+                .faults
+                .paused(p, now)
+                .is_some_and(|until| until.ms() <= now.ms() + read_timeout_ms);
+            if late && self.applications[p] == application {
+                self.faults.answer_late(caller, p);
+            }
         }
     }
 
@@ -208,29 +264,49 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// A client call meets the faults as it leaves: a down server refuses it after a round
-    /// trip; across a partition the connect times out; a paused server holds it (the call
-    /// waits with the server's events) and a client with a read timeout shorter than the wait
-    /// gives up at it, while the server still handles the call when it resumes. Returns
-    /// whether the call is sent on.
+    /// trip; across a partition its SYNs are dropped, and the connect either gets through at the
+    /// first SYN retransmission after the partition heals or times out
+    /// ([`Faults::connect`]: the connect timeout counts from `began`, when the first SYN
+    /// left); a paused server holds it (the call waits with the server's events) and a client
+    /// with a read timeout shorter than the wait gives up at it, while the server still handles
+    /// the call when it resumes. Returns whether the call is sent on now.
     pub(super) fn call_meets_faults(
         &mut self,
         from: ProcessId,
-        server: ServerId,
-        seq: u32,
-        call: Call,
+        (server, seq, call): (ServerId, u32, Call),
+        began: SimTime,
     ) -> bool {
         let stack = Stack::of(&call);
         let server_process = self.server_processes[server.index()];
         let now = self.now();
+        let timed_out = |at: SimTime| (at.saturating_since(now), Unanswered::ConnectTimeout);
         let failed_after = if self.faults.is_vanished(server) {
-            Some((self.connect_timeout_ms(from), Unanswered::ConnectTimeout))
+            Some(timed_out(began + self.connect_timeout_ms(from)))
         } else if self.faults.is_down(server) {
             let round_trip = self.call_latency(from, stack) + self.call_latency(from, stack);
             Some((round_trip, Unanswered::Refused))
-        } else if !self.faults.open(from, server_process) {
-            Some((self.connect_timeout_ms(from), Unanswered::ConnectTimeout))
         } else {
-            None
+            let ends = (from, server_process);
+            match self
+                .faults
+                .connect(ends, began, now, self.connect_timeout_ms(from))
+            {
+                Connect::Open => None,
+                Connect::TimesOut { at } => Some(timed_out(at)),
+                Connect::Retransmit { at } => {
+                    let incarnation = self.processes[from].client.incarnation();
+                    let event = Event::SynRetransmit {
+                        from,
+                        incarnation,
+                        server,
+                        seq,
+                        call,
+                        began,
+                    };
+                    self.queue.schedule(at, event);
+                    return false;
+                }
+            }
         };
         if let Some((delay, why)) = failed_after {
             self.unanswered(from, seq, delay, (server, why));
@@ -247,6 +323,20 @@ impl<O: Observer> World<'_, O> {
             }
         }
         true
+    }
+
+    /// Call `seq` of `from`'s incarnation `incarnation`, whose connect began at `began`, sends
+    /// its SYN again ([`Faults::connect`]); void if the process died or restarted since.
+    pub(super) fn on_syn_retransmit(
+        &mut self,
+        (from, incarnation): (ProcessId, u32),
+        (server, seq, call): (ServerId, u32, Call),
+        began: SimTime,
+    ) {
+        let process = &self.processes[from];
+        if process.alive() && process.client.incarnation() == incarnation {
+            self.send_begun(from, (server, seq, call), began);
+        }
     }
 
     /// Call `seq` of `to` gets no answer from `server`: it learns so, and `why`, `delay_ms`
@@ -276,7 +366,7 @@ impl<O: Observer> World<'_, O> {
             | Event::AtServer { server: s, .. }
             | Event::PeerBatch { to: s, .. }
             | Event::PeerBatchReply { to: s, .. } => server(s),
-            Event::AtClient { to, .. } => Some(*to),
+            Event::AtClient { to, .. } | Event::SynRetransmit { from: to, .. } => Some(*to),
             Event::ClientCreate(p) | Event::WebServerReady(p) => Some(*p),
             Event::Client { process, .. } => Some(*process),
             _ => None,

@@ -126,6 +126,16 @@ pub enum Event {
         batch: u64,
         outcome: Box<BatchOutcome>,
     },
+    /// Call `seq` of `from`'s Eureka client (incarnation `incarnation`) sends its SYN to
+    /// `server` again, the first having left at `began` across a partition.
+    SynRetransmit {
+        from: ProcessId,
+        incarnation: u32,
+        server: ServerId,
+        seq: u32,
+        call: Call,
+        began: SimTime,
+    },
     /// `[[fault]] fault` begins or ends.
     Fault {
         fault: usize,
@@ -587,6 +597,14 @@ impl<'s, O: Observer> World<'s, O> {
                     self.on_peer_batch_reply(to, peer, batch, *outcome);
                 }
             }
+            Event::SynRetransmit {
+                from,
+                incarnation,
+                server,
+                seq,
+                call,
+                began,
+            } => self.on_syn_retransmit((from, incarnation), (server, seq, call), began),
             Event::Fault { fault, edge } => self.on_fault(fault, edge),
             Event::CallerStop { caller } => self.on_caller_stop(caller),
         }
@@ -647,7 +665,19 @@ impl<'s, O: Observer> World<'s, O> {
     /// Sends call `seq` from `from` to `server`; it arrives after one latency, unless a
     /// `[[fault]]` stops it.
     pub(super) fn send_to(&mut self, from: ProcessId, server: ServerId, seq: u32, call: Call) {
-        if self.faults.active() && !self.call_meets_faults(from, server, seq, call) {
+        let now = self.now();
+        self.send_begun(from, (server, seq, call), now);
+    }
+
+    /// [`World::send_to`] for a call whose connect began at `began` (now, or earlier for a SYN
+    /// retransmission across a partition).
+    pub(super) fn send_begun(
+        &mut self,
+        from: ProcessId,
+        (server, seq, call): (ServerId, u32, Call),
+        began: SimTime,
+    ) {
+        if self.faults.active() && !self.call_meets_faults(from, (server, seq, call), began) {
             return;
         }
         let delay = self.call_latency(from, Stack::of(&call));
