@@ -357,3 +357,53 @@ fn init_reads_a_config_repository_in_spring_cloud_configs_order() {
         assert_eq!(s.simulation.release.train.name(), "2020.0");
     }
 }
+
+/// `init --app-config` and `--caller-config` on files without `spring.application.name` write a
+/// starter that runs: the app is named `svc` and the caller `gateway`, each with a note saying so
+/// (Spring itself would register the app as UNKNOWN, `EurekaInstanceConfigBean`'s default). A
+/// Spring Cloud Gateway caller file (`spring.cloud.gateway.routes` with an `lb://` URI, no Ribbon
+/// key) makes the starter `release = "2020.0"` with `http-client = "gateway"`, balanced by Spring
+/// Cloud LoadBalancer: the oldest train a Gateway on LoadBalancer fits, not Hoxton's Zuul.
+#[test]
+fn init_names_unnamed_files_and_takes_the_release_from_a_gateway_file() {
+    use eureka_sim::scenario::HttpClient;
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path().join("app.yml");
+    std::fs::write(
+        &app,
+        "eureka:\n  client:\n    registry-fetch-interval-seconds: 7\n",
+    )
+    .unwrap();
+    let gateway = dir.path().join("gateway.yml");
+    std::fs::write(
+        &gateway,
+        "spring:\n  cloud:\n    gateway:\n      routes:\n        - id: svc\n          uri: lb://svc\n          predicates:\n            - Path=/svc/**\n",
+    )
+    .unwrap();
+    let path = dir.path().join("q.toml");
+    let out = Command::new(crate::harness::BIN)
+        .arg("init")
+        .arg(&path)
+        .args(["--app-config", app.to_str().unwrap()])
+        .args(["--caller-config", gateway.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    for part in [
+        "app.yml has no spring.application.name (Spring would register the service as UNKNOWN",
+        "the starter names it `svc`",
+        "gateway.yml has no spring.application.name; the starter names the caller `gateway`",
+        "release = \"2020.0\", from ",
+    ] {
+        assert!(said.contains(part), "{part}: {said}");
+    }
+    let s = load(&path, &[]).unwrap();
+    assert_eq!(s.apps[0].name, "svc");
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 7);
+    assert_eq!(s.callers[0].name, "gateway");
+    assert_eq!(s.simulation.release.train.name(), "2020.0");
+    assert_eq!(s.callers[0].http_client, HttpClient::Gateway);
+    assert_eq!(s.balancer_name(), "LoadBalancer");
+}

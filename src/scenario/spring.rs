@@ -46,6 +46,7 @@ use super::keys::canonical;
 
 pub(in crate::scenario) use env::{EnvVar, env_file_vars};
 pub use evidence::{FileEvidence, ProfileDocument, file_evidence, profile_document};
+pub(in crate::scenario) use placeholders::DRAWN_PER_INSTANCE;
 pub(in crate::scenario) use runtime::Runtime;
 
 /// The largest Spring file read (a real one is a few kilobytes).

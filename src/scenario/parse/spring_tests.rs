@@ -171,6 +171,10 @@ fn a_near_miss_is_an_error_at_its_line() {
         err.contains("did you mean `app[0].eureka.client.registry-fetch-interval-seconds`?"),
         "{err}"
     );
+    assert!(
+        err.contains("the real stack would bind nothing from this line and keep the default"),
+        "{err}"
+    );
     let err = with(
         &toml,
         &[
@@ -184,6 +188,10 @@ fn a_near_miss_is_an_error_at_its_line() {
         err.contains("caller[0].ribbon.ServerListRefreshInterval"),
         "{err}"
     );
+    assert!(
+        err.contains("Archaius looks Ribbon keys up by their exact name, so the real stack would ignore this one"),
+        "{err}"
+    );
 }
 
 /// A value the key does not take is an error at the Spring file's line, with what is allowed.
@@ -194,8 +202,27 @@ fn a_bad_value_is_an_error_at_its_line() {
         &[("svc.yml", "eureka:\n  client:\n    fetch-registry: maybe\n")],
     )
     .unwrap_err();
-    assert!(err.contains("svc.yml:3:5"), "{err}");
-    assert!(err.contains("fetch-registry"), "{err}");
+    for part in [
+        "svc.yml:3:5",
+        "fetch-registry",
+        "Spring would fail to start (the binder cannot convert it: BindException)",
+        "write an allowed value in the file",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    // A Ribbon key is read through Archaius, which keeps its default instead.
+    let err = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\n[[caller]]\nname = \"gw\"\ncalls = \"svc\"\nspring-config = \"gw.yml\"\n{TAIL}"),
+        &[("gw.yml", "ribbon:\n  ServerListRefreshInterval: soon\n")],
+    )
+    .unwrap_err();
+    for part in [
+        "gw.yml:2:3",
+        "ServerListRefreshInterval",
+        "Archaius would log the value and keep the key's default",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
 }
 
 /// A file that cannot be used as a whole names itself and what is wrong.
@@ -518,7 +545,9 @@ fn a_random_instance_id_imports_and_a_shared_one_is_a_warning() {
     let toml = format!("[[app]]\nspring-config = \"svc.yml\"\ninstances = 3\n{TAIL}");
     let s = with(&toml, &[("svc.yml", "spring.application.name: svc\neureka:\n  instance:\n    instance-id: ${spring.application.name}:${random.value}\n")]).unwrap();
     assert!(
-        !s.warnings.iter().any(|w| w.contains("distinct")),
+        !s.warnings
+            .iter()
+            .any(|w| w.contains("distinct") || w.contains("random")),
         "{:?}",
         s.warnings
     );
@@ -586,4 +615,27 @@ fn per_client_breaker_keys_bind_from_a_spring_file() {
         ),
         "{err}"
     );
+}
+
+/// A `${random.*}` value in a key the model binds is an error at its line: Spring draws it anew
+/// for each instance (`RandomValuePropertySource`), while the model gives every instance of a
+/// table one value; the message names the file, line, key and the fix.
+#[test]
+fn a_random_value_in_a_modelled_key_is_an_error_at_its_line() {
+    let err = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}"),
+        &[(
+            "svc.yml",
+            "eureka:\n  client:\n    registry-fetch-interval-seconds: ${random.int[5,30]}\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "svc.yml:3:5",
+        "eureka.client.registry-fetch-interval-seconds` takes `${random.int[5,30]}`",
+        "Spring draws anew for each instance (RandomValuePropertySource)",
+        "write a fixed value",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
 }
