@@ -639,3 +639,124 @@ fn a_random_value_in_a_modelled_key_is_an_error_at_its_line() {
         assert!(err.contains(part), "{part}: {err}");
     }
 }
+
+/// Placeholders in `spring.config.import` resolve as Spring resolves them while it reads imports
+/// (`ConfigDataEnvironmentContributorPlaceholdersResolver`): from the variables given and from
+/// the files read before. One nothing supplies stays as written, so the location names no
+/// file: an optional import is skipped with a note, a required one is an error at its line.
+#[test]
+fn placeholders_in_import_locations_resolve_from_the_variables_and_earlier_files() {
+    let extra = (
+        "conf/extra/eureka.yml",
+        "eureka.client.registry-fetch-interval-seconds: 5\n",
+    );
+    let app = "eureka.client.registry-fetch-interval-seconds: 30\nspring.config.import: optional:file:${CONFIG_DIR}/eureka.yml\n";
+    let toml = |rest: &str| format!("[[app]]\nname = \"svc\"\ninstances = 2\n{rest}\n{TAIL}");
+    let fetch = |s: Scenario| s.apps[0].client.registry_fetch_interval_s;
+    let by_property = app.replace("${CONFIG_DIR}", "${config.dir}");
+    let required = app.replace("optional:", "");
+    // From a variable: CONFIG_DIR = extra, relative to conf/app.yml.
+    let s = with(
+        &toml("spring-config = \"conf/app.yml\"\nenv = { CONFIG_DIR = \"extra\" }"),
+        &[("conf/app.yml", app), extra],
+    )
+    .unwrap();
+    assert_eq!(fetch(s), 5);
+    // From an earlier file of the list.
+    let s = with(
+        &toml("spring-config = [\"base.yml\", \"conf/app.yml\"]"),
+        &[
+            ("base.yml", "config.dir: extra\n"),
+            ("conf/app.yml", by_property.as_str()),
+            extra,
+        ],
+    )
+    .unwrap();
+    assert_eq!(fetch(s), 5);
+    // Unresolved and optional: skipped with a note naming the file, line and placeholder.
+    let s = with(
+        &toml("spring-config = \"conf/app.yml\""),
+        &[("conf/app.yml", app), extra],
+    )
+    .unwrap();
+    assert_eq!(fetch(s.clone()), 30);
+    assert!(
+        s.warnings.iter().any(|w| w.contains(
+            "conf/app.yml:2: spring.config.import `optional:file:${CONFIG_DIR}/eureka.yml`: "
+        ) && w.contains("could not resolve placeholder `${CONFIG_DIR}`")
+            && w.contains("skips the optional import")),
+        "{:?}",
+        s.warnings
+    );
+    // Unresolved and required: an error with what Spring does and the ways to supply it.
+    let err = with(
+        &toml("spring-config = \"conf/app.yml\""),
+        &[("conf/app.yml", required.as_str()), extra],
+    )
+    .unwrap_err();
+    for part in [
+        "conf/app.yml:2:1",
+        "spring.config.import `file:${CONFIG_DIR}/eureka.yml`",
+        "fails to start (ConfigDataResourceNotFoundException)",
+        "env = { CONFIG_DIR = \"...\" }",
+        "`optional:`",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}
+
+/// `StandardConfigDataLocationResolver#resolveProfileSpecific`: a listed `application.yml`
+/// brings `application-<profile>.yml` from its folder for each accepted profile, ranking above
+/// the file (its own `prod` document too) and below the next file of the list; with two
+/// profiles the last ranks highest; with none active, `application-default.yml`.
+#[test]
+fn profile_specific_files_beside_a_listed_file_apply() {
+    let app = "spring.profiles.active: prod\neureka.client.registry-fetch-interval-seconds: 30\neureka.instance.lease-renewal-interval-in-seconds: 30\n---\nspring.config.activate.on-profile: prod\neureka.client.registry-fetch-interval-seconds: 6\n";
+    let files = [
+        ("svc/application.yml", app),
+        (
+            "svc/application-prod.yml",
+            "eureka.client.registry-fetch-interval-seconds: 5\n",
+        ),
+        (
+            "svc/application-eu.yml",
+            "eureka.client.registry-fetch-interval-seconds: 7\n",
+        ),
+        (
+            "svc/application-default.yml",
+            "eureka.instance.lease-renewal-interval-in-seconds: 10\n",
+        ),
+        (
+            "svc/extra.yml",
+            "eureka.client.registry-fetch-interval-seconds: 9\n",
+        ),
+    ];
+    let intervals = |rest: &str| {
+        let s = with(
+            &format!("{rest}[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc/application.yml\"\n{TAIL}"),
+            &files,
+        )
+        .unwrap();
+        let c = &s.apps[0].client;
+        (c.registry_fetch_interval_s, c.lease_renewal_interval_s)
+    };
+    // application-prod.yml's 5 s over the file's prod document's 6 s; the 30 s renewal stays.
+    assert_eq!(intervals(""), (5, 30));
+    // prod then eu: eu's 7 s, the last profile ranking highest.
+    assert_eq!(
+        intervals("[simulation]\nspring-profiles = \"prod,eu\"\n"),
+        (7, 30)
+    );
+    // No profile active: `default` is, and application-default.yml renews every 10 s.
+    assert_eq!(
+        intervals("[simulation]\nspring-profiles = \"default\"\n"),
+        (30, 10)
+    );
+    // The next file of the list ranks above the first file's profile-specific file.
+    let s = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = [\"svc/application.yml\", \"svc/extra.yml\"]\n{TAIL}"),
+        &files,
+    )
+    .unwrap();
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 9);
+}
