@@ -357,3 +357,150 @@ fn init_reads_a_config_repository_in_spring_cloud_configs_order() {
         assert_eq!(s.simulation.release.train.name(), "2020.0");
     }
 }
+
+/// `init --app-config` and `--caller-config` on files without `spring.application.name` write a
+/// starter that runs: the app is named `svc` and the caller `gateway`, each with a note saying so
+/// (Spring itself would register the app as UNKNOWN, `EurekaInstanceConfigBean`'s default). A
+/// Spring Cloud Gateway caller file (`spring.cloud.gateway.routes` with an `lb://` URI, no Ribbon
+/// key) makes the starter `release = "2020.0"` with `http-client = "gateway"`, balanced by Spring
+/// Cloud LoadBalancer: the oldest train a Gateway on LoadBalancer fits, not Hoxton's Zuul.
+#[test]
+fn init_names_unnamed_files_and_takes_the_release_from_a_gateway_file() {
+    use eureka_sim::scenario::HttpClient;
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path().join("app.yml");
+    std::fs::write(
+        &app,
+        "eureka:\n  client:\n    registry-fetch-interval-seconds: 7\n",
+    )
+    .unwrap();
+    let gateway = dir.path().join("gateway.yml");
+    std::fs::write(
+        &gateway,
+        "spring:\n  cloud:\n    gateway:\n      routes:\n        - id: svc\n          uri: lb://svc\n          predicates:\n            - Path=/svc/**\n",
+    )
+    .unwrap();
+    let path = dir.path().join("q.toml");
+    let out = Command::new(crate::harness::BIN)
+        .arg("init")
+        .arg(&path)
+        .args(["--app-config", app.to_str().unwrap()])
+        .args(["--caller-config", gateway.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    for part in [
+        "app.yml has no spring.application.name (Spring would register the service as UNKNOWN",
+        "the starter names it `svc`",
+        "gateway.yml has no spring.application.name; the starter names the caller `gateway`",
+        "release = \"2020.0\", from ",
+    ] {
+        assert!(said.contains(part), "{part}: {said}");
+    }
+    let s = load(&path, &[]).unwrap();
+    assert_eq!(s.apps[0].name, "svc");
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 7);
+    assert_eq!(s.callers[0].name, "gateway");
+    assert_eq!(s.simulation.release.train.name(), "2020.0");
+    assert_eq!(s.callers[0].http_client, HttpClient::Gateway);
+    assert_eq!(s.balancer_name(), "LoadBalancer");
+}
+
+/// The bundled JHipster layout (scenarios/spring/jhipster/: the JHipster Registry, a gateway on
+/// Spring Cloud Gateway and a microservice, each an application.yml with an application-prod.yml
+/// beside it, run with SPRING_PROFILES_ACTIVE=prod) imports to the values Spring binds, key by
+/// key, each derived from the files by hand:
+/// - the registry: its name from spring.application.name; the read-only cache and the evictor
+///   at 5 s from application-prod.yml (loaded beside application.yml for `prod`, above it);
+///   self-preservation off; its own client neither registers nor fetches, renews every 5 s,
+///   expires after 10 s, fetches every 10 s and replicates its InstanceInfo every 10 s;
+/// - the service `svc` and the gateway: fetch every 10 s, renew every 5 s, expire after 10 s,
+///   replicate every 10 s, the health check on; each one's defaultZone from its
+///   application-prod.yml, the password from JHIPSTER_REGISTRY_PASSWORD (the gateway's through
+///   `jhipster.registry.password`), so http://admin:admin@jhipster-registry:8761/eureka/, the
+///   registry's host; the gateway's instance cache 10 s (`10s`, a Duration);
+/// - warnings for the Maven tokens left unfiltered: the registry's `'@project.version@'`
+///   (application.yml line 37) and the gateway's `#project.version#`, a YAML comment (line 22).
+#[test]
+fn the_jhipster_layout_imports_to_the_values_spring_binds() {
+    use eureka_sim::scenario::HttpClient;
+    let s = load(&repo().join("scenarios/spring/jhipster.toml"), &[]).unwrap();
+    let server = &s.server;
+    assert_eq!(server.application_name, "jhipster-registry");
+    assert_eq!(
+        (
+            server.response_cache_update_interval_ms,
+            server.eviction_interval_ms,
+            server.enable_self_preservation
+        ),
+        (5000, 5000, false)
+    );
+    let own = &server.client;
+    assert_eq!(
+        (
+            own.register_with_eureka,
+            own.fetch_registry,
+            own.lease_renewal_interval_s,
+            own.lease_expiration_duration_s,
+            own.registry_fetch_interval_s,
+            own.instance_info_replication_interval_s
+        ),
+        (false, false, 5, 10, 10, 10)
+    );
+    // The model keeps a service URL's host: the registry's name.
+    let url = vec![(
+        "defaultZone".to_string(),
+        vec!["jhipster-registry".to_string()],
+    )];
+    let (app, gateway) = (&s.apps[0], &s.callers[0]);
+    assert_eq!(
+        (app.name.as_str(), gateway.name.as_str()),
+        ("svc", "gateway")
+    );
+    for c in [&app.client, &gateway.client] {
+        assert_eq!(
+            (
+                c.registry_fetch_interval_s,
+                c.lease_renewal_interval_s,
+                c.lease_expiration_duration_s,
+                c.instance_info_replication_interval_s,
+                c.healthcheck_enabled,
+                c.register_with_eureka,
+                c.fetch_registry
+            ),
+            (10, 5, 10, 10, true, true, true)
+        );
+        assert_eq!(c.service_url, url);
+    }
+    assert_eq!(gateway.http_client, HttpClient::Gateway);
+    assert_eq!(gateway.client.load_balancer.cache_ttl_ms, 10_000);
+    assert_eq!(s.balancer_name(), "LoadBalancer");
+    let registry = repo().join("scenarios/spring/jhipster/registry/application.yml");
+    let gateway_file = repo().join("scenarios/spring/jhipster/gateway/application.yml");
+    for (file, line, key, token) in [
+        (
+            registry,
+            37,
+            "eureka.instance.metadata-map.version",
+            "@project.version@",
+        ),
+        (
+            gateway_file,
+            22,
+            "eureka.instance.metadata-map.version",
+            "#project.version#",
+        ),
+    ] {
+        let expected = format!(
+            "{}:{line}: `{key}` holds `{token}`, a Maven resource-filtering token",
+            file.display()
+        );
+        assert!(
+            s.warnings.iter().any(|w| w.contains(&expected)),
+            "{expected}: {:?}",
+            s.warnings
+        );
+    }
+}

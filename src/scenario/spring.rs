@@ -13,6 +13,14 @@
 //!   runs on unless `spring.main.cloud-platform` says so (`CloudPlatform#isEnforced`). Later
 //!   documents override earlier ones, a later file of the list an earlier one, and a file named
 //!   by `spring.config.import` the document that imports it (`ConfigDataEnvironmentContributors`).
+//!   An import's location may hold placeholders, resolved from the variables and the documents
+//!   read before (`ConfigDataEnvironmentContributorPlaceholdersResolver`). Once the profiles are
+//!   known, each file brings its profile-specific files from its folder (`application-prod.yml`
+//!   beside `application.yml`, `StandardConfigDataLocationResolver#resolveProfileSpecific`),
+//!   ranking above it.
+//! - Lists are taken whole from one source (`IndexedElementsBinder#bindIndexed`): a later
+//!   document's list, indexed or comma-separated, replaces the earlier list; maps merge by key
+//!   ([`Merged`]).
 //! - Active profiles (`Profiles`): `simulation.spring-profiles` (the command line's
 //!   `--spring.profiles.active`), else `spring.profiles.active` from the environment variables or
 //!   the documents without a profile condition, string or list, plus `spring.profiles.include`,
@@ -29,11 +37,14 @@
 //!   is read from the machine, so a run never depends on where it runs. A placeholder nothing
 //!   supplies stays as written, as the binder leaves it (`ignoreUnresolvablePlaceholders`), and
 //!   its property carries why ([`Property::refusal`]): an error only if the model binds it.
+//! - A Maven resource-filtering token left unfiltered (`@project.version@`, `#name#`) is warned
+//!   about (`filtering`).
 //!
 //! The scenario side (which keys bind, which are ignored, precedence) is `parse::spring`.
 
 mod env;
 mod evidence;
+mod filtering;
 mod placeholders;
 mod profiles;
 mod properties;
@@ -46,6 +57,7 @@ use super::keys::canonical;
 
 pub(in crate::scenario) use env::{EnvVar, env_file_vars};
 pub use evidence::{FileEvidence, ProfileDocument, file_evidence, profile_document};
+pub(in crate::scenario) use placeholders::DRAWN_PER_INSTANCE;
 pub(in crate::scenario) use runtime::Runtime;
 
 /// The largest Spring file read (a real one is a few kilobytes).
@@ -71,6 +83,9 @@ pub(in crate::scenario) struct Property {
 #[derive(Debug, Clone, Default)]
 pub(in crate::scenario) struct Document {
     pub properties: Vec<Property>,
+    /// The properties (by index) whose YAML line held a `#name#` Maven token, read as a
+    /// comment, with the token.
+    pub hash_tokens: Vec<(usize, String)>,
 }
 
 /// What is wrong in a Spring file, and where (1-based).
@@ -202,9 +217,22 @@ fn documents(file: &SpringFile) -> Result<Vec<Document>, SpringProblem> {
         file: file.display.clone(),
         ..p
     })?;
+    let lines: Vec<&str> = match file.format {
+        Format::Yaml => file.text.lines().collect(),
+        Format::Properties => Vec::new(),
+    };
     for doc in &mut docs {
-        for p in &mut doc.properties {
+        for (i, p) in doc.properties.iter_mut().enumerate() {
             p.file.clone_from(&file.display);
+            let comment = p
+                .value
+                .is_empty()
+                .then(|| lines.get(p.line.wrapping_sub(1)))
+                .flatten()
+                .and_then(|line| filtering::hash_token_comment(line));
+            if let Some(token) = comment {
+                doc.hash_tokens.push((i, token.to_string()));
+            }
         }
     }
     Ok(docs)
@@ -286,35 +314,133 @@ fn conditions_of(doc: &Document) -> Vec<Property> {
 }
 
 /// Every document of `request`'s files in precedence order (lowest first), imports expanded
-/// after the document that names them.
+/// after the document that names them. With `profiles` (the accepted profiles, once known),
+/// each file is followed by its profile-specific files beside it, and the files placed are
+/// returned too (for [`has_profile_files`]).
 fn placed_documents(
     request: &Request<'_>,
     notes: &mut Vec<String>,
-) -> Result<Vec<Placed>, SpringProblem> {
-    let mut out = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    profiles: Option<&[String]>,
+) -> Result<(Vec<Placed>, Vec<SpringFile>), SpringProblem> {
+    let mut placing = Placing {
+        request,
+        profiles,
+        seen: Vec::new(),
+        files: Vec::new(),
+        out: Vec::new(),
+        notes,
+    };
     for file in &request.files {
-        place_file(file, &[], request, &mut seen, &mut out, notes, 0)?;
+        placing.place_file(file, &[], 0, true)?;
     }
-    Ok(out)
+    Ok((placing.out, placing.files))
 }
 
 /// Deepest chain of imports (a file importing itself is read once, as Spring reads it).
 const MAX_IMPORT_DEPTH: usize = 16;
 
-fn place_file(
-    file: &SpringFile,
-    inherited: &[Property],
-    request: &Request<'_>,
-    seen: &mut Vec<String>,
-    out: &mut Vec<Placed>,
-    notes: &mut Vec<String>,
-    depth: usize,
-) -> Result<(), SpringProblem> {
-    seen.push(file.display.clone());
-    for doc in documents(file)? {
-        let mut conditions = inherited.to_vec();
-        conditions.extend(conditions_of(&doc));
+/// The state of placing one request's documents.
+struct Placing<'r, 'n> {
+    request: &'r Request<'r>,
+    profiles: Option<&'r [String]>,
+    seen: Vec<String>,
+    files: Vec<SpringFile>,
+    out: Vec<Placed>,
+    notes: &'n mut Vec<String>,
+}
+
+/// The name of `file`'s profile-specific file for `profile`: `application.yml` ->
+/// `application-prod.yml`, the same extension (`StandardConfigDataReference`: the root, `-`,
+/// the profile, the extension of the file named).
+fn profile_file_name(file: &SpringFile, profile: &str) -> Option<String> {
+    let name = std::path::Path::new(&file.written).file_name()?.to_str()?;
+    let (stem, extension) = name.rsplit_once('.')?;
+    Some(format!("{stem}-{profile}.{extension}"))
+}
+
+/// Whether any of `files` has a profile-specific file beside it for one of `profiles`.
+fn has_profile_files(request: &Request<'_>, files: &[SpringFile], profiles: &[String]) -> bool {
+    files.iter().any(|f| {
+        profiles.iter().any(|p| {
+            profile_file_name(f, p)
+                .is_some_and(|name| matches!((request.import)(f, &name, true), Ok(Some(_))))
+        })
+    })
+}
+
+impl Placing<'_, '_> {
+    /// Places `file`'s documents (each followed by what it imports) and, when `beside`, then
+    /// the profile-specific files beside it.
+    fn place_file(
+        &mut self,
+        file: &SpringFile,
+        inherited: &[Property],
+        depth: usize,
+        beside: bool,
+    ) -> Result<(), SpringProblem> {
+        self.seen.push(file.display.clone());
+        self.files.push(file.clone());
+        for doc in documents(file)? {
+            let mut conditions = inherited.to_vec();
+            conditions.extend(conditions_of(&doc));
+            let imported = self.imports_of(file, &doc, depth)?;
+            self.out.push(Placed {
+                doc,
+                conditions: conditions.clone(),
+            });
+            for found in imported {
+                self.place_file(&found, &conditions, depth + 1, true)?;
+            }
+        }
+        if beside {
+            self.place_profile_files(file, inherited, depth)?;
+        }
+        Ok(())
+    }
+
+    /// `StandardConfigDataLocationResolver#resolveProfileSpecific`: with the profiles known, a
+    /// file named `application.yml` brings `application-<profile>.yml` from the same folder when
+    /// it exists, for each accepted profile in order (the last one ranking highest), each above
+    /// the file and what it imports (`ConfigDataImporter#load` orders the profile-specific
+    /// resource before its file). A file the `spring-config` list names itself keeps its place
+    /// in the list, and one already read is not read again.
+    fn place_profile_files(
+        &mut self,
+        file: &SpringFile,
+        inherited: &[Property],
+        depth: usize,
+    ) -> Result<(), SpringProblem> {
+        let Some(profiles) = self.profiles else {
+            return Ok(());
+        };
+        for profile in profiles {
+            let Some(name) = profile_file_name(file, profile) else {
+                continue;
+            };
+            // A profile-specific location is skippable (`StandardConfigDataReference#isSkippable`).
+            let Ok(Some(found)) = (self.request.import)(file, &name, true) else {
+                continue;
+            };
+            let listed = self
+                .request
+                .files
+                .iter()
+                .any(|f| f.display == found.display);
+            if listed || self.seen.contains(&found.display) {
+                continue;
+            }
+            self.place_file(&found, inherited, depth + 1, false)?;
+        }
+        Ok(())
+    }
+
+    /// The local files `doc` (of `file`) imports, read; notes for those not read.
+    fn imports_of(
+        &mut self,
+        file: &SpringFile,
+        doc: &Document,
+        depth: usize,
+    ) -> Result<Vec<SpringFile>, SpringProblem> {
         let imports = doc
             .properties
             .iter()
@@ -322,12 +448,42 @@ fn place_file(
             .flat_map(|p| split_list(&p.value).into_iter().map(move |l| (p, l)))
             .collect::<Vec<_>>();
         let mut imported = Vec::new();
-        for (at, location) in imports {
+        for (at, written) in imports {
             let problem = |message: String| SpringProblem {
                 file: at.file.clone(),
                 line: at.line,
                 column: at.column,
                 message,
+            };
+            let location = if written.contains("${") {
+                match self.import_location(&written, doc) {
+                    Ok(location) => location,
+                    Err(why) if written.trim_start().starts_with("optional:") => {
+                        self.notes.push(format!(
+                            "{}:{}: spring.config.import `{written}`: {why}. Spring leaves the \
+                             placeholder as written, finds no such location and skips the \
+                             optional import (ConfigDataEnvironmentContributorPlaceholdersResolver)",
+                            at.file, at.line
+                        ));
+                        continue;
+                    }
+                    Err(why) => {
+                        return Err(problem(format!(
+                            "spring.config.import `{written}`: {why}. Spring leaves the \
+                             placeholder as written (ConfigDataEnvironmentContributorPlaceholdersResolver), \
+                             finds no such location and fails to start \
+                             (ConfigDataResourceNotFoundException); supply the value, or write \
+                             the import as `optional:` to go on without it"
+                        )));
+                    }
+                }
+            } else {
+                written.clone()
+            };
+            let shown = if location == written {
+                format!("`{written}`")
+            } else {
+                format!("`{written}` (`{location}`)")
             };
             let (optional, rest) = match location.strip_prefix("optional:") {
                 Some(rest) => (true, rest.trim()),
@@ -337,8 +493,8 @@ fn place_file(
                 .strip_prefix("file:")
                 .or_else(|| (!rest.contains(':') || rest.starts_with('/')).then_some(rest));
             let Some(local) = local else {
-                notes.push(format!(
-                    "{}:{}: spring.config.import `{location}` is not read (a simulation reads \
+                self.notes.push(format!(
+                    "{}:{}: spring.config.import {shown} is not read (a simulation reads \
                      local files only; Spring would fetch it {}); write the settings it holds \
                      in a file and import that with `file:`, or `init --config-repo DIR` for a \
                      Spring Cloud Config repository",
@@ -358,32 +514,66 @@ fn place_file(
                      at most that many"
                 )));
             }
-            match (request.import)(file, local, optional).map_err(|why| {
+            match (self.request.import)(file, local, optional).map_err(|why| {
                 problem(format!(
-                    "spring.config.import `{location}`: {why}. Spring would fail to start \
+                    "spring.config.import {shown}: {why}. Spring would fail to start \
                      (ConfigDataResourceNotFoundException); fix the path (relative to {}), or \
                      write `optional:file:{local}` to go on without it",
                     file.display
                 ))
             })? {
-                Some(found) if seen.contains(&found.display) => {}
+                Some(found) if self.seen.contains(&found.display) => {}
                 Some(found) => imported.push(found),
-                None => notes.push(format!(
-                    "{}:{}: spring.config.import `{location}`: no such file, skipped as Spring \
+                None => self.notes.push(format!(
+                    "{}:{}: spring.config.import {shown}: no such file, skipped as Spring \
                      skips an optional import",
                     at.file, at.line
                 )),
             }
         }
-        out.push(Placed {
-            doc,
-            conditions: conditions.clone(),
-        });
-        for found in imported {
-            place_file(&found, &conditions, request, seen, out, notes, depth + 1)?;
+        Ok(imported)
+    }
+
+    /// An import's location with its placeholders resolved as Spring resolves them while it
+    /// reads imports (`ConfigDataEnvironmentContributorPlaceholdersResolver`): from the
+    /// environment variables, the documents read so far that apply without a profile (no
+    /// profile is active yet) and the importing document itself, the variables first, then the
+    /// later documents; `Err` with why when one cannot be resolved.
+    fn import_location(&self, written: &str, doc: &Document) -> Result<String, String> {
+        let mut merged = Merged::default();
+        for p in self.out.iter().filter(|p| p.conditions.is_empty()) {
+            merged.put_source(p.doc.properties.iter().cloned());
+        }
+        merged.put_source(doc.properties.iter().cloned());
+        let env = env::EnvIndex::new(&self.request.env);
+        env.overlay(&mut merged, &mut Vec::new());
+        let environment = Environment {
+            merged: merged.props,
+            index: merged.index,
+            env_exact: env.exact(),
+            command_line: None,
+            active_profiles: Vec::new(),
+            skipped: Vec::new(),
+            notes: Vec::new(),
+            runtime: self.request.runtime.clone(),
+        };
+        let location = Property {
+            name: IMPORT.to_string(),
+            value: written.to_string(),
+            file: String::new(),
+            line: 0,
+            column: 0,
+            refusal: None,
+        };
+        let mut resolver = placeholders::Resolver::new(&environment, 0);
+        let resolved = resolver
+            .resolve_property(&location)
+            .map_err(|p| p.message)?;
+        match resolved.refusal {
+            Some(why) if !resolver.drew_random() => Err(why),
+            _ => Ok(resolved.value),
         }
     }
-    Ok(())
 }
 
 /// The platforms `CloudPlatform` knows, as `spring.main.cloud-platform` names them.
@@ -402,8 +592,9 @@ const CLOUD_PLATFORMS: [&str; 7] = [
 pub(in crate::scenario) fn environment(
     request: &Request<'_>,
 ) -> Result<Environment, SpringProblem> {
+    let mut import_notes = Vec::new();
+    let (mut placed, files) = placed_documents(request, &mut import_notes, None)?;
     let mut notes = Vec::new();
-    let placed = placed_documents(request, &mut notes)?;
     let env = env::EnvIndex::new(&request.env);
     // Phase one (`ConfigDataEnvironment#processWithoutProfiles`): the documents without a
     // profile condition, for the platform and the profiles.
@@ -452,9 +643,15 @@ pub(in crate::scenario) fn environment(
     let active_profiles = profiles::expand_groups(&chosen, |name| {
         list_value(unconditional(), &format!("{GROUP}.{name}"))
     });
-    // Phase two: every document whose conditions hold, in order.
-    let mut merged: Vec<Property> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    // Phase two (`ConfigDataEnvironment#processWithProfiles`): the profile-specific files beside
+    // each file, then every document whose conditions hold, in order.
+    if has_profile_files(request, &files, &active_profiles) {
+        import_notes.clear();
+        placed = placed_documents(request, &mut import_notes, Some(active_profiles.as_slice()))?.0;
+    }
+    import_notes.append(&mut notes);
+    let mut notes = import_notes;
+    let mut merged = Merged::default();
     let mut skipped = Vec::new();
     for p in &placed {
         let mut applies = true;
@@ -498,12 +695,13 @@ pub(in crate::scenario) fn environment(
         if !applies {
             continue;
         }
-        merge_document(&p.doc, &mut merged, &mut index);
+        merged.put_source(p.doc.properties.iter().cloned());
     }
-    let (merged, index) = env.overlay(merged, index, &mut notes);
+    env.overlay(&mut merged, &mut notes);
+    notes.extend(unfiltered_tokens(&placed, &merged));
     Ok(Environment {
-        merged,
-        index,
+        merged: merged.props,
+        index: merged.index,
         env_exact: env.exact(),
         command_line,
         active_profiles,
@@ -513,37 +711,99 @@ pub(in crate::scenario) fn environment(
     })
 }
 
-/// Puts `doc`'s properties over `merged`: one of the same relaxed name is replaced, and a list
-/// (`name[i]`) written in `doc` replaces the whole list before it (the binder takes a list from
-/// one source).
-fn merge_document(doc: &Document, merged: &mut Vec<Property>, index: &mut HashMap<String, usize>) {
-    let mut lists_seen: Vec<String> = Vec::new();
-    for p in &doc.properties {
-        let base = base_of(&p.name);
-        if base != p.name {
-            let base_key = canonical(base);
-            if !lists_seen.contains(&base_key) {
-                lists_seen.push(base_key.clone());
-                let prefix = format!("{base_key}[");
-                let stale: Vec<String> = index
-                    .keys()
-                    .filter(|k| k.starts_with(&prefix))
-                    .cloned()
-                    .collect();
-                for key in stale {
-                    if let Some(i) = index.remove(&key) {
-                        merged[i].name.clear();
+/// A warning for each property whose value Spring binds is a Maven resource-filtering token
+/// left unfiltered (`filtering`), naming its file, line and key.
+fn unfiltered_tokens(placed: &[Placed], merged: &Merged) -> Vec<String> {
+    let hash = |p: &Property| {
+        placed.iter().find_map(|d| {
+            d.doc.hash_tokens.iter().find_map(|(i, token)| {
+                let q = &d.doc.properties[*i];
+                (q.file == p.file && q.line == p.line).then_some(token.as_str())
+            })
+        })
+    };
+    merged
+        .props
+        .iter()
+        .filter(|p| !p.name.is_empty())
+        .filter_map(|p| {
+            let hash = if p.value.is_empty() { hash(p) } else { None };
+            filtering::token_of(p, hash).map(|token| filtering::warning(p, token))
+        })
+        .collect()
+}
+
+/// The list property `name` is part of: `name` up to its first numeric index (`a.b[0].c` and
+/// `a.b[1]` are items of the list `a.b`); `None` when it has no numeric index (`a[key]` is a map
+/// key).
+fn list_root(name: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(open) = name[from..].find('[') {
+        let at = from + open;
+        let close = name[at..].find(']')? + at;
+        let inside = &name[at + 1..close];
+        if !inside.is_empty() && inside.chars().all(|c| c.is_ascii_digit()) {
+            return Some(&name[..at]);
+        }
+        from = close + 1;
+    }
+    None
+}
+
+/// The properties of the sources put so far, by relaxed name, lowest precedence first.
+#[derive(Debug, Default)]
+pub(in crate::scenario) struct Merged {
+    /// In the order first written; a property taken out has an empty name.
+    pub props: Vec<Property>,
+    pub index: HashMap<String, usize>,
+    /// The items of each list (`a[0]`, `a[1].b` under `a`), by the list's relaxed name.
+    lists: HashMap<String, Vec<usize>>,
+}
+
+impl Merged {
+    /// Puts one property source (a document, the variables) over the others. A property of the
+    /// same relaxed name is replaced in place; a list the source writes (`a[0]`, `a[1]`, or `a`
+    /// as one value) replaces the whole list of the sources below, as Spring Boot's binder takes
+    /// a list from the first source that has it (`IndexedElementsBinder#bindIndexed`), while a
+    /// map merges key by key (`MapBinder`): each key is a property of its own.
+    pub(in crate::scenario) fn put_source(&mut self, source: impl IntoIterator<Item = Property>) {
+        let mut written: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for p in source {
+            let root = list_root(&p.name).map(canonical);
+            let key = canonical(&p.name);
+            let list = root.clone().unwrap_or_else(|| key.clone());
+            if written.insert(list.clone()) {
+                self.take_list(&list, root.is_some());
+            }
+            match self.index.get(&key) {
+                Some(&i) => self.props[i] = p,
+                None => {
+                    self.index.insert(key, self.props.len());
+                    if let Some(root) = root {
+                        self.lists.entry(root).or_default().push(self.props.len());
                     }
+                    self.props.push(p);
                 }
             }
         }
-        let key = canonical(&p.name);
-        match index.get(&key) {
-            Some(&i) => merged[i] = p.clone(),
-            None => {
-                index.insert(key, merged.len());
-                merged.push(p.clone());
-            }
+    }
+
+    /// Takes out the items of list `list` put so far, and its value as a whole (`a = x,y`) when
+    /// `whole`.
+    fn take_list(&mut self, list: &str, whole: bool) {
+        for i in self.lists.remove(list).unwrap_or_default() {
+            self.take(i);
+        }
+        if let Some(&i) = self.index.get(list).filter(|_| whole) {
+            self.take(i);
+        }
+    }
+
+    fn take(&mut self, i: usize) {
+        let key = canonical(&self.props[i].name);
+        if !self.props[i].name.is_empty() && self.index.get(&key) == Some(&i) {
+            self.index.remove(&key);
+            self.props[i].name.clear();
         }
     }
 }

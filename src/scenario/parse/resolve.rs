@@ -11,7 +11,7 @@ use crate::scenario::keys::{
     Binding, DEFS, EXACT_ALIASES, KeyDef, Kind, Problem, Raw, Section, Val, canonical,
     canonical_names, canonical_segment, closest,
 };
-use crate::scenario::spring::{duration_ms, spring_boolean};
+use crate::scenario::spring::{DRAWN_PER_INSTANCE, duration_ms, spring_boolean};
 
 use super::raw::{Entry, RawTable};
 
@@ -103,7 +103,12 @@ pub(in crate::scenario) fn resolve(
                         if let Place::Spring { file, .. } = &entry.key_at {
                             ignored.push((file.clone(), entry.path.join(".")));
                         }
-                        if let Some(why) = &entry.refusal {
+                        // A value drawn per instance is refused for binding only.
+                        let unresolvable = entry
+                            .refusal
+                            .as_ref()
+                            .filter(|why| !why.contains(DRAWN_PER_INSTANCE));
+                        if let Some(why) = unresolvable {
                             unresolved.push(format!(
                                 "{}: {why} (a key the model does not use, so not an error)",
                                 at(&entry.value_at)
@@ -137,7 +142,7 @@ pub(in crate::scenario) fn resolve(
                     key: entry.display(),
                     expected,
                     found,
-                    allowed: def.kind.allowed(),
+                    allowed: allowed_for(def, entry),
                 });
                 continue;
             }
@@ -146,7 +151,7 @@ pub(in crate::scenario) fn resolve(
                     at: at(&entry.value_at),
                     key: entry.display(),
                     problem,
-                    allowed: def.kind.allowed(),
+                    allowed: allowed_for(def, entry),
                 });
                 continue;
             }
@@ -209,15 +214,57 @@ fn spring_verdict(section: Section, entry: &Entry, error: ScenarioError) -> Opti
         return Some(error);
     }
     match error {
-        ScenarioError::WrongCase { .. } => Some(error),
+        ScenarioError::WrongCase { at, key, expected } => Some(ScenarioError::SpringConfig {
+            at,
+            problem: format!(
+                "unknown key `{key}`: Ribbon keys are case-sensitive; did you mean \
+                 `{expected}`? Archaius looks Ribbon keys up by their exact name, so the real \
+                 stack would ignore this one and keep the default; write it as `{}` in the file",
+                expected.rsplit('.').next().unwrap_or(&expected)
+            ),
+        }),
         ScenarioError::UnknownKey { at, key, .. } => {
-            near_miss(section, &entry.path).map(|best| ScenarioError::UnknownKey {
+            near_miss(section, &entry.path).map(|best| ScenarioError::SpringConfig {
                 at,
-                key,
-                suggestion: Suggestion(Some(format!("{}{best}", entry.prefix))),
+                problem: format!(
+                    "unknown key `{key}`; did you mean `{}{best}`? Spring's relaxed binding \
+                     matches only spellings of the same name, so the real stack would bind \
+                     nothing from this line and keep the default of `{best}`; correct the \
+                     spelling in the file",
+                    entry.prefix
+                ),
             })
         }
         _ => None,
+    }
+}
+
+/// What the real stack does with a value of a Spring file that the key cannot take, and the
+/// fix: a Ribbon or Hystrix key is read through Archaius, whose dynamic properties log a value
+/// they cannot parse and keep the default (`DynamicIntProperty` and its kin); any other key is
+/// bound by Spring Boot's `Binder` into a `@ConfigurationProperties` bean, and a conversion that
+/// fails stops the start (`BindException`).
+fn spring_consequence(entry: &Entry) -> &'static str {
+    let archaius = entry.path.iter().any(|s| canonical(s) == "ribbon")
+        || entry
+            .path
+            .first()
+            .is_some_and(|s| matches!(canonical(s).as_str(), "niws" | "hystrix"));
+    if archaius {
+        "Archaius would log the value and keep the key's default; write an allowed value in \
+         the file"
+    } else {
+        "Spring would fail to start (the binder cannot convert it: BindException); write an \
+         allowed value in the file"
+    }
+}
+
+/// What `def` allows, and for a Spring file's entry what the real stack does with the value.
+fn allowed_for(def: &KeyDef, entry: &Entry) -> String {
+    if entry.is_spring() {
+        format!("{}. {}", def.kind.allowed(), spring_consequence(entry))
+    } else {
+        def.kind.allowed()
     }
 }
 

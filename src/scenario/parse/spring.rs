@@ -553,14 +553,18 @@ fn instance_id_notes(environment: &Environment, table: &RawTable) -> Vec<String>
     }
 }
 
-/// The entries of `properties` for `table`: `name[i]` items gathered into one array (Spring
-/// binds an indexed list or a comma-separated string alike), and `spring.application.name` as
-/// the `name` of an `[[app]]` or `[[caller]]` that does not set one.
+/// The entries of `properties` for `table`: `name[i]` items gathered into one array in the order
+/// of their indices (Spring binds an indexed list or a comma-separated string alike,
+/// `IndexedElementsBinder#bindIndexed` from `[0]` up), and `spring.application.name` as the
+/// `name` of an `[[app]]` or `[[caller]]` that does not set one. A list with a missing index is
+/// refused where it binds: the binder stops at the gap and fails on the items after it
+/// (`UnboundConfigurationPropertiesException`).
 fn entries(table: &RawTable, properties: Vec<Property>) -> Vec<Entry> {
     let named = table.ident().is_some();
     let names_process = matches!(table.section, Section::App | Section::Caller);
     let mut out: Vec<Entry> = Vec::new();
-    let mut lists: BTreeMap<String, usize> = BTreeMap::new();
+    // Each list's entry in `out`, and its items by index.
+    let mut lists: BTreeMap<String, (usize, Vec<(usize, Property)>)> = BTreeMap::new();
     for p in properties {
         let place = Place::Spring {
             file: p.file.clone(),
@@ -575,22 +579,13 @@ fn entries(table: &RawTable, properties: Vec<Property>) -> Vec<Entry> {
             }
             continue;
         }
-        if let Some((base, _index)) = indexed(&p.name) {
+        if let Some((base, index)) = indexed(&p.name) {
             let key = canonical(base);
-            match lists.get(&key) {
-                Some(&at) => {
-                    if let Raw::Array(items) = &mut out[at].value {
-                        items.push(Raw::Str(p.value));
-                    }
-                    if out[at].refusal.is_none() {
-                        out[at].refusal = p.refusal;
-                    }
-                }
+            match lists.get_mut(&key) {
+                Some((_, items)) => items.push((index, p)),
                 None => {
-                    lists.insert(key, out.len());
-                    let path = segments(base);
-                    let mut e = entry(table, path, Raw::Array(vec![Raw::Str(p.value)]), place);
-                    e.refusal = p.refusal;
+                    let e = entry(table, segments(base), Raw::Array(Vec::new()), place);
+                    lists.insert(key, (out.len(), vec![(index, p)]));
                     out.push(e);
                 }
             }
@@ -600,6 +595,29 @@ fn entries(table: &RawTable, properties: Vec<Property>) -> Vec<Entry> {
         e.literal = Some(p.value);
         e.refusal = p.refusal;
         out.push(e);
+    }
+    for (at, mut items) in lists.into_values() {
+        items.sort_by_key(|(index, _)| *index);
+        let e = &mut out[at];
+        let mut values = Vec::new();
+        for (expected, (index, p)) in items.into_iter().enumerate() {
+            if index != expected && e.refusal.is_none() {
+                e.refusal = Some(format!(
+                    "`{}` has no item [{expected}] before [{index}]: Spring's binder reads a \
+                     list from [0] up to the first missing index and refuses to start on the \
+                     items after it (UnboundConfigurationPropertiesException); number the items \
+                     from 0 without a gap",
+                    p.name
+                        .get(..p.name.rfind('[').unwrap_or(p.name.len()))
+                        .unwrap_or(&p.name)
+                ));
+            }
+            if e.refusal.is_none() {
+                e.refusal = p.refusal;
+            }
+            values.push(Raw::Str(p.value));
+        }
+        e.value = Raw::Array(values);
     }
     out
 }

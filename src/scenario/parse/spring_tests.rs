@@ -171,6 +171,10 @@ fn a_near_miss_is_an_error_at_its_line() {
         err.contains("did you mean `app[0].eureka.client.registry-fetch-interval-seconds`?"),
         "{err}"
     );
+    assert!(
+        err.contains("the real stack would bind nothing from this line and keep the default"),
+        "{err}"
+    );
     let err = with(
         &toml,
         &[
@@ -184,6 +188,10 @@ fn a_near_miss_is_an_error_at_its_line() {
         err.contains("caller[0].ribbon.ServerListRefreshInterval"),
         "{err}"
     );
+    assert!(
+        err.contains("Archaius looks Ribbon keys up by their exact name, so the real stack would ignore this one"),
+        "{err}"
+    );
 }
 
 /// A value the key does not take is an error at the Spring file's line, with what is allowed.
@@ -194,8 +202,27 @@ fn a_bad_value_is_an_error_at_its_line() {
         &[("svc.yml", "eureka:\n  client:\n    fetch-registry: maybe\n")],
     )
     .unwrap_err();
-    assert!(err.contains("svc.yml:3:5"), "{err}");
-    assert!(err.contains("fetch-registry"), "{err}");
+    for part in [
+        "svc.yml:3:5",
+        "fetch-registry",
+        "Spring would fail to start (the binder cannot convert it: BindException)",
+        "write an allowed value in the file",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    // A Ribbon key is read through Archaius, which keeps its default instead.
+    let err = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\n[[caller]]\nname = \"gw\"\ncalls = \"svc\"\nspring-config = \"gw.yml\"\n{TAIL}"),
+        &[("gw.yml", "ribbon:\n  ServerListRefreshInterval: soon\n")],
+    )
+    .unwrap_err();
+    for part in [
+        "gw.yml:2:3",
+        "ServerListRefreshInterval",
+        "Archaius would log the value and keep the key's default",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
 }
 
 /// A file that cannot be used as a whole names itself and what is wrong.
@@ -518,7 +545,9 @@ fn a_random_instance_id_imports_and_a_shared_one_is_a_warning() {
     let toml = format!("[[app]]\nspring-config = \"svc.yml\"\ninstances = 3\n{TAIL}");
     let s = with(&toml, &[("svc.yml", "spring.application.name: svc\neureka:\n  instance:\n    instance-id: ${spring.application.name}:${random.value}\n")]).unwrap();
     assert!(
-        !s.warnings.iter().any(|w| w.contains("distinct")),
+        !s.warnings
+            .iter()
+            .any(|w| w.contains("distinct") || w.contains("random")),
         "{:?}",
         s.warnings
     );
@@ -609,4 +638,148 @@ fn the_legacy_open_for_traffic_count_yields_to_the_modern_key_in_spring_files() 
     assert_eq!(count(&format!("{legacy}{modern}")), 3);
     assert_eq!(count(&format!("{modern}{legacy}")), 3);
     assert_eq!(count("eureka.server.default-open-for-traffic-count=0\n"), 1);
+}
+
+/// A `${random.*}` value in a key the model binds is an error at its line: Spring draws it anew
+/// for each instance (`RandomValuePropertySource`), while the model gives every instance of a
+/// table one value; the message names the file, line, key and the fix.
+#[test]
+fn a_random_value_in_a_modelled_key_is_an_error_at_its_line() {
+    let err = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}"),
+        &[(
+            "svc.yml",
+            "eureka:\n  client:\n    registry-fetch-interval-seconds: ${random.int[5,30]}\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "svc.yml:3:5",
+        "eureka.client.registry-fetch-interval-seconds` takes `${random.int[5,30]}`",
+        "Spring draws anew for each instance (RandomValuePropertySource)",
+        "write a fixed value",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}
+
+/// Placeholders in `spring.config.import` resolve as Spring resolves them while it reads imports
+/// (`ConfigDataEnvironmentContributorPlaceholdersResolver`): from the variables given and from
+/// the files read before. One nothing supplies stays as written, so the location names no
+/// file: an optional import is skipped with a note, a required one is an error at its line.
+#[test]
+fn placeholders_in_import_locations_resolve_from_the_variables_and_earlier_files() {
+    let extra = (
+        "conf/extra/eureka.yml",
+        "eureka.client.registry-fetch-interval-seconds: 5\n",
+    );
+    let app = "eureka.client.registry-fetch-interval-seconds: 30\nspring.config.import: optional:file:${CONFIG_DIR}/eureka.yml\n";
+    let toml = |rest: &str| format!("[[app]]\nname = \"svc\"\ninstances = 2\n{rest}\n{TAIL}");
+    let fetch = |s: Scenario| s.apps[0].client.registry_fetch_interval_s;
+    let by_property = app.replace("${CONFIG_DIR}", "${config.dir}");
+    let required = app.replace("optional:", "");
+    // From a variable: CONFIG_DIR = extra, relative to conf/app.yml.
+    let s = with(
+        &toml("spring-config = \"conf/app.yml\"\nenv = { CONFIG_DIR = \"extra\" }"),
+        &[("conf/app.yml", app), extra],
+    )
+    .unwrap();
+    assert_eq!(fetch(s), 5);
+    // From an earlier file of the list.
+    let s = with(
+        &toml("spring-config = [\"base.yml\", \"conf/app.yml\"]"),
+        &[
+            ("base.yml", "config.dir: extra\n"),
+            ("conf/app.yml", by_property.as_str()),
+            extra,
+        ],
+    )
+    .unwrap();
+    assert_eq!(fetch(s), 5);
+    // Unresolved and optional: skipped with a note naming the file, line and placeholder.
+    let s = with(
+        &toml("spring-config = \"conf/app.yml\""),
+        &[("conf/app.yml", app), extra],
+    )
+    .unwrap();
+    assert_eq!(fetch(s.clone()), 30);
+    assert!(
+        s.warnings.iter().any(|w| w.contains(
+            "conf/app.yml:2: spring.config.import `optional:file:${CONFIG_DIR}/eureka.yml`: "
+        ) && w.contains("could not resolve placeholder `${CONFIG_DIR}`")
+            && w.contains("skips the optional import")),
+        "{:?}",
+        s.warnings
+    );
+    // Unresolved and required: an error with what Spring does and the ways to supply it.
+    let err = with(
+        &toml("spring-config = \"conf/app.yml\""),
+        &[("conf/app.yml", required.as_str()), extra],
+    )
+    .unwrap_err();
+    for part in [
+        "conf/app.yml:2:1",
+        "spring.config.import `file:${CONFIG_DIR}/eureka.yml`",
+        "fails to start (ConfigDataResourceNotFoundException)",
+        "env = { CONFIG_DIR = \"...\" }",
+        "`optional:`",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}
+
+/// `StandardConfigDataLocationResolver#resolveProfileSpecific`: a listed `application.yml`
+/// brings `application-<profile>.yml` from its folder for each accepted profile, ranking above
+/// the file (its own `prod` document too) and below the next file of the list; with two
+/// profiles the last ranks highest; with none active, `application-default.yml`.
+#[test]
+fn profile_specific_files_beside_a_listed_file_apply() {
+    let app = "spring.profiles.active: prod\neureka.client.registry-fetch-interval-seconds: 30\neureka.instance.lease-renewal-interval-in-seconds: 30\n---\nspring.config.activate.on-profile: prod\neureka.client.registry-fetch-interval-seconds: 6\n";
+    let files = [
+        ("svc/application.yml", app),
+        (
+            "svc/application-prod.yml",
+            "eureka.client.registry-fetch-interval-seconds: 5\n",
+        ),
+        (
+            "svc/application-eu.yml",
+            "eureka.client.registry-fetch-interval-seconds: 7\n",
+        ),
+        (
+            "svc/application-default.yml",
+            "eureka.instance.lease-renewal-interval-in-seconds: 10\n",
+        ),
+        (
+            "svc/extra.yml",
+            "eureka.client.registry-fetch-interval-seconds: 9\n",
+        ),
+    ];
+    let intervals = |rest: &str| {
+        let s = with(
+            &format!("{rest}[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc/application.yml\"\n{TAIL}"),
+            &files,
+        )
+        .unwrap();
+        let c = &s.apps[0].client;
+        (c.registry_fetch_interval_s, c.lease_renewal_interval_s)
+    };
+    // application-prod.yml's 5 s over the file's prod document's 6 s; the 30 s renewal stays.
+    assert_eq!(intervals(""), (5, 30));
+    // prod then eu: eu's 7 s, the last profile ranking highest.
+    assert_eq!(
+        intervals("[simulation]\nspring-profiles = \"prod,eu\"\n"),
+        (7, 30)
+    );
+    // No profile active: `default` is, and application-default.yml renews every 10 s.
+    assert_eq!(
+        intervals("[simulation]\nspring-profiles = \"default\"\n"),
+        (30, 10)
+    );
+    // The next file of the list ranks above the first file's profile-specific file.
+    let s = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = [\"svc/application.yml\", \"svc/extra.yml\"]\n{TAIL}"),
+        &files,
+    )
+    .unwrap();
+    assert_eq!(s.apps[0].client.registry_fetch_interval_s, 9);
 }

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::{Property, SpringProblem, base_of, yaml};
+use super::{Merged, Property, SpringProblem, base_of, yaml};
 use crate::scenario::keys::{DEFS, canonical};
 
 /// One variable as given, with where.
@@ -91,12 +91,9 @@ impl<'a> EnvIndex<'a> {
     /// its value (the property keeps its name as written, which matters for a map key), and one
     /// that names no property is added under its mapped name. A variable of one word (`PATH`)
     /// is no Spring property and only serves placeholders.
-    pub(super) fn overlay(
-        &self,
-        mut merged: Vec<Property>,
-        mut index: HashMap<String, usize>,
-        notes: &mut Vec<String>,
-    ) -> (Vec<Property>, HashMap<String, usize>) {
+    pub(super) fn overlay(&self, merged: &mut Merged, notes: &mut Vec<String>) {
+        // The variables are one source: a list they write replaces the files' list whole.
+        let mut source = Vec::new();
         for v in &self.vars {
             let name = ribbon_spelling(spring_name(&v.name));
             let key = canonical(&name);
@@ -108,24 +105,21 @@ impl<'a> EnvIndex<'a> {
                 column: v.column,
                 refusal: None,
             };
-            match index.get(&key) {
-                Some(&i) => {
-                    merged[i] = Property {
-                        name: merged[i].name.clone(),
-                        ..property
-                    };
-                }
+            match merged.index.get(&key) {
+                Some(&i) => source.push(Property {
+                    name: merged.props[i].name.clone(),
+                    ..property
+                }),
                 None if name.contains('.') => {
                     if canonical(base_of(&name)).starts_with("eureka.client.serviceurl.") {
                         notes.push(service_url_note(v, &name));
                     }
-                    index.insert(key, merged.len());
-                    merged.push(property);
+                    source.push(property);
                 }
                 None => {}
             }
         }
-        (merged, index)
+        merged.put_source(source);
     }
 }
 

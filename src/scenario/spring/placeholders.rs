@@ -11,6 +11,11 @@ use super::{ACTIVE, Environment, MAX_FILE_BYTES, Property, SpringProblem};
 use crate::engine::RngStream;
 use crate::scenario::keys::canonical;
 
+/// What the refusal of a value drawn from `random.*` says: a refusal for binding only, never a
+/// warning in a key the model does not use.
+pub(in crate::scenario) const DRAWN_PER_INSTANCE: &str =
+    "which Spring draws anew for each instance";
+
 /// Deepest placeholder nesting (a cycle is reported before this).
 const MAX_PLACEHOLDER_DEPTH: usize = 32;
 
@@ -63,7 +68,7 @@ impl<'e> Resolver<'e> {
             Ok(value) => {
                 let refusal = (!self.drew.is_empty()).then(|| {
                     format!(
-                        "`{}` takes `${{random.{}}}`, which Spring draws anew for each instance \
+                        "`{}` takes `${{random.{}}}`, {DRAWN_PER_INSTANCE} \
                          (RandomValuePropertySource), while the model gives every instance of a \
                          table one value of a key it uses; write a fixed value (random values \
                          are fine in keys the model does not use, such as \

@@ -484,3 +484,152 @@ fn runtime_sources_resolve_per_instance() {
             .contains("draws anew for each instance")
     );
 }
+
+/// A list is bound from one source (`IndexedElementsBinder#bindIndexed` stops at the first
+/// source that has it): a later document's or file's list, indexed, nested or written as one
+/// comma-separated value, replaces the earlier one whole, and so do the variables' items; a map
+/// merges key by key (`MapBinder`).
+#[test]
+fn a_list_is_taken_whole_from_one_source_and_a_map_merges_by_key() {
+    let got =
+        |files: &[(&str, &str)], env: &[(&str, &str)]| bound(&env_of(files, env, None).unwrap());
+    // Three items, then one: the one alone (not [w, y, z]).
+    assert_eq!(
+        got(
+            &[(
+                "application.yml",
+                "a:\n  - x\n  - y\n  - z\n---\na:\n  - w\n"
+            )],
+            &[]
+        ),
+        pairs(&[("a[0]", "w")])
+    );
+    // A list of objects: routes[1] does not survive from the first file.
+    assert_eq!(
+        got(
+            &[
+                (
+                    "a.yml",
+                    "routes:\n  - id: r1\n    uri: lb://one\n  - id: r2\n    uri: lb://two\n"
+                ),
+                ("b.yml", "routes:\n  - id: r3\n"),
+            ],
+            &[]
+        ),
+        pairs(&[("routes[0].id", "r3")])
+    );
+    // A comma-separated value over items, and items over a comma-separated value.
+    assert_eq!(
+        got(
+            &[
+                ("a.properties", "a[0]=x\na[1]=y\n"),
+                ("b.properties", "a=w,v\n")
+            ],
+            &[]
+        ),
+        pairs(&[("a", "w,v")])
+    );
+    assert_eq!(
+        got(
+            &[("a.properties", "a=x,y\n"), ("b.properties", "a[0]=w\n")],
+            &[]
+        ),
+        pairs(&[("a[0]", "w")])
+    );
+    // The variables are one source: LIST_ITEMS_0_ alone replaces the file's two items.
+    assert_eq!(
+        got(
+            &[("a.yml", "list.items: [x, y]\n")],
+            &[("LIST_ITEMS_0_", "e")]
+        ),
+        pairs(&[("list.items[0]", "e")])
+    );
+    // A map: the second file's zone joins the first file's.
+    assert_eq!(
+        got(
+            &[
+                (
+                    "a.yml",
+                    "eureka.client.service-url.defaultZone: http://a:8761/eureka/\n"
+                ),
+                (
+                    "b.yml",
+                    "eureka.client.service-url.zone2: http://b:8761/eureka/\n"
+                ),
+            ],
+            &[]
+        ),
+        pairs(&[
+            (
+                "eureka.client.service-url.defaultZone",
+                "http://a:8761/eureka/"
+            ),
+            ("eureka.client.service-url.zone2", "http://b:8761/eureka/"),
+        ])
+    );
+}
+
+/// Maven resource-filtering tokens left unfiltered are warned about with file, line and key:
+/// `@project.version@` binds as its text, `@spring.profiles.active@` becomes a profile of that
+/// name (so `default` is not active), and JHipster's `#spring.profiles.active#` is a YAML
+/// comment (the key is empty, so `default` is active); in .properties `#...#` is the text.
+#[test]
+fn unfiltered_maven_tokens_are_warned_about() {
+    let env = env_of(
+        &[(
+            "application.yml",
+            "spring:\n  profiles:\n    active: '@spring.profiles.active@'\ninfo:\n  version: \"@project.version@\"\nops: ops@example.com\n",
+        )],
+        &[],
+        None,
+    )
+    .unwrap();
+    assert_eq!(env.active_profiles, ["@spring.profiles.active@"]);
+    assert_eq!(env.notes.len(), 2, "{:?}", env.notes);
+    assert!(
+        env.notes[0].starts_with(
+            "application.yml:3: `spring.profiles.active` holds `@spring.profiles.active@`, a Maven resource-filtering token"
+        ) && env.notes[0].contains("the active profile is literally `@spring.profiles.active@`"),
+        "{}",
+        env.notes[0]
+    );
+    assert!(
+        env.notes[1].starts_with("application.yml:5: `info.version` holds `@project.version@`")
+            && env.notes[1].contains("Spring binds the text `@project.version@` as written"),
+        "{}",
+        env.notes[1]
+    );
+    let jhipster = env_of(
+        &[(
+            "application.yml",
+            "spring:\n  profiles:\n    # filled in by the build\n    active: #spring.profiles.active#\n",
+        )],
+        &[],
+        None,
+    )
+    .unwrap();
+    assert_eq!(jhipster.active_profiles, ["default"]);
+    assert!(
+        jhipster.notes[0].starts_with(
+            "application.yml:4: `spring.profiles.active` holds `#spring.profiles.active#`"
+        ) && jhipster.notes[0].contains("YAML reads `#` after a blank as the start of a comment")
+            && jhipster.notes[0].contains("Spring activates `default`"),
+        "{:?}",
+        jhipster.notes
+    );
+    let properties = env_of(
+        &[(
+            "application.properties",
+            "spring.profiles.active=#spring.profiles.active#\n",
+        )],
+        &[],
+        None,
+    )
+    .unwrap();
+    assert_eq!(properties.active_profiles, ["#spring.profiles.active#"]);
+    assert!(
+        properties.notes[0].contains("Spring binds the text `#spring.profiles.active#` as written"),
+        "{:?}",
+        properties.notes
+    );
+}

@@ -44,7 +44,10 @@ pub(super) fn documents(text: &str) -> Result<Vec<Document>, SpringProblem> {
             let mut properties = Vec::new();
             let mut budget = MAX_ENTRIES;
             flatten("", &root, None, &mut properties, &mut budget)?;
-            docs.push(Document { properties });
+            docs.push(Document {
+                properties,
+                hash_tokens: Vec::new(),
+            });
         }
     }
     Ok(docs)
