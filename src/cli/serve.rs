@@ -343,16 +343,18 @@ async fn listen(app: Arc<App>, port: u16) -> anyhow::Result<()> {
             )
         })?;
     let bound = listener.local_addr()?;
+    // The stop is in place before the line that says Ctrl-C stops it: a Ctrl-C right after
+    // the line (a script that reads it and stops the server) found none and exited 130.
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    super::interrupt::on_signal_stop(Box::new(move || {
+        let _ = stop_tx.send(());
+    }));
     println!(
         "eureka-sim serve: http://{bound}/ tunes {} ({}); Ctrl-C stops it",
         app.source.source, app.base.simulation.release
     );
     use std::io::Write;
     let _ = std::io::stdout().flush();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    super::interrupt::on_signal_stop(Box::new(move || {
-        let _ = stop_tx.send(());
-    }));
     let stopped = Arc::new(tokio::sync::Notify::new());
     let app_for_stop = Arc::clone(&app);
     let notify = Arc::clone(&stopped);
