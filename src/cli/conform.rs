@@ -150,7 +150,9 @@ mod matrix {
     use crate::experiment::matrix::{
         ALPHA, CellFigures, MatrixCell, cell_figures, read_matrix, results_dir,
     };
-    use crate::experiment::run_trials;
+    use crate::experiment::run_trials_with;
+
+    use super::super::progress::Progress;
     use crate::report::conform_report::write_conform;
     use crate::report::matrix_report::{matrix_csv, matrix_markdown, render_matrix};
     use crate::report::output::OutputOptions;
@@ -268,7 +270,14 @@ mod matrix {
         let real = read_real_trials(&real_path)?;
         let scenario_path = cell.scenario_path(matrix);
         let scenario = load(&scenario_path, &common.overrides.list()?)?;
-        let outcomes = run_trials(&scenario);
+        let bar = Progress::new(
+            u64::from(scenario.simulation.trials),
+            &format!("simulated trials of {}", cell.name),
+        );
+        let outcomes = run_trials_with(&scenario, crate::eureka::RequestMode::default(), &|| {
+            bar.tick()
+        });
+        bar.finish();
         let figures = cell_figures(cell, &real, &outcomes);
         let first = &scenario.shutdowns[0];
         let quiet: Vec<_> = real

@@ -60,8 +60,12 @@ pub(crate) fn explain(
         plot: args.plot,
         trace: args.trace,
     };
-    io::stdout()
-        .lock()
-        .write_all(explain_trial(&scenario, &options)?.as_bytes())?;
+    // One trial with every event kept: a long or busy scenario takes a while, so a terminal
+    // shows that it runs.
+    let bar = super::progress::Progress::new(1, "trial, every event kept");
+    let told = explain_trial(&scenario, &options);
+    bar.tick();
+    bar.finish();
+    io::stdout().lock().write_all(told?.as_bytes())?;
     Ok(())
 }

@@ -66,12 +66,44 @@ pub(crate) fn recommend(
         RecommendError::Io(e) => super::CommandError::from(e),
         RecommendError::Budget(e) => super::CommandError::from(e),
     };
+    let bar = MeasureBar::default();
     let mut out = io::stdout().lock();
     if args.format.is_text() {
-        return recommend_waits(&mut out, text, source, &scenario, &overrides, &options)
-            .map_err(failed);
+        return recommend_waits(
+            &mut out, text, source, &scenario, &overrides, &options, &bar,
+        )
+        .map_err(failed);
     }
-    let json = recommend_json(text, source, &scenario, &overrides, &options).map_err(failed)?;
+    let json =
+        recommend_json(text, source, &scenario, &overrides, &options, &bar).map_err(failed)?;
     out.write_all(json.as_bytes())?;
     Ok(())
+}
+
+/// A progress bar per measurement, on a terminal: each strategy's and each what-if's trials.
+#[derive(Default)]
+struct MeasureBar(std::sync::Mutex<Option<super::progress::Progress>>);
+
+impl crate::experiment::MeasureProgress for MeasureBar {
+    fn measuring(&self, what: &str, trials: u64) {
+        if let Ok(mut bar) = self.0.lock() {
+            *bar = Some(super::progress::Progress::new(trials, what));
+        }
+    }
+
+    fn trial_done(&self) {
+        if let Ok(bar) = self.0.lock()
+            && let Some(bar) = bar.as_ref()
+        {
+            bar.tick();
+        }
+    }
+
+    fn measured(&self) {
+        if let Ok(mut bar) = self.0.lock()
+            && let Some(bar) = bar.take()
+        {
+            bar.finish();
+        }
+    }
 }

@@ -32,7 +32,8 @@ pub use metrics::{
     Unresolved,
 };
 pub use recommend::{
-    ClosedForm, MeasureError, Recommendation, WhatIf, closed_form, measure, what_ifs,
+    ClosedForm, MeasureError, MeasureProgress, Recommendation, WhatIf, closed_form, measure,
+    what_ifs,
 };
 pub use stats::{Stats, needs_trials, percentile};
 pub use sweep::{PointResult, Sweep, Vary};

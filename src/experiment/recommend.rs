@@ -16,7 +16,8 @@
 
 use crate::scenario::{Scenario, ScenarioError, Strategy, parse_str};
 
-use super::{Stats, needs_trials, run_trials};
+use super::{Stats, needs_trials, run_trials_with};
+use crate::eureka::RequestMode;
 use crate::scenario::Metric;
 
 /// The closed-form worst case of a graceful departure, term by term (ms).
@@ -204,6 +205,18 @@ pub enum MeasureError {
     Budget(#[from] super::budget::BudgetError),
 }
 
+/// Told of each measurement's trials as they run, e.g. for a progress bar; `()` tells nothing.
+pub trait MeasureProgress: Sync {
+    /// A measurement of `trials` trials starts; `what` names it.
+    fn measuring(&self, _what: &str, _trials: u64) {}
+    /// One trial is done (from any thread).
+    fn trial_done(&self) {}
+    /// The measurement is done.
+    fn measured(&self) {}
+}
+
+impl MeasureProgress for () {}
+
 /// Measures the needed wait of shutdown 0 under `strategy`.
 pub fn measure(
     text: &str,
@@ -211,6 +224,7 @@ pub fn measure(
     overrides: &[String],
     strategy: Strategy,
     target: f64,
+    progress: &dyn MeasureProgress,
 ) -> Result<Recommendation, MeasureError> {
     let base = parse_str(text, source, "recommend", overrides)?;
     let at_ms = base.shutdowns.first().map_or(0, |s| s.at_ms);
@@ -219,7 +233,12 @@ pub fn measure(
     all.push(format!("shutdown[0].strategy={}", strategy.name()));
     all.push(format!("shutdown[0].wait-s={}", wait_ms as f64 / 1000.0));
     let scenario = parse_str(text, source, "recommend", &all)?;
-    let outcomes = run_trials(&scenario);
+    progress.measuring(
+        &format!("trials of {}", strategy.name()),
+        u64::from(scenario.simulation.trials),
+    );
+    let outcomes = run_trials_with(&scenario, RequestMode::default(), &|| progress.trial_done());
+    progress.measured();
     super::budget::check_outcomes(&outcomes)?;
     let needed = Stats::of(outcomes.iter().map(|o| {
         o.shutdowns
@@ -251,8 +270,30 @@ pub fn what_ifs(
     overrides: &[String],
     strategy: Strategy,
     target: f64,
+    progress: &dyn MeasureProgress,
 ) -> Result<Vec<WhatIf>, MeasureError> {
     let base = parse_str(text, source, "recommend", overrides)?;
+    let mut out = Vec::new();
+    for (key, value) in what_if_changes(&base) {
+        // As printed: `caller[*]` is `--set`'s every [[caller]], so the line can be pasted.
+        let mut all = overrides.to_vec();
+        all.push(format!("{key}={value}"));
+        let r = measure(text, source, &all, strategy, target, progress)?;
+        out.push(WhatIf {
+            key,
+            value,
+            percentile: r.percentile,
+            at_target_s: r.at_target_s,
+            at_target_ci95_s: r.at_target_ci95_s,
+            worst_case_s: r.worst_case_s,
+        });
+    }
+    Ok(out)
+}
+
+/// The what-ifs' settings: each interval on the path (the read-only cache's, the callers'
+/// fetch, their balancer's) cut to a quarter, as `--set` key and value.
+fn what_if_changes(base: &Scenario) -> Vec<(String, String)> {
     let mut changes: Vec<(String, String)> = Vec::new();
     // Without the read-only cache, fetches read the read-write cache, which a change
     // invalidates at once (FACTS.md §3): its refresh interval is on no one's path.
@@ -277,7 +318,7 @@ pub fn what_ifs(
     let terms: Vec<(&str, u64)> = base
         .callers
         .iter()
-        .flat_map(|c| c.calls.iter().map(|t| balancer_term(&base, c, t)))
+        .flat_map(|c| c.calls.iter().map(|t| balancer_term(base, c, t)))
         .collect();
     let longest = |label: &str| {
         terms
@@ -298,27 +339,13 @@ pub fn what_ifs(
             (ttl / 4).max(1).to_string(),
         ));
     }
-    let mut out = Vec::new();
-    for (key, value) in changes {
-        // As printed: `caller[*]` is `--set`'s every [[caller]], so the line can be pasted.
-        let mut all = overrides.to_vec();
-        all.push(format!("{key}={value}"));
-        let r = measure(text, source, &all, strategy, target)?;
-        out.push(WhatIf {
-            key,
-            value,
-            percentile: r.percentile,
-            at_target_s: r.at_target_s,
-            at_target_ci95_s: r.at_target_ci95_s,
-            worst_case_s: r.worst_case_s,
-        });
-    }
-    Ok(out)
+    changes
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::run_trials;
     use crate::scenario::fixture::bundled;
 
     /// 200 trials support p95 (59) but not p99 (299) or p99.9 (2995); 3000 support p99.9.
@@ -355,6 +382,7 @@ mod tests {
             &["simulation.trials=200".into()],
             Strategy::Pause,
             99.9,
+            &(),
         )
         .unwrap();
         assert_eq!(r.worst_case_s, 91);
@@ -395,6 +423,7 @@ mod tests {
             &[sets[0].clone(), "simulation.trials=200".into()],
             Strategy::ServiceRegistry,
             99.9,
+            &(),
         )
         .unwrap();
         assert_eq!(r.worst_case_s, 96);

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use crate::experiment::intervals::trials_for_percentile;
-use crate::experiment::{Recommendation, WhatIf, measure, what_ifs};
+use crate::experiment::{MeasureProgress, Recommendation, WhatIf, measure, what_ifs};
 use crate::scenario::{Scenario, ScenarioError, Strategy};
 
 /// What `eureka-sim recommend` measures.
@@ -47,6 +47,7 @@ pub fn recommend(
     scenario: &Scenario,
     overrides: &[String],
     options: &RecommendOptions,
+    progress: &dyn MeasureProgress,
 ) -> Result<(), RecommendError> {
     writeln!(
         out,
@@ -58,10 +59,10 @@ pub fn recommend(
             writeln!(out, "\n  {}:\n    {reason}", strategy.name())?;
             continue;
         }
-        let r = measure(text, source, overrides, strategy, options.target)?;
+        let r = measure(text, source, overrides, strategy, options.target, progress)?;
         print_recommendation(out, &r)?;
         if options.what_if {
-            let whatifs = what_ifs(text, source, overrides, strategy, options.target)?;
+            let whatifs = what_ifs(text, source, overrides, strategy, options.target, progress)?;
             writeln!(
                 out,
                 "    what shortens it (each interval cut to a quarter, {} trials each):",
@@ -153,6 +154,7 @@ pub fn recommend_json(
     scenario: &Scenario,
     overrides: &[String],
     options: &RecommendOptions,
+    progress: &dyn MeasureProgress,
 ) -> Result<String, RecommendError> {
     let mut strategies = Vec::new();
     for strategy in Strategy::ALL.into_iter().filter(|s| s.waits()) {
@@ -176,9 +178,9 @@ pub fn recommend_json(
             });
             continue;
         }
-        let r = measure(text, source, overrides, strategy, options.target)?;
+        let r = measure(text, source, overrides, strategy, options.target, progress)?;
         let whatifs = if options.what_if {
-            what_ifs(text, source, overrides, strategy, options.target)?
+            what_ifs(text, source, overrides, strategy, options.target, progress)?
         } else {
             Vec::new()
         };
