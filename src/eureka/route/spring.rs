@@ -14,6 +14,17 @@
 
 use std::collections::HashMap;
 
+/// How long after the request that read the list Caffeine stamps the entry's write time:
+/// `CachingServiceInstanceListSupplier` puts the list in the cache once the delegate's flux has
+/// given it (`onCacheMissResume(...).andWriteWith(... cache.put ...)`), and Caffeine stamps the
+/// write at the put (`BoundedLocalCache`: expired when `now - writeTime >= expiresAfterWrite`).
+/// So a request exactly one TTL after the reading one still hits, and with requests on a fixed
+/// grid the list is read again one grid step later: the real LoadBalancer callers of the
+/// conformance matrix refreshed every 1 050 ms at a 1 000 ms TTL and a 50 ms grid (a break in
+/// their round robin order, 122 intervals, mean 1 039 ms, mode 1 050). The model's time runs in
+/// whole ms, so the entry lives one ms longer than its TTL.
+pub const WRITTEN_AFTER_READ_MS: u64 = 1;
+
 use crate::engine::RngStream;
 use crate::scenario::{CallPolicy, LoadBalancerConfig, SupplierKind};
 
@@ -403,7 +414,8 @@ impl SpringLoadBalancer {
         });
     }
 
-    /// `CachingServiceInstanceListSupplier` wrote the list now; an empty list is not kept (it
+    /// `CachingServiceInstanceListSupplier` wrote the list now (its entry expires
+    /// [`WRITTEN_AFTER_READ_MS`] after the TTL counted from the reading request); an empty list is not kept (it
     /// counts as a miss), so the next request reads again. Batched mode arms the expiry
     /// (per-request mode checks at each request); `request_us` is the instant of the request
     /// that read the list.
@@ -414,13 +426,13 @@ impl SpringLoadBalancer {
         request_us: f64,
         out: &mut Vec<SpringEffect>,
     ) {
-        let ttl = cx.config.cache_ttl_ms;
-        self.expires_ms = (!self.servers.is_empty()).then_some(cx.now_ms + ttl);
+        let lifetime = cx.config.cache_ttl_ms + WRITTEN_AFTER_READ_MS;
+        self.expires_ms = (!self.servers.is_empty()).then_some(cx.now_ms + lifetime);
         if !cx.batched {
             return;
         }
         if self.expires_ms.is_some() {
-            self.schedule(cx.config.cache_ttl_ms, SpringTimer::CacheExpired, out);
+            self.schedule(lifetime, SpringTimer::CacheExpired, out);
         } else {
             self.pend_cache_miss(cx, traffic, request_us, out);
         }
@@ -989,9 +1001,10 @@ mod tests {
     }
 
     /// `CachingServiceInstanceListSupplier` with Caffeine's `expireAfterWrite` (FACTS.md §9):
-    /// written at the first request (1 s), the entry holds until 1 + 35 s and is expired from
-    /// then on, so a request at 35.999 s uses it and one at 36 s re-reads the client's list,
-    /// which writes the entry again (expired from 71 s).
+    /// read at the first request (1 s) and written just after it ([`WRITTEN_AFTER_READ_MS`]),
+    /// the entry holds until 1 + 35 + 0.001 s and is expired from then on, so a request at 36 s
+    /// (one TTL after the read) still uses it and one at 36.001 s re-reads the client's list,
+    /// which writes the entry again (expired from 36.001 + 35.001 = 71.002 s).
     #[test]
     fn cache_entry_expires_ttl_after_its_write() {
         let config = LoadBalancerConfig::default();
@@ -1002,10 +1015,10 @@ mod tests {
         assert_eq!(out, [listed(&[1, 2, 3], &[])]);
         // The client's list changes; the cache does not see it before the expiry.
         for (now_ms, expected) in [
-            (35_999, vec![]),
-            (36_000, vec![listed(&[1, 2], &[1, 2, 3])]),
-            (70_999, vec![]),
-            (71_000, vec![listed(&[1, 2], &[1, 2])]),
+            (36_000, vec![]),
+            (36_001, vec![listed(&[1, 2], &[1, 2, 3])]),
+            (71_001, vec![]),
+            (71_002, vec![listed(&[1, 2], &[1, 2])]),
         ] {
             out.clear();
             let cx = inputs(now_ms, false, &config, &[1, 2], &accepts);
@@ -1034,8 +1047,8 @@ mod tests {
         let cx = inputs(1_001, false, &config, &[5], &accepts);
         lb.request(&cx, &mut stream.traffic(), &mut out);
         assert_eq!(out[0], listed(&[5], &[]));
-        // Written at 1.001 s, expires ttl = 35 s later.
-        assert_eq!(lb.expires_ms, Some(36_001));
+        // Read at 1.001 s, expires ttl = 35 s and the write's 1 ms later.
+        assert_eq!(lb.expires_ms, Some(36_002));
 
         let mut out = Vec::new();
         stream.count_from_us = Some(0.0);
@@ -1050,9 +1063,10 @@ mod tests {
         assert_eq!(stream.count_from_us, None);
     }
 
-    /// Batched mode (module doc): the expiry is a timer `ttl` after the write; at it the next
-    /// request is drawn (on the fixed grid from 1.0005 s, counted up to 36 s: 36.0005 s) and the
-    /// miss is scheduled in its millisecond; the miss re-reads the list, sends that request
+    /// Batched mode (module doc): the expiry is a timer `ttl` and the write's 1 ms after the read
+    /// (36.001 s); at it the next request is drawn (on the fixed grid from 1.0005 s, counted up
+    /// to 36.001 s: the one at 36.0005 s still used the entry, so 37.0005 s) and the miss is
+    /// scheduled in its millisecond; the miss re-reads the list, sends that request
     /// through the round robin (position 0 + 1 over [2, 3] picks 3, which refuses: without
     /// retries the request fails), counts again from it and writes the entry.
     #[test]
@@ -1066,18 +1080,20 @@ mod tests {
             out,
             [
                 listed(&[1, 2], &[]),
-                timer(35_000, SpringTimer::CacheExpired)
+                timer(35_001, SpringTimer::CacheExpired)
             ]
         );
         // The world counts the requests up to the timer's instant first.
         let arrivals = stream.arrivals.as_mut().unwrap();
         assert_eq!(
-            arrivals.count(&mut stream.rng, 1_000_500.0, 36e6).requests,
-            34
+            arrivals
+                .count(&mut stream.rng, 1_000_500.0, 36.001e6)
+                .requests,
+            35
         );
-        stream.count_from_us = Some(36e6);
+        stream.count_from_us = Some(36.001e6);
         out.clear();
-        let cx = inputs(36_000, true, &config, &[1, 2], &accepts);
+        let cx = inputs(36_001, true, &config, &[1, 2], &accepts);
         lb.on_timer(
             0,
             SpringTimer::CacheExpired,
@@ -1085,14 +1101,14 @@ mod tests {
             &mut stream.traffic(),
             &mut out,
         );
-        assert_eq!(out, [timer(0, SpringTimer::CacheMiss)]);
-        assert_eq!(lb.pending_miss_us, Some(36_000_500.0));
+        assert_eq!(out, [timer(999, SpringTimer::CacheMiss)]);
+        assert_eq!(lb.pending_miss_us, Some(37_000_500.0));
         assert_eq!(stream.count_from_us, None);
 
         out.clear();
         lb.position = 0;
         let refuses_3 = refuses(3);
-        let cx = inputs(36_000, true, &config, &[2, 3], &refuses_3);
+        let cx = inputs(37_000, true, &config, &[2, 3], &refuses_3);
         lb.on_timer(
             0,
             SpringTimer::CacheMiss,
@@ -1114,14 +1130,14 @@ mod tests {
                     dead: true
                 }),
                 SpringEffect::Served {
-                    at_us: 36_000_500.0,
+                    at_us: 37_000_500.0,
                     outcome
                 },
-                timer(35_000, SpringTimer::CacheExpired),
+                timer(35_001, SpringTimer::CacheExpired),
             ]
         );
-        assert_eq!(stream.count_from_us, Some(36_000_500.0));
-        assert_eq!(lb.expires_ms, Some(71_000));
+        assert_eq!(stream.count_from_us, Some(37_000_500.0));
+        assert_eq!(lb.expires_ms, Some(72_001));
         assert!(!lb.miss_pending());
     }
 

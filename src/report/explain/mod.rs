@@ -1752,10 +1752,10 @@ mod tests {
     /// Netflix/eureka#1490, trial 1: peer b restarts (down 200-220 s) empty. gateway-2's
     /// delta from b at 227.273 s mismatches (UP_23_ against UP_18_: b has 18 of the 23
     /// registrations back) and its full fetch from b gets b's partial registry: svc-0 and 4
-    /// more svc instances leave its cache, and its LoadBalancer list at 243.277 s. svc-0's own
+    /// more svc instances leave its cache, and its LoadBalancer list at 243.283 s. svc-0's own
     /// next heartbeat to b (404, then a register) gives it back to b at 229.619 s, b's
     /// read-only level serves it from its next fill (249.140 s), gateway-2's delta at 257.277 s
-    /// lists it again and its list at 278.336 s: 35.059 s without it ("for 35 s" in the
+    /// lists it again and its list at 278.343 s: 35.060 s without it ("for 35 s" in the
     /// incident's file). Each step is told with its cause, the values read from the trace.
     /// (Trial 35 showed it before the fetches' draws moved to their own streams.)
     #[test]
@@ -1795,7 +1795,7 @@ mod tests {
             assert!(dropped[0].contains(part), "{part:?} in\n{told}");
         }
         assert!(
-            lines_at(&told, "243.277 s")[0].contains(
+            lines_at(&told, "243.283 s")[0].contains(
                 "gateway-2 -> svc dropped it from the server list (its caller's cache lost it to \
                  peer b's partial registry)"
             ),
@@ -1810,7 +1810,7 @@ mod tests {
             "{told}"
         );
         assert!(
-            lines_at(&told, "278.336 s")[0].contains("of gateway-2 -> svc listed it again"),
+            lines_at(&told, "278.343 s")[0].contains("of gateway-2 -> svc listed it again"),
             "{told}"
         );
     }
