@@ -74,10 +74,14 @@ impl Endpoints {
     /// The own zone's servers and the other zones', in the order resolved; a server may be in
     /// both, or in two other zones, and is then one [`Endpoint`] per listing.
     pub fn new(own: Vec<ServerId>, others: Vec<ServerId>, fixed_per_host: bool) -> Endpoints {
-        let mut seen: Vec<ServerId> = Vec::new();
+        // Listings so far per server (indices are dense: a count per server, not a search of
+        // the list, which would make a client of n endpoints cost n²).
+        let servers = own.iter().chain(&others).map(|s| s.index() + 1).max();
+        let mut listed = vec![0u32; servers.unwrap_or(0)];
         let mut listing = |server: ServerId| {
-            let nth = seen.iter().filter(|&&s| s == server).count() as u32;
-            seen.push(server);
+            let count = &mut listed[server.index()];
+            let nth = *count;
+            *count += 1;
             Endpoint { server, nth }
         };
         let own = own.into_iter().map(&mut listing).collect();

@@ -58,6 +58,10 @@ use super::release::{EurekaClientTransport, Release, TimeoutProperties, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
 use spring::SpringFiles;
 
+/// The most zones one `[[app]]` may spread its instances over (`zones`): a region has a few, and
+/// each zone is a client configuration of its own that lists every zone.
+pub const MAX_APP_ZONES: usize = 64;
+
 /// The most service-url endpoints the client configurations may resolve in all (peers times
 /// configurations; `Builder::check_endpoint_count`): 2 000 peers for 5 000 apps, 80 MB.
 pub const MAX_ENDPOINTS: usize = 10_000_000;
@@ -722,6 +726,17 @@ impl Builder<'_> {
                 "one of zones (instances spread over the zones, round robin) and \
                  eureka.client.availability-zones.<region> (every instance in its first zone)"
                     .to_string(),
+            ));
+        }
+        if zones.len() > MAX_APP_ZONES {
+            return Err(self.invalid(
+                table,
+                "zones",
+                format!("{} zones", zones.len()),
+                format!(
+                    "at most {MAX_APP_ZONES} zones (each is a client configuration listing every \
+                     zone)"
+                ),
             ));
         }
         if let Some((i, zone)) = zones

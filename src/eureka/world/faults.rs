@@ -251,9 +251,10 @@ impl<O: Observer> World<'_, O> {
     /// on a platform thread of the task's `ThreadPoolExecutor`, and such a read ignores
     /// `Thread#interrupt` (`java.net.Socket#getInputStream`: only a socket from an
     /// `InterruptibleChannel`, or a virtual thread, is closed by an interrupt). So the body runs
-    /// on until this timeout ([`crate::eureka::client`]'s `SupervisedTask`). This reading of the
-    /// source is what the model does; whether the real stack agrees is being checked on the
-    /// conformance rig.
+    /// on until this timeout ([`crate::eureka::client`]'s `SupervisedTask`). The real stack
+    /// agrees: on the conformance rig (`peers-pause-kill-15`, Spring Cloud 2025.1.4, 2 s client
+    /// timeouts, 1 s fetch interval) the supervisor timed out at 1 s and the same call ended
+    /// with a read timeout at 2 s (conformance/README.md).
     fn read_timeout_ms(&self, p: ProcessId) -> Option<u64> {
         let release = self.scenario.simulation.release;
         self.processes[p]

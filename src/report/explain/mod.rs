@@ -346,16 +346,14 @@ impl Explanation<'_> {
     }
 
     /// How many instances of app `app` still serve once the stops of instant `at` are done,
-    /// and how many it has: an instance is dead from its `StoppedServing` until it resumes or
-    /// restarts.
+    /// and how many it has: an instance (`<app>-<index>`, whichever of its processes, as a
+    /// restart or a deploy makes new ones) is dead from a `StoppedServing` until one of its
+    /// processes resumes or restarts.
     fn serving_after(&self, app: usize, at: SimTime) -> (usize, usize) {
-        let instances: Vec<usize> = (0..self.layout.processes.len())
-            .filter(|&p| {
-                matches!(self.layout.processes[p].kind,
-                    ProcessKind::AppInstance { app: a, .. } if a == app)
-            })
-            .collect();
-        let mut dead = vec![false; instances.len()];
+        let Some(count) = self.instance_count(app) else {
+            return (0, 0);
+        };
+        let mut dead = vec![false; count];
         for (_, o) in self.log.iter().take_while(|(t, _)| *t <= at) {
             let (process, stopped) = match o {
                 Observation::StoppedServing { process } => (*process, true),
@@ -364,11 +362,27 @@ impl Explanation<'_> {
                 }
                 _ => continue,
             };
-            if let Some(i) = instances.iter().position(|&p| p == process) {
-                dead[i] = stopped;
+            if let Some(ProcessKind::AppInstance { app: a, index }) =
+                self.layout.processes.get(process).map(|p| p.kind)
+                && a == app
+                && let Some(slot) = dead.get_mut(index as usize)
+            {
+                *slot = stopped;
             }
         }
-        (dead.iter().filter(|d| !**d).count(), instances.len())
+        (dead.iter().filter(|d| !**d).count(), dead.len())
+    }
+
+    /// How many instances app `app` has (the highest instance index in the layout, plus one).
+    fn instance_count(&self, app: usize) -> Option<usize> {
+        self.layout
+            .processes
+            .iter()
+            .filter_map(|p| match p.kind {
+                ProcessKind::AppInstance { app: a, index } if a == app => Some(index as usize + 1),
+                _ => None,
+            })
+            .max()
     }
 
     /// How many instances of application `app` the Eureka client cache of `observer` dropped at
@@ -1439,6 +1453,16 @@ mod tests {
         );
         assert!(rendered.contains("alwaysTrue"), "{rendered}");
         assert!(!rendered.contains("while another server"), "{rendered}");
+        // svc-1 comes back 400 s later (a process slot of its own, not started at 300 s): still
+        // two instances, both dead when the breaker trips.
+        let text = text + "\n[[restart]]\ninstance = \"svc-1\"\ndown-s = 400\n";
+        let s = parse_str(&text, "kill-9.toml", "kill-9", &[]).unwrap();
+        let trace = trace_trial(&s, 0, RequestMode::Batched);
+        let rendered = Explanation(&trace).render(&s, 0);
+        assert!(
+            rendered.contains("every instance of svc on the route was dead (2 of 2)"),
+            "{rendered}"
+        );
         // One of twenty dead: the breaker skips it while the others serve.
         let one = bundled("kill-9", &[]);
         let trace = trace_trial(&one, 0, RequestMode::Batched);

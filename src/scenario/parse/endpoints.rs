@@ -114,8 +114,9 @@ pub(super) fn resolve(client: &ClientConfig, servers: &Servers<'_>) -> ResolvedE
     // the square of the peers (3 000 peers and 3 000 apps: more than a minute in the fuzz
     // build). The zone's servers are unmarked after it.
     let mut listed = vec![false; servers.list.len()];
+    let mut resolved: HashSet<&str> = HashSet::new();
     for (i, zone) in zones.iter().enumerate() {
-        if zones[..i].contains(zone) {
+        if !resolved.insert(zone) {
             continue;
         }
         let list = if i == 0 { &mut own } else { &mut others };

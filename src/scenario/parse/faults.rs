@@ -93,8 +93,10 @@ impl<'a> FaultNames<'a> {
             .map(|(_, zone)| zone.as_str())
             .chain(apps.iter().flat_map(AppConfig::instance_zones))
             .chain(callers.iter().map(|c| c.client.zone()));
+        // A set beside the list: apps spread over zones name many.
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for zone in own {
-            if !zones.iter().any(|z| z == zone) {
+            if seen.insert(zone) {
                 zones.push(zone.to_string());
             }
         }

@@ -327,8 +327,8 @@ fn a_zone_outage_takes_only_that_zones_instances_of_a_spread_app() {
 }
 
 /// `zones` with the table's own `availability-zones` (two answers to where the instances
-/// run), a zone twice, or a partition between a spread app and one of its zones (its instances
-/// there on both sides) are refused, naming the key and what is allowed.
+/// run), a zone twice, more than 64 zones, or a partition between a spread app and one of its
+/// zones (its instances there on both sides) are refused, naming the key and what is allowed.
 #[test]
 fn zones_conflicts_are_refused() {
     let e = error(&format!(
@@ -340,6 +340,12 @@ fn zones_conflicts_are_refused() {
         "{e}"
     );
     assert!(e.contains("allowed: one of zones"), "{e}");
+    let many: Vec<String> = (0..65).map(|k| format!("\"r{k}\"")).collect();
+    let e = error(&SPREAD.replace("[\"z2\", \"z1\"]", &format!("[{}]", many.join(", "))));
+    assert!(
+        e.contains("`app[2].zones`: 65 zones; allowed: at most 64 zones"),
+        "{e}"
+    );
     let e = error(&SPREAD.replace("[\"z2\", \"z1\"]", "[\"z2\", \"z1\", \"z2\"]"));
     assert!(
         e.contains("`app[2].zones`: zone `z2` is listed twice"),
