@@ -117,6 +117,8 @@ pub struct Route {
     /// counted.
     pub(in crate::eureka) batch_from_us: Option<f64>,
     pub(in crate::eureka) rng: RngStream,
+    /// The caller is paused: its requests wait for its resume ([`Route::hold`]).
+    held: bool,
     /// The called app's `service-time-ms`, in µs (0: nothing is ever in flight).
     service_us: f64,
     /// Accepted requests of the last `service_us` ([`inflight`]).
@@ -233,6 +235,7 @@ impl Route {
                     },
                     next_arrival_us: 0.0,
                     batch_from_us: None,
+                    held: false,
                     rng: streams.stream(&name),
                     service_us: scenario.apps[slot.application].service_time_ms as f64 * 1000.0,
                     served: std::collections::VecDeque::new(),
@@ -265,6 +268,42 @@ impl Route {
     pub fn stop_arrivals(&mut self) {
         self.arrivals = None;
         self.batch_from_us = None;
+    }
+
+    /// The caller's process is paused (a `[[fault]]` pause, SIGSTOP): the threads that send its
+    /// requests are stopped, so a request due now is not sent now. It is sent when the pause
+    /// ends, with every other request due meanwhile, at once and in their order; then the
+    /// requests come at their rate again. The requests up to now must be counted first (the
+    /// choke point does so); a held route's requests are not counted until
+    /// [`Route::release`].
+    pub fn hold(&mut self) {
+        self.held = true;
+    }
+
+    /// Whether the caller is paused ([`Route::hold`]).
+    pub fn held(&self) -> bool {
+        self.held
+    }
+
+    /// The caller's pause ended ([`Route::hold`]); [`Route::take_held`] then gives the requests
+    /// it held.
+    pub fn release(&mut self) {
+        self.held = false;
+    }
+
+    /// Batched mode: how many requests, not yet counted, arrived before `now_us`, when they
+    /// can only be requests a pause of the caller held (counting runs up to the present
+    /// otherwise); they are counted now, to be sent now, one after the other. None in
+    /// per-request mode, where the held arrivals' event runs at the resume instead.
+    pub fn take_held(&mut self, now_us: f64) -> u64 {
+        let (Some(from), Some(arrivals)) = (self.batch_from_us, self.arrivals.as_mut()) else {
+            return 0;
+        };
+        if self.held || now_us <= from {
+            return 0;
+        }
+        self.batch_from_us = Some(now_us);
+        arrivals.count(&mut self.rng, from, now_us).requests
     }
 
     /// The instant (µs) of the next request to handle singly: every request in per-request

@@ -648,6 +648,89 @@ fn a_paused_instance_answers_late_what_arrives_less_than_a_read_timeout_before_i
     }
 }
 
+/// A paused caller sends its requests late (`Route::hold`): the gateway, one request a
+/// second to svc-0 alone (at phase + k s), is paused from 400 s to 430 s, and svc-0 is killed
+/// (kill -9) at 410 s, inside the pause. The 30 requests due in the pause are sent when it
+/// ends, all at 430 s, in their order, all to svc-0 (the gateway's list is the one it had when
+/// it stopped), which is dead by then: 30 refused attempts at 430 s, and none from 400 s to
+/// 430 s, not even those due before the kill. Then one a second again, from the first due
+/// after the pause (430 s + the phase) on. In batched mode the 30 are counted at 430 s, one
+/// by one. The same through Ribbon (Hoxton's Zuul) and Spring Cloud LoadBalancer (2021.0's
+/// gateway).
+#[test]
+fn a_paused_caller_sends_the_requests_due_in_its_pause_when_it_resumes() {
+    let pause = FaultKind::Pause {
+        target: FaultSide::Caller(0),
+        for_ms: 30_000,
+    };
+    let kill = "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 410\nstrategy = \"kill-9\"\n";
+    for (release, seed) in [
+        ("Hoxton", 1),
+        ("Hoxton", 2),
+        ("Hoxton", 3),
+        ("2021.0", 1),
+        ("2021.0", 2),
+    ] {
+        let release = format!("simulation.release={release}");
+        let s = with_fault(
+            one_a_second_to_one_instance(kill, &[&release]),
+            400_000,
+            pause.clone(),
+        );
+        let target = process(&s, "svc-0");
+        let (log, _) = record(&s, seed);
+        let attempts = attempts_on(&log, target);
+        // The phase of the grid, in ms (attempts are stamped at their millisecond; Spring
+        // Cloud LoadBalancer reports refused ones only, so read it after the kill).
+        let phase = attempts.iter().find(|a| a.0 > 430_000).expect("attempts").0 % 1_000;
+        // A request due in the very millisecond the pause ends joins the late ones.
+        let (late, next) = if phase == 0 {
+            (31, 431_000)
+        } else {
+            (30, 430_000 + phase)
+        };
+        let expected: Vec<(u64, bool)> = (0..late)
+            .map(|_| (430_000, true))
+            .chain((0..5).map(|k| (next + 1_000 * k, true)))
+            .collect();
+        let seen: Vec<(u64, bool)> = attempts
+            .iter()
+            .copied()
+            .filter(|a| (400_000..next + 5_000).contains(&a.0))
+            .collect();
+        assert_eq!(seen, expected, "{release} seed {seed}: phase {phase} ms");
+
+        let world = World::with_mode(&s, seed, Vec::new(), RequestMode::Batched);
+        let (batched, _) = world.run();
+        let burst: u64 = batched
+            .iter()
+            .map(|(t, o)| match o {
+                Observation::DeadHits {
+                    process,
+                    count,
+                    since,
+                    last,
+                    ..
+                } if *process == target => {
+                    assert!(last.ms() >= 430_000, "seed {seed}: {o:?} at {t:?}");
+                    if (t.ms(), since.ms(), last.ms()) == (430_000, 430_000, 430_000) {
+                        *count
+                    } else {
+                        0
+                    }
+                }
+                Observation::Attempt {
+                    process,
+                    dead: true,
+                    ..
+                } if *process == target => u64::from(t.ms() == 430_000),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(burst, 30, "{release} seed {seed}");
+    }
+}
+
 /// The refused or timed-out attempts on `target` a batched trial counted.
 fn batched_hits(log: &Log, target: usize) -> u64 {
     log.iter()

@@ -72,6 +72,9 @@ impl<O: Observer> World<'_, O> {
                 for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
                     self.faults.pause(p, until);
                     self.faults.freeze(p, true);
+                    if matches!(self.processes[p].kind, ProcessKind::Caller { .. }) {
+                        self.hold_requests(p);
+                    }
                 }
                 self.schedule_late_answers(fault, &members, until);
             }
@@ -79,6 +82,14 @@ impl<O: Observer> World<'_, O> {
                 let members = self.members(target);
                 for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
                     self.faults.freeze(p, false);
+                }
+                // The callers it paused send what they held, once every instance it paused
+                // answers again (unless a longer pause still holds them).
+                for (p, _) in members.iter().enumerate().filter(|(_, on)| **on) {
+                    let caller = matches!(self.processes[p].kind, ProcessKind::Caller { .. });
+                    if caller && self.faults.paused(p, now).is_none() {
+                        self.release_requests(p);
+                    }
                 }
             }
             (_, Edge::AnswersLate { .. }) => {}
@@ -359,7 +370,9 @@ impl<O: Observer> World<'_, O> {
         self.queue.schedule_in(delay_ms, event);
     }
 
-    /// The process that owns `event`: while it is paused, the event waits.
+    /// The process that owns `event`: while it is paused, the event waits. A caller owns its
+    /// routes' arrivals and balancer timers: a paused caller sends no request and reads no
+    /// list until it resumes ([`Route::hold`](crate::eureka::route::Route::hold)).
     pub(super) fn owner(&self, event: &Event) -> Option<ProcessId> {
         let server = |s: &ServerId| self.server_processes.get(s.index()).copied();
         match event {
@@ -370,6 +383,9 @@ impl<O: Observer> World<'_, O> {
             Event::AtClient { to, .. } | Event::SynRetransmit { from: to, .. } => Some(*to),
             Event::ClientCreate(p) | Event::WebServerReady(p) => Some(*p),
             Event::Client { process, .. } => Some(*process),
+            Event::Arrivals { route }
+            | Event::RibbonRefresh { route, .. }
+            | Event::SpringLoadBalancer { route, .. } => Some(self.routes[*route].process),
             _ => None,
         }
     }

@@ -61,6 +61,47 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
+    /// Caller process `p` is paused: its routes hold their requests ([`Route::hold`]), counted
+    /// up to now first.
+    pub(super) fn hold_requests(&mut self, p: ProcessId) {
+        for r in 0..self.routes.len() {
+            if self.routes[r].process == p {
+                self.route_mut(r).hold();
+            }
+        }
+    }
+
+    /// Caller process `p` resumed: each of its routes sends the requests held over the pause,
+    /// now, at once and in their order ([`Route::hold`]); the per-request mode's held arrivals
+    /// event does the same when it runs, now.
+    pub(super) fn release_requests(&mut self, p: ProcessId) {
+        for r in 0..self.routes.len() {
+            if self.routes[r].process == p {
+                self.route_mut(r).release();
+                self.send_held(r);
+            }
+        }
+    }
+
+    /// Batched mode: sends route `r`'s requests a pause of its caller held
+    /// ([`World::take_held`]), one by one now; nothing otherwise.
+    pub(super) fn send_held(&mut self, r: RouteId) {
+        let held = self.take_held(r);
+        if held == 0 {
+            return;
+        }
+        let (now_ms, now_us) = (self.now().ms(), self.now().ms() as f64 * 1000.0);
+        for _ in 0..held {
+            let outcome = if self.routes[r].balancer.uses_ribbon() {
+                self.ribbon_request(r, now_ms, false)
+            } else {
+                self.spring_request(r)
+            };
+            self.note_served_one(r, now_us, outcome.accepted());
+            self.report_failed(r, outcome, false);
+        }
+    }
+
     /// Route `r`'s requests start arriving now (the first after `Arrivals::first_gap`).
     pub(super) fn start_arrivals(&mut self, r: RouteId) {
         let now = self.now();
@@ -86,6 +127,8 @@ impl<O: Observer> World<'_, O> {
             if route.balancer.spring().is_none_or(|lb| !lb.miss_pending()) {
                 route.batch_from_us = Some(route.next_arrival_us());
             }
+            // Run late by a pause of the caller: the requests since the first were held too.
+            self.send_held(r);
             return;
         }
         while self.routes[r].next_arrival_us() < horizon_us {
@@ -96,10 +139,12 @@ impl<O: Observer> World<'_, O> {
         self.queue.schedule(at, Event::Arrivals { route: r });
     }
 
-    /// One request, now, with per-attempt observations (the reference path).
+    /// One request, now, with per-attempt observations (the reference path). It arrived at
+    /// its instant, or earlier when a pause of the caller held it: it is sent now.
     fn handle_request(&mut self, r: RouteId) {
         let now_ms = self.now().ms();
         let at_us = self.routes[r].next_arrival_us();
+        let sent_us = at_us.max(now_ms as f64 * 1000.0);
         let outcome = if self.routes[r].balancer.uses_ribbon() {
             if self.routes[r].balancer.ribbon().is_none() {
                 self.create_ribbon_balancer(r);
@@ -111,7 +156,7 @@ impl<O: Observer> World<'_, O> {
             }
             self.spring_request(r)
         };
-        self.note_served_one(r, at_us, outcome.accepted());
+        self.note_served_one(r, sent_us, outcome.accepted());
         self.report_failed(r, outcome, true);
     }
 

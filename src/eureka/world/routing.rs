@@ -205,6 +205,14 @@ impl<O: Observer> World<'_, O> {
         (&mut self.routes.list[r], answers)
     }
 
+    /// Batched mode: how many of route `r`'s requests a pause of its caller held up to now
+    /// ([`Route::take_held`]); they count as sent now, and the caller sends them one by one.
+    /// Not through [`World::route_mut`], which would count them over the pause instead.
+    pub(super) fn take_held(&mut self, r: RouteId) -> u64 {
+        let now_us = self.now().ms() as f64 * 1000.0;
+        self.routes.list[r].take_held(now_us)
+    }
+
     /// Counts every route's requests up to now.
     pub(super) fn settle_routes(&mut self) {
         let now = self.now();

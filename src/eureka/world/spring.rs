@@ -102,6 +102,9 @@ impl<O: Observer> World<'_, O> {
                 lb.on_timer(generation, timer, cx, traffic, out);
             }
         });
+        // A cache miss's request run late by a pause of the caller: the requests after it
+        // were held too.
+        self.send_held(r);
     }
 
     /// The Eureka client of `p` has new lists: Ribbon's notification updaters run, and Spring

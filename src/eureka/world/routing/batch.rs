@@ -44,7 +44,8 @@ impl<O: Observer> World<'_, O> {
         let Some(from) = route.batch_from_us else {
             return;
         };
-        if route.arrivals.is_none() || until_us <= from {
+        // A paused caller's requests wait for its resume (`Route::hold`).
+        if route.arrivals.is_none() || until_us <= from || route.held() {
             return;
         }
         if !route.balancer.uses_ribbon() {
