@@ -698,7 +698,7 @@ pub(in crate::scenario) fn environment(
         merged.put_source(p.doc.properties.iter().cloned());
     }
     env.overlay(&mut merged, &mut notes);
-    notes.extend(unfiltered_tokens(&placed, &merged));
+    notes.extend(unfiltered_tokens(&placed, &merged, command_line.is_some()));
     Ok(Environment {
         merged: merged.props,
         index: merged.index,
@@ -712,8 +712,9 @@ pub(in crate::scenario) fn environment(
 }
 
 /// A warning for each property whose value Spring binds is a Maven resource-filtering token
-/// left unfiltered (`filtering`), naming its file, line and key.
-fn unfiltered_tokens(placed: &[Placed], merged: &Merged) -> Vec<String> {
+/// left unfiltered (`filtering`), naming its file, line and key; `chosen` when the command line
+/// chose the profiles.
+fn unfiltered_tokens(placed: &[Placed], merged: &Merged, chosen: bool) -> Vec<String> {
     let hash = |p: &Property| {
         placed.iter().find_map(|d| {
             d.doc.hash_tokens.iter().find_map(|(i, token)| {
@@ -722,13 +723,19 @@ fn unfiltered_tokens(placed: &[Placed], merged: &Merged) -> Vec<String> {
             })
         })
     };
+    // Only the Spring files are built with Maven; a variable's value is taken as given.
+    let files: std::collections::HashSet<&str> = placed
+        .iter()
+        .flat_map(|d| d.doc.properties.first())
+        .map(|p| p.file.as_str())
+        .collect();
     merged
         .props
         .iter()
-        .filter(|p| !p.name.is_empty())
+        .filter(|p| !p.name.is_empty() && files.contains(p.file.as_str()))
         .filter_map(|p| {
             let hash = if p.value.is_empty() { hash(p) } else { None };
-            filtering::token_of(p, hash).map(|token| filtering::warning(p, token))
+            filtering::token_of(p, hash).map(|token| filtering::warning(p, token, chosen))
         })
         .collect()
 }

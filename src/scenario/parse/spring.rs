@@ -700,3 +700,52 @@ pub(super) fn ignored_warnings(label: &str, ignored: &[(String, String)]) -> Vec
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn property(name: &str, value: &str, line: usize) -> Property {
+        Property {
+            name: name.to_string(),
+            value: value.to_string(),
+            file: "application.properties".to_string(),
+            line,
+            column: 1,
+            refusal: None,
+        }
+    }
+
+    /// `IndexedElementsBinder#bindIndexed` reads a list from `[0]` up, whatever the order the
+    /// items were written in, and fails on items after a missing index
+    /// (`UnboundConfigurationPropertiesException`).
+    #[test]
+    fn list_items_bind_in_index_order_and_a_gap_is_refused() {
+        let table = RawTable {
+            section: Section::App,
+            label: "app[0]".to_string(),
+            at: Place::File,
+            entries: Vec::new(),
+        };
+        let got = entries(
+            &table,
+            vec![property("a.b[1]", "y", 1), property("a.b[0]", "x", 2)],
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            got[0].value,
+            Raw::Array(vec![Raw::Str("x".into()), Raw::Str("y".into())])
+        );
+        assert_eq!(got[0].refusal, None);
+        let got = entries(
+            &table,
+            vec![property("a.b[0]", "x", 1), property("a.b[2]", "z", 2)],
+        );
+        let why = got[0].refusal.as_deref().unwrap();
+        assert!(
+            why.starts_with("`a.b` has no item [1] before [2]")
+                && why.contains("UnboundConfigurationPropertiesException"),
+            "{why}"
+        );
+    }
+}

@@ -760,3 +760,45 @@ fn profile_specific_files_beside_a_listed_file_apply() {
     .unwrap();
     assert_eq!(s.apps[0].client.registry_fetch_interval_s, 9);
 }
+
+/// A malformed profile expression and a circular placeholder in a modelled key are errors at
+/// their line in the Spring file, each with what Spring does (`Profiles#of` refuses the
+/// expression, `PropertyPlaceholderHelper` the cycle, both at start) and the fix.
+#[test]
+fn a_bad_profile_expression_and_a_placeholder_cycle_are_errors_at_their_line() {
+    let toml =
+        format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}");
+    let err = with(
+        &toml,
+        &[(
+            "svc.yml",
+            "a: 1\n---\nspring.config.activate.on-profile: a & b | c\neureka.client.registry-fetch-interval-seconds: 5\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "svc.yml:3:1",
+        "`spring.config.activate.on-profile`: profile expression",
+        "`&` and `|` are mixed without parentheses",
+        "Spring would refuse to start (Profiles#of)",
+        "allowed: profile names with `!`, `&`, `|` and parentheses",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    let err = with(
+        &toml,
+        &[(
+            "svc.yml",
+            "eureka.client.registry-fetch-interval-seconds: ${fetch}\nfetch: ${eureka.client.registry-fetch-interval-seconds}\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "svc.yml:1:1",
+        "`eureka.client.registry-fetch-interval-seconds`: circular placeholder reference",
+        "Spring would fail to start (PropertyPlaceholderHelper)",
+        "break the cycle",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}

@@ -632,4 +632,21 @@ fn unfiltered_maven_tokens_are_warned_about() {
         "{:?}",
         properties.notes
     );
+    // Profiles chosen on the command line apply instead, and the warning says so.
+    let chosen = env_of(
+        &[(
+            "application.properties",
+            "spring.profiles.active=@spring.profiles.active@
+",
+        )],
+        &[],
+        Some(&["prod"]),
+    )
+    .unwrap();
+    assert_eq!(chosen.active_profiles, ["prod"]);
+    assert!(
+        chosen.notes[0].contains("(here the profiles chosen by the scenario apply instead)"),
+        "{:?}",
+        chosen.notes
+    );
 }
