@@ -413,14 +413,16 @@ fn environment_of(
 ) -> Result<Environment, FileProblem> {
     let mut loaded = Vec::new();
     for written in names {
-        loaded.push(load(written, files)?);
+        loaded.push(load(written, files, None)?);
     }
-    let import = |importer: &SpringFile, location: &str, optional: bool| {
+    let import = |importer: &SpringFile, location: &str, optional: bool, hint: Option<Format>| {
         let written = relative_to_importer(&importer.written, location);
         if optional && !files.exists(&written) {
             return Ok(None);
         }
-        load(&written, files).map(Some).map_err(|(_, why)| why)
+        load(&written, files, hint)
+            .map(Some)
+            .map_err(|(_, why)| why)
     };
     let mut request = Request {
         files: loaded,
@@ -458,14 +460,19 @@ fn relative_to_importer(importer: &str, location: &str) -> String {
 }
 
 /// The file `written` (from the scenario's folder), read.
-fn load(written: &str, files: &SpringFiles<'_>) -> Result<SpringFile, FileProblem> {
+fn load(
+    written: &str,
+    files: &SpringFiles<'_>,
+    hint: Option<Format>,
+) -> Result<SpringFile, FileProblem> {
     let display = files.path(written).display().to_string();
-    let format = Format::of(written).ok_or_else(|| {
+    let format = hint.or_else(|| Format::of(written)).ok_or_else(|| {
         (
             None,
             format!(
                 "`{written}` is neither YAML (.yml, .yaml) nor properties (.properties), the two \
-                 formats Spring Boot reads"
+                 formats Spring Boot reads; a file without such an extension is imported with a \
+                 hint, as in `optional:file:.env[.properties]`"
             ),
         )
     })?;

@@ -276,7 +276,7 @@ fn env_of(
         env,
         profiles: profiles.map(|p| p.iter().map(|s| s.to_string()).collect()),
         runtime: Runtime::for_tests(),
-        import: &|_, _, _| Err("no such file".to_string()),
+        import: &|_, _, _, _| Err("no such file".to_string()),
     };
     environment(&request)
 }
