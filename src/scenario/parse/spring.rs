@@ -68,10 +68,16 @@ impl SpringFiles<'_> {
     /// Boot reads it (`OriginTrackedPropertiesLoader` reads with `StandardCharsets.ISO_8859_1`;
     /// anything else must be `\uXXXX` escapes), and any other file UTF-8.
     pub(in crate::scenario) fn text(&self, written: &str) -> Result<String, String> {
+        self.text_as(written, Format::of(written) == Some(Format::Properties))
+    }
+
+    /// The text of `written`, ISO-8859-1 when `iso_8859_1` (a `.properties` file, or one an
+    /// extension hint names as such), else UTF-8.
+    fn text_as(&self, written: &str, iso_8859_1: bool) -> Result<String, String> {
         if let Some(text) = self.loaded.get(written) {
             return Ok(text.clone());
         }
-        let text = if Format::of(written) == Some(Format::Properties) {
+        let text = if iso_8859_1 {
             read_bounded_bytes(&self.path(written)).map(|b| latin1(&b))?
         } else {
             read_bounded(&self.path(written))?
@@ -477,7 +483,7 @@ fn load(
         )
     })?;
     let text = files
-        .text(written)
+        .text_as(written, format == Format::Properties)
         .map_err(|why| (None, format!("`{display}`: {why}")))?;
     Ok(SpringFile {
         display,
