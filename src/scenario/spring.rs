@@ -129,10 +129,10 @@ pub(in crate::scenario) struct SpringFile {
     pub text: String,
 }
 
-/// Reads the file `location` that file `importer` imports; `Ok(None)` when an `optional:`
-/// location is missing.
+/// Reads the file `location` that file `importer` imports, in the format its extension names
+/// or the one given (an extension hint); `Ok(None)` when an `optional:` location is missing.
 pub(in crate::scenario) type Importer<'a> =
-    dyn Fn(&SpringFile, &str, bool) -> Result<Option<SpringFile>, String> + 'a;
+    dyn Fn(&SpringFile, &str, bool, Option<Format>) -> Result<Option<SpringFile>, String> + 'a;
 
 /// What one environment is made of.
 pub(in crate::scenario) struct Request<'a> {
@@ -363,7 +363,7 @@ fn has_profile_files(request: &Request<'_>, files: &[SpringFile], profiles: &[St
     files.iter().any(|f| {
         profiles.iter().any(|p| {
             profile_file_name(f, p)
-                .is_some_and(|name| matches!((request.import)(f, &name, true), Ok(Some(_))))
+                .is_some_and(|name| matches!((request.import)(f, &name, true, None), Ok(Some(_))))
         })
     })
 }
@@ -418,7 +418,7 @@ impl Placing<'_, '_> {
                 continue;
             };
             // A profile-specific location is skippable (`StandardConfigDataReference#isSkippable`).
-            let Ok(Some(found)) = (self.request.import)(file, &name, true) else {
+            let Ok(Some(found)) = (self.request.import)(file, &name, true, None) else {
                 continue;
             };
             let listed = self
@@ -514,7 +514,30 @@ impl Placing<'_, '_> {
                      at most that many"
                 )));
             }
-            match (self.request.import)(file, local, optional).map_err(|why| {
+            if local.ends_with('/') {
+                let found = self.folder_import(file, local)?;
+                if found.is_empty() {
+                    self.notes.push(format!(
+                        "{}:{}: spring.config.import {shown}: no application.properties, .yml or \
+                         .yaml in that folder (Spring goes on when the folder exists{})",
+                        at.file,
+                        at.line,
+                        if optional {
+                            " or the import is optional"
+                        } else {
+                            ", and fails to start when it does not"
+                        }
+                    ));
+                }
+                imported.extend(
+                    found
+                        .into_iter()
+                        .filter(|f| !self.seen.contains(&f.display)),
+                );
+                continue;
+            }
+            let (local, hint) = extension_hint(local);
+            match (self.request.import)(file, local, optional, hint).map_err(|why| {
                 problem(format!(
                     "spring.config.import {shown}: {why}. Spring would fail to start \
                      (ConfigDataResourceNotFoundException); fix the path (relative to {}), or \
@@ -532,6 +555,30 @@ impl Placing<'_, '_> {
             }
         }
         Ok(imported)
+    }
+
+    /// The files a folder location (`optional:file:./config/`) names: `application` with each
+    /// extension Spring Boot reads, each optional (`StandardConfigDataLocationResolver#
+    /// getReferencesForDirectory`), lowest first: `.yaml`, `.yml`, then `.properties`, which
+    /// takes precedence in the same location.
+    fn folder_import(
+        &self,
+        file: &SpringFile,
+        folder: &str,
+    ) -> Result<Vec<SpringFile>, SpringProblem> {
+        let mut out = Vec::new();
+        for name in [
+            "application.yaml",
+            "application.yml",
+            "application.properties",
+        ] {
+            if let Ok(Some(found)) =
+                (self.request.import)(file, &format!("{folder}{name}"), true, None)
+            {
+                out.push(found);
+            }
+        }
+        Ok(out)
     }
 
     /// An import's location with its placeholders resolved as Spring resolves them while it
@@ -573,6 +620,27 @@ impl Placing<'_, '_> {
             Some(why) if !resolver.drew_random() => Err(why),
             _ => Ok(resolved.value),
         }
+    }
+}
+
+/// A location with an extension hint (`file:.env[.properties]`, Boot 2.4+'s way to import a
+/// file without a known extension, `StandardConfigDataLocationResolver`'s
+/// `EXTENSION_HINT_PATTERN`): the path without the hint, and the format the hint names.
+fn extension_hint(location: &str) -> (&str, Option<Format>) {
+    let hinted = location
+        .strip_suffix(']')
+        .and_then(|rest| rest.rfind("[.").map(|at| (&rest[..at], &rest[at + 1..])))
+        .filter(|(path, hint)| {
+            !path.is_empty()
+                && hint.len() > 1
+                && hint[1..].chars().all(|c| c.is_alphanumeric() || c == '_')
+        });
+    match hinted {
+        Some((path, hint)) => match Format::of(hint) {
+            Some(format) => (path, Some(format)),
+            None => (location, None),
+        },
+        None => (location, None),
     }
 }
 
@@ -698,7 +766,7 @@ pub(in crate::scenario) fn environment(
         merged.put_source(p.doc.properties.iter().cloned());
     }
     env.overlay(&mut merged, &mut notes);
-    notes.extend(unfiltered_tokens(&placed, &merged));
+    notes.extend(unfiltered_tokens(&placed, &merged, command_line.is_some()));
     Ok(Environment {
         merged: merged.props,
         index: merged.index,
@@ -712,8 +780,9 @@ pub(in crate::scenario) fn environment(
 }
 
 /// A warning for each property whose value Spring binds is a Maven resource-filtering token
-/// left unfiltered (`filtering`), naming its file, line and key.
-fn unfiltered_tokens(placed: &[Placed], merged: &Merged) -> Vec<String> {
+/// left unfiltered (`filtering`), naming its file, line and key; `chosen` when the command line
+/// chose the profiles.
+fn unfiltered_tokens(placed: &[Placed], merged: &Merged, chosen: bool) -> Vec<String> {
     let hash = |p: &Property| {
         placed.iter().find_map(|d| {
             d.doc.hash_tokens.iter().find_map(|(i, token)| {
@@ -722,13 +791,19 @@ fn unfiltered_tokens(placed: &[Placed], merged: &Merged) -> Vec<String> {
             })
         })
     };
+    // Only the Spring files are built with Maven; a variable's value is taken as given.
+    let files: std::collections::HashSet<&str> = placed
+        .iter()
+        .flat_map(|d| d.doc.properties.first())
+        .map(|p| p.file.as_str())
+        .collect();
     merged
         .props
         .iter()
-        .filter(|p| !p.name.is_empty())
+        .filter(|p| !p.name.is_empty() && files.contains(p.file.as_str()))
         .filter_map(|p| {
             let hash = if p.value.is_empty() { hash(p) } else { None };
-            filtering::token_of(p, hash).map(|token| filtering::warning(p, token))
+            filtering::token_of(p, hash).map(|token| filtering::warning(p, token, chosen))
         })
         .collect()
 }
@@ -864,7 +939,7 @@ pub(in crate::scenario) fn read(
         env: Vec::new(),
         profiles: profiles.map(<[String]>::to_vec),
         runtime: Runtime::for_tests(),
-        import: &|_, _, _| Err("no imports here".to_string()),
+        import: &|_, _, _, _| Err("no imports here".to_string()),
     };
     let props = environment(&request)?.properties(0)?;
     match props.iter().find_map(|p| p.refusal.clone().map(|r| (p, r))) {

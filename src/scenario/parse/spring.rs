@@ -68,10 +68,16 @@ impl SpringFiles<'_> {
     /// Boot reads it (`OriginTrackedPropertiesLoader` reads with `StandardCharsets.ISO_8859_1`;
     /// anything else must be `\uXXXX` escapes), and any other file UTF-8.
     pub(in crate::scenario) fn text(&self, written: &str) -> Result<String, String> {
+        self.text_as(written, Format::of(written) == Some(Format::Properties))
+    }
+
+    /// The text of `written`, ISO-8859-1 when `iso_8859_1` (a `.properties` file, or one an
+    /// extension hint names as such), else UTF-8.
+    fn text_as(&self, written: &str, iso_8859_1: bool) -> Result<String, String> {
         if let Some(text) = self.loaded.get(written) {
             return Ok(text.clone());
         }
-        let text = if Format::of(written) == Some(Format::Properties) {
+        let text = if iso_8859_1 {
             read_bounded_bytes(&self.path(written)).map(|b| latin1(&b))?
         } else {
             read_bounded(&self.path(written))?
@@ -413,14 +419,16 @@ fn environment_of(
 ) -> Result<Environment, FileProblem> {
     let mut loaded = Vec::new();
     for written in names {
-        loaded.push(load(written, files)?);
+        loaded.push(load(written, files, None)?);
     }
-    let import = |importer: &SpringFile, location: &str, optional: bool| {
+    let import = |importer: &SpringFile, location: &str, optional: bool, hint: Option<Format>| {
         let written = relative_to_importer(&importer.written, location);
         if optional && !files.exists(&written) {
             return Ok(None);
         }
-        load(&written, files).map(Some).map_err(|(_, why)| why)
+        load(&written, files, hint)
+            .map(Some)
+            .map_err(|(_, why)| why)
     };
     let mut request = Request {
         files: loaded,
@@ -458,19 +466,24 @@ fn relative_to_importer(importer: &str, location: &str) -> String {
 }
 
 /// The file `written` (from the scenario's folder), read.
-fn load(written: &str, files: &SpringFiles<'_>) -> Result<SpringFile, FileProblem> {
+fn load(
+    written: &str,
+    files: &SpringFiles<'_>,
+    hint: Option<Format>,
+) -> Result<SpringFile, FileProblem> {
     let display = files.path(written).display().to_string();
-    let format = Format::of(written).ok_or_else(|| {
+    let format = hint.or_else(|| Format::of(written)).ok_or_else(|| {
         (
             None,
             format!(
                 "`{written}` is neither YAML (.yml, .yaml) nor properties (.properties), the two \
-                 formats Spring Boot reads"
+                 formats Spring Boot reads; a file without such an extension is imported with a \
+                 hint, as in `optional:file:.env[.properties]`"
             ),
         )
     })?;
     let text = files
-        .text(written)
+        .text_as(written, format == Format::Properties)
         .map_err(|why| (None, format!("`{display}`: {why}")))?;
     Ok(SpringFile {
         display,
@@ -699,4 +712,53 @@ pub(super) fn ignored_warnings(label: &str, ignored: &[(String, String)]) -> Vec
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn property(name: &str, value: &str, line: usize) -> Property {
+        Property {
+            name: name.to_string(),
+            value: value.to_string(),
+            file: "application.properties".to_string(),
+            line,
+            column: 1,
+            refusal: None,
+        }
+    }
+
+    /// `IndexedElementsBinder#bindIndexed` reads a list from `[0]` up, whatever the order the
+    /// items were written in, and fails on items after a missing index
+    /// (`UnboundConfigurationPropertiesException`).
+    #[test]
+    fn list_items_bind_in_index_order_and_a_gap_is_refused() {
+        let table = RawTable {
+            section: Section::App,
+            label: "app[0]".to_string(),
+            at: Place::File,
+            entries: Vec::new(),
+        };
+        let got = entries(
+            &table,
+            vec![property("a.b[1]", "y", 1), property("a.b[0]", "x", 2)],
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            got[0].value,
+            Raw::Array(vec![Raw::Str("x".into()), Raw::Str("y".into())])
+        );
+        assert_eq!(got[0].refusal, None);
+        let got = entries(
+            &table,
+            vec![property("a.b[0]", "x", 1), property("a.b[2]", "z", 2)],
+        );
+        let why = got[0].refusal.as_deref().unwrap();
+        assert!(
+            why.starts_with("`a.b` has no item [1] before [2]")
+                && why.contains("UnboundConfigurationPropertiesException"),
+            "{why}"
+        );
+    }
 }

@@ -783,3 +783,78 @@ fn profile_specific_files_beside_a_listed_file_apply() {
     .unwrap();
     assert_eq!(s.apps[0].client.registry_fetch_interval_s, 9);
 }
+
+/// A malformed profile expression and a circular placeholder in a modelled key are errors at
+/// their line in the Spring file, each with what Spring does (`Profiles#of` refuses the
+/// expression, `PropertyPlaceholderHelper` the cycle, both at start) and the fix.
+#[test]
+fn a_bad_profile_expression_and_a_placeholder_cycle_are_errors_at_their_line() {
+    let toml =
+        format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"svc.yml\"\n{TAIL}");
+    let err = with(
+        &toml,
+        &[(
+            "svc.yml",
+            "a: 1\n---\nspring.config.activate.on-profile: a & b | c\neureka.client.registry-fetch-interval-seconds: 5\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "svc.yml:3:1",
+        "`spring.config.activate.on-profile`: profile expression",
+        "`&` and `|` are mixed without parentheses",
+        "Spring would refuse to start (Profiles#of)",
+        "allowed: profile names with `!`, `&`, `|` and parentheses",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    let err = with(
+        &toml,
+        &[(
+            "svc.yml",
+            "eureka.client.registry-fetch-interval-seconds: ${fetch}\nfetch: ${eureka.client.registry-fetch-interval-seconds}\n",
+        )],
+    )
+    .unwrap_err();
+    for part in [
+        "svc.yml:1:1",
+        "`eureka.client.registry-fetch-interval-seconds`: circular placeholder reference",
+        "Spring would fail to start (PropertyPlaceholderHelper)",
+        "break the cycle",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+}
+
+/// A folder location imports the `application` files in it (`.yaml`, `.yml`, then
+/// `.properties`, which takes precedence in the same location), and an extension hint imports
+/// a file without a known extension in the format it names (`optional:file:.env[.properties]`),
+/// as `StandardConfigDataLocationResolver` resolves them.
+#[test]
+fn folder_imports_and_extension_hints_are_read() {
+    let s = with(
+        &format!("[[app]]\nname = \"svc\"\ninstances = 2\nspring-config = \"conf/app.yml\"\n{TAIL}"),
+        &[
+            (
+                "conf/app.yml",
+                "eureka.client.registry-fetch-interval-seconds: 30\neureka.instance.lease-renewal-interval-in-seconds: ${RENEW:30}\nspring.config.import: optional:file:./conf.d/, optional:file:./.env[.properties], optional:file:./none.d/\n",
+            ),
+            ("conf/conf.d/application.yml", "eureka.client.registry-fetch-interval-seconds: 7\n"),
+            ("conf/conf.d/application.properties", "eureka.client.registry-fetch-interval-seconds=8\n"),
+            ("conf/.env", "RENEW=12\n"),
+        ],
+    )
+    .unwrap();
+    let c = &s.apps[0].client;
+    assert_eq!(
+        (c.registry_fetch_interval_s, c.lease_renewal_interval_s),
+        (8, 12)
+    );
+    assert!(
+        s.warnings.iter().any(|w| w.contains(
+            "`optional:file:./none.d/`: no application.properties, .yml or .yaml in that folder"
+        )),
+        "{:?}",
+        s.warnings
+    );
+}

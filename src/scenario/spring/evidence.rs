@@ -154,7 +154,7 @@ pub fn profile_document(name: &str, text: &str, profile: &str) -> Result<Profile
         env: Vec::new(),
         profiles: Some(active.to_vec()),
         runtime: Runtime::new(1, "peer", 0, false).named(profile),
-        import: &|_, _, _| Ok(None),
+        import: &|_, _, _, _| Ok(None),
     };
     let env = environment(&request).map_err(|p| format!("{}:{}: {}", p.file, p.line, p.message))?;
     let value = |key: &str| {

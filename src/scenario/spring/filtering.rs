@@ -56,15 +56,18 @@ pub(super) fn token_of<'p>(p: &'p Property, hash: Option<&'p str>) -> Option<&'p
     })
 }
 
-/// The warning for `p`, whose value holds the unfiltered `token`.
-pub(super) fn warning(p: &Property, token: &str) -> String {
+/// The warning for `p`, whose value holds the unfiltered `token`; `chosen` when the profiles
+/// are chosen on the command line (`simulation.spring-profiles`), over the file's.
+pub(super) fn warning(p: &Property, token: &str, chosen: bool) -> String {
     let bound = if token.starts_with('#') && p.value.is_empty() {
         "YAML reads `#` after a blank as the start of a comment, so Spring binds the key as empty"
             .to_string()
     } else {
         format!("Spring binds the text `{}` as written", p.value)
     };
-    let effect = if canonical(&p.name) == canonical(ACTIVE) {
+    let effect = if chosen && canonical(&p.name) == canonical(ACTIVE) {
+        " (here the profiles chosen by the scenario apply instead)".to_string()
+    } else if canonical(&p.name) == canonical(ACTIVE) {
         if p.value.is_empty() {
             ": no profile is active, so Spring activates `default`".to_string()
         } else {

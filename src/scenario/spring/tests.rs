@@ -276,7 +276,7 @@ fn env_of(
         env,
         profiles: profiles.map(|p| p.iter().map(|s| s.to_string()).collect()),
         runtime: Runtime::for_tests(),
-        import: &|_, _, _| Err("no such file".to_string()),
+        import: &|_, _, _, _| Err("no such file".to_string()),
     };
     environment(&request)
 }
@@ -631,5 +631,22 @@ fn unfiltered_maven_tokens_are_warned_about() {
         properties.notes[0].contains("Spring binds the text `#spring.profiles.active#` as written"),
         "{:?}",
         properties.notes
+    );
+    // Profiles chosen on the command line apply instead, and the warning says so.
+    let chosen = env_of(
+        &[(
+            "application.properties",
+            "spring.profiles.active=@spring.profiles.active@
+",
+        )],
+        &[],
+        Some(&["prod"]),
+    )
+    .unwrap();
+    assert_eq!(chosen.active_profiles, ["prod"]);
+    assert!(
+        chosen.notes[0].contains("(here the profiles chosen by the scenario apply instead)"),
+        "{:?}",
+        chosen.notes
     );
 }
