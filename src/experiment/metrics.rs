@@ -997,46 +997,11 @@ mod tests {
         assert_eq!(o.unresolved_reasons(), [Unresolved::NeverListed]);
     }
 
-    /// Two peers, two callers (process 1 on route 0, process 2 on route 1), the target is
-    /// process 0, stopped at 10 s. Every view lists it from 0; each drop below is given, so
-    /// every cell follows by subtraction from the stop.
-    #[test]
-    fn each_caller_and_each_peer_gets_its_own_removals() {
-        let listed = |t: &mut TargetTracker| {
-            for k in 0..2 {
-                t.registry[k].set(SimTime(0), true);
-                t.served[k].set(SimTime(0), true);
-                t.callers[k].cache.set(SimTime(0), true);
-                t.ribbons[k].view.set(SimTime(0), true);
-            }
-        };
-        let caller = |process| CallerTracker {
-            process,
-            ..CallerTracker::default()
-        };
-        let route = |route, caller| RouteView {
-            route,
-            caller,
-            view: Presence::default(),
-        };
-        let mut tracker = TargetTracker {
-            registry: vec![Presence::default(); 2],
-            served: vec![Presence::default(); 2],
-            callers: vec![caller(1), caller(2)],
-            ribbons: vec![route(0, 0), route(1, 1)],
-            ..TargetTracker::default()
-        };
-        listed(&mut tracker);
-        let mut m = MetricsObserver {
-            targets: vec![tracker],
-            target_of: vec![Some(0), None, None],
-            capacity: LostCapacity::new(&Layout::new(&crate::scenario::fixture::bundled(
-                "kill-9",
-                &[],
-            ))),
-        };
-        let (a, b) = (ServerId(0), ServerId(1));
-        let events = [
+    /// The observations of the two-peer test below: the stop at 10 s, each caller's dead hits
+    /// and failed requests, then each peer's registry and read-only cache, each caller's cache
+    /// and list letting the instance go.
+    fn two_peer_events(a: ServerId, b: ServerId) -> Vec<(u64, Observation)> {
+        vec![
             (10_000, Observation::StoppedServing { process: 0 }),
             (
                 11_000,
@@ -1131,7 +1096,49 @@ mod tests {
                     listed: false,
                 },
             ),
-        ];
+        ]
+    }
+
+    /// Two peers, two callers (process 1 on route 0, process 2 on route 1), the target is
+    /// process 0, stopped at 10 s. Every view lists it from 0; each drop below is given, so
+    /// every cell follows by subtraction from the stop.
+    #[test]
+    fn each_caller_and_each_peer_gets_its_own_removals() {
+        let listed = |t: &mut TargetTracker| {
+            for k in 0..2 {
+                t.registry[k].set(SimTime(0), true);
+                t.served[k].set(SimTime(0), true);
+                t.callers[k].cache.set(SimTime(0), true);
+                t.ribbons[k].view.set(SimTime(0), true);
+            }
+        };
+        let caller = |process| CallerTracker {
+            process,
+            ..CallerTracker::default()
+        };
+        let route = |route, caller| RouteView {
+            route,
+            caller,
+            view: Presence::default(),
+        };
+        let mut tracker = TargetTracker {
+            registry: vec![Presence::default(); 2],
+            served: vec![Presence::default(); 2],
+            callers: vec![caller(1), caller(2)],
+            ribbons: vec![route(0, 0), route(1, 1)],
+            ..TargetTracker::default()
+        };
+        listed(&mut tracker);
+        let mut m = MetricsObserver {
+            targets: vec![tracker],
+            target_of: vec![Some(0), None, None],
+            capacity: LostCapacity::new(&Layout::new(&crate::scenario::fixture::bundled(
+                "kill-9",
+                &[],
+            ))),
+        };
+        let (a, b) = (ServerId(0), ServerId(1));
+        let events = two_peer_events(a, b);
         for (at, o) in events {
             m.observe(SimTime(at), o);
         }

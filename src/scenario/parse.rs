@@ -419,27 +419,12 @@ impl Builder<'_> {
         }
         self.check_names(tables, &server, &peers, &apps, &callers)?;
         let names = faults::FaultNames::new(&server, &peers, &apps, &callers);
-        let mut shutdowns: Vec<ShutdownConfig> = Vec::new();
-        // The table of each shutdown, for messages: a zone outage is one table, many shutdowns.
-        let mut shutdown_tables: Vec<&Resolved> = Vec::new();
-        let mut zone_crashes = Vec::new();
-        let mut caller_stops = Vec::new();
-        for table in array(Section::Shutdown) {
-            let stops = self.shutdown(table, &apps, &names, &simulation)?;
-            for shutdown in stops.shutdowns {
-                if let Some(i) = shutdowns
-                    .iter()
-                    .position(|s| s.instance == shutdown.instance)
-                {
-                    let (earlier, label) = (&shutdowns[i], &shutdown_tables[i].label);
-                    return Err(already_shuts_down(&self, table, &shutdown, earlier, label));
-                }
-                shutdowns.push(shutdown);
-                shutdown_tables.push(table);
-            }
-            zone_crashes.extend(stops.crashes.into_iter().map(|c| (c, table)));
-            caller_stops.extend(stops.callers);
-        }
+        let Stops {
+            shutdowns,
+            shutdown_tables,
+            zone_crashes,
+            caller_stops,
+        } = self.shutdowns(array(Section::Shutdown), &apps, &names, &simulation)?;
         let mut claims = Vec::new();
         for table in array(Section::Claim) {
             claims.push(self.claim(table, &shutdowns)?);
@@ -452,24 +437,7 @@ impl Builder<'_> {
         for table in array(Section::Deploy) {
             deploys.push(self.deploy(table, &apps, &simulation)?);
         }
-        let mut faults = Vec::new();
-        let mut fault_tables = Vec::new();
-        for table in array(Section::Fault) {
-            faults.push(self.fault(table, &names, &simulation)?);
-            fault_tables.push(table);
-        }
-        {
-            let written: Vec<(&FaultConfig, &Resolved)> =
-                faults.iter().zip(fault_tables.iter().copied()).collect();
-            let crashes: Vec<(&FaultConfig, &Resolved)> = written
-                .iter()
-                .copied()
-                .chain(zone_crashes.iter().map(|(c, t)| (c, *t)))
-                .filter(|(c, _)| matches!(c.kind, FaultKind::Crash { .. }))
-                .collect();
-            self.check_crashed_peers(&written, &crashes, &names)?;
-        }
-        faults.extend(zone_crashes.into_iter().map(|(c, _)| c));
+        let faults = self.faults(array(Section::Fault), zone_crashes, &names, &simulation)?;
         let lifecycle_tables: Vec<&Resolved> = tables.iter().collect();
         self.check_lifecycle(&lifecycle_tables, &restarts, &deploys, &shutdowns, &apps)?;
 
@@ -496,6 +464,104 @@ impl Builder<'_> {
         self.warn_release(tables, &simulation);
         self.warn_transport(tables, &simulation);
         self.resolve_endpoints(tables, &mut server, &mut peers, &mut apps, &mut callers)?;
+        self.warn_not_serving_yet(&server, &simulation, &shutdowns, &shutdown_tables);
+        self.warn_callers(&callers, &simulation);
+        self.warn_pauses(&shutdowns, &deploys, &simulation);
+
+        Ok(Scenario {
+            name: name.to_string(),
+            simulation,
+            network,
+            server,
+            peers,
+            apps,
+            callers,
+            shutdowns,
+            restarts,
+            deploys,
+            faults,
+            caller_stops,
+            claims,
+            warnings: self.warnings,
+        })
+    }
+
+    /// Every `[[shutdown]]` table's stops; an instance stopped by two is refused.
+    fn shutdowns<'t>(
+        &mut self,
+        tables: impl Iterator<Item = &'t Resolved>,
+        apps: &[AppConfig],
+        names: &faults::FaultNames,
+        simulation: &SimulationConfig,
+    ) -> Result<Stops<'t>, ScenarioError> {
+        let mut shutdowns: Vec<ShutdownConfig> = Vec::new();
+        // The table of each shutdown, for messages: a zone outage is one table, many shutdowns.
+        let mut shutdown_tables: Vec<&Resolved> = Vec::new();
+        let mut zone_crashes = Vec::new();
+        let mut caller_stops = Vec::new();
+        for table in tables {
+            let stops = self.shutdown(table, apps, names, simulation)?;
+            for shutdown in stops.shutdowns {
+                if let Some(i) = shutdowns
+                    .iter()
+                    .position(|s| s.instance == shutdown.instance)
+                {
+                    let (earlier, label) = (&shutdowns[i], &shutdown_tables[i].label);
+                    return Err(already_shuts_down(self, table, &shutdown, earlier, label));
+                }
+                shutdowns.push(shutdown);
+                shutdown_tables.push(table);
+            }
+            zone_crashes.extend(stops.crashes.into_iter().map(|c| (c, table)));
+            caller_stops.extend(stops.callers);
+        }
+        Ok(Stops {
+            shutdowns,
+            shutdown_tables,
+            zone_crashes,
+            caller_stops,
+        })
+    }
+
+    /// Every `[[fault]]` table's fault, then a zone outage's crashes; a fault on a peer a crash
+    /// took down is refused.
+    fn faults<'t>(
+        &mut self,
+        tables: impl Iterator<Item = &'t Resolved>,
+        zone_crashes: Vec<(FaultConfig, &'t Resolved)>,
+        names: &faults::FaultNames,
+        simulation: &SimulationConfig,
+    ) -> Result<Vec<FaultConfig>, ScenarioError> {
+        let mut faults = Vec::new();
+        let mut fault_tables = Vec::new();
+        for table in tables {
+            faults.push(self.fault(table, names, simulation)?);
+            fault_tables.push(table);
+        }
+        {
+            let written: Vec<(&FaultConfig, &Resolved)> =
+                faults.iter().zip(fault_tables.iter().copied()).collect();
+            let crashes: Vec<(&FaultConfig, &Resolved)> = written
+                .iter()
+                .copied()
+                .chain(zone_crashes.iter().map(|(c, t)| (c, *t)))
+                .filter(|(c, _)| matches!(c.kind, FaultKind::Crash { .. }))
+                .collect();
+            self.check_crashed_peers(&written, &crashes, names)?;
+        }
+        faults.extend(zone_crashes.into_iter().map(|(c, _)| c));
+        Ok(faults)
+    }
+
+    /// A shutdown before its instance is sure to serve (a cold start) gets a note, once per
+    /// table: a trial in which it does not serve yet has no t_stop.
+    fn warn_not_serving_yet(
+        &mut self,
+        server: &ServerConfig,
+        simulation: &SimulationConfig,
+        shutdowns: &[ShutdownConfig],
+        shutdown_tables: &[&Resolved],
+    ) {
         // Worst case for an instance to serve: the server opens within its first eviction period
         // (at least 60 s), the process starts within start-spread after it, and its web server
         // is ready context-start + spread after its client's tasks started (a fetch later).
@@ -526,7 +592,12 @@ impl Builder<'_> {
                 );
             }
         }
-        for caller in &callers {
+    }
+
+    /// A caller on a stack its release does not ship (Zuul on LoadBalancer, Ribbon from 2020.0,
+    /// LoadBalancer before Hoxton, Dalston's notification updater) gets a note.
+    fn warn_callers(&mut self, callers: &[CallerConfig], simulation: &SimulationConfig) {
+        for caller in callers {
             let train = simulation.release.train;
             if caller.is_zuul() && !caller.uses_ribbon(&simulation.release) {
                 self.warn(
@@ -576,6 +647,15 @@ impl Builder<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// `/pause` on a release where it no longer deregisters, or where it stops the web server.
+    fn warn_pauses(
+        &mut self,
+        shutdowns: &[ShutdownConfig],
+        deploys: &[DeployConfig],
+        simulation: &SimulationConfig,
+    ) {
         let pauses = shutdowns.iter().any(|s| s.strategy == Strategy::Pause)
             || deploys.iter().any(|d| d.strategy == Strategy::Pause);
         if pauses && !simulation.release.pause_deregisters() {
@@ -604,23 +684,6 @@ impl Builder<'_> {
                 ),
             );
         }
-
-        Ok(Scenario {
-            name: name.to_string(),
-            simulation,
-            network,
-            server,
-            peers,
-            apps,
-            callers,
-            shutdowns,
-            restarts,
-            deploys,
-            faults,
-            caller_stops,
-            claims,
-            warnings: self.warnings,
-        })
     }
 
     fn server(&mut self, table: Option<&Resolved>, release: Release) -> ServerConfig {
@@ -1003,7 +1066,77 @@ impl Builder<'_> {
             }
         }
         let mut stops = zone::Stops::default();
-        let targets = match (draft.instance.clone(), draft.zone.clone()) {
+        let targets = self.shutdown_targets(table, &draft, apps, names, &mut stops)?;
+
+        let waits = draft.strategy.waits();
+        let resumes = draft.strategy == Strategy::Pause && draft.resume_ms.is_some();
+        let end_ms = draft.at_ms.saturating_add(match draft.resume_ms {
+            Some(resume) if resumes => resume,
+            _ if waits => draft.wait_ms,
+            _ => 0,
+        });
+        self.check_shutdown_times(table, &draft, simulation, end_ms, resumes)?;
+        let sigterm =
+            draft.strategy == Strategy::Kill15 || (waits && draft.then == FinalStop::Kill15);
+        if !draft.sigterm_reaches_jvm
+            && sigterm
+            && end_ms.saturating_add(draft.termination_grace_ms) >= simulation.duration_ms
+            && let Some(s) = table.get("sigterm-reaches-jvm")
+        {
+            let text = format!(
+                "`{}`: the SIGKILL comes termination-grace-period-s after the SIGTERM, at or \
+                 after the end of the trial, so the instance never stops in it",
+                s.display
+            );
+            self.warn(&s.key_at, text);
+        }
+        self.warn_lifecycle_keys(table, &draft);
+        if !waits {
+            for key in ["wait-s", "then"] {
+                if let Some(s) = table.get(key) {
+                    let text = format!(
+                        "`{}` has no effect with strategy {}: only pause and service-registry \
+                         wait and then stop",
+                        s.display,
+                        draft.strategy.name()
+                    );
+                    self.warn(&s.key_at, text);
+                }
+            }
+        }
+        stops.shutdowns = targets
+            .into_iter()
+            .map(|(instance, (app, index))| ShutdownConfig {
+                instance,
+                app,
+                index,
+                at_ms: draft.at_ms,
+                strategy: draft.strategy,
+                wait_ms: draft.wait_ms,
+                then: draft.then,
+                sigterm_reaches_jvm: draft.sigterm_reaches_jvm,
+                termination_grace_ms: draft.termination_grace_ms,
+                resume_ms: draft.resume_ms.filter(|_| resumes),
+                cancel_override: draft.cancel_override,
+                prestop_ms: draft.prestop_ms,
+                host_vanishes: draft.host_vanishes.unwrap_or(draft.zone.is_some()),
+                zone: draft.zone.clone(),
+            })
+            .collect();
+        Ok(stops)
+    }
+
+    /// Who a `[[shutdown]]` stops: one instance, or a zone outage's instances (its crashes and
+    /// callers' stops go in `stops`).
+    fn shutdown_targets(
+        &mut self,
+        table: &Resolved,
+        draft: &ShutdownDraft,
+        apps: &[AppConfig],
+        names: &faults::FaultNames,
+        stops: &mut zone::Stops,
+    ) -> Result<Vec<Target>, ScenarioError> {
+        Ok(match (draft.instance.clone(), draft.zone.clone()) {
             (Some(id), None) => {
                 let target = find_instance(&id, apps).map_err(|(problem, allowed)| {
                     self.invalid(table, "instance", problem, allowed)
@@ -1011,7 +1144,7 @@ impl Builder<'_> {
                 vec![(id, target)]
             }
             (None, Some(zone)) => {
-                let members = self.zone_outage(table, &draft, &zone, names, apps)?;
+                let members = self.zone_outage(table, draft, &zone, names, apps)?;
                 let vanishes = draft.host_vanishes.unwrap_or(true);
                 stops.crashes = zone::crashes(&members, draft.at_ms, vanishes);
                 stops.callers = zone::caller_stops(&members, draft.at_ms);
@@ -1040,15 +1173,19 @@ impl Builder<'_> {
                     ),
                 });
             }
-        };
+        })
+    }
 
+    /// The SIGTERM, the end of a wait and a `/resume` fall inside the trial.
+    fn check_shutdown_times(
+        &mut self,
+        table: &Resolved,
+        draft: &ShutdownDraft,
+        simulation: &SimulationConfig,
+        end_ms: u64,
+        resumes: bool,
+    ) -> Result<(), ScenarioError> {
         let waits = draft.strategy.waits();
-        let resumes = draft.strategy == Strategy::Pause && draft.resume_ms.is_some();
-        let end_ms = draft.at_ms.saturating_add(match draft.resume_ms {
-            Some(resume) if resumes => resume,
-            _ if waits => draft.wait_ms,
-            _ => 0,
-        });
         let duration_s = simulation.duration_ms / 1000;
         // The SIGTERM comes prestop-s after at-s: the stop must fall inside the trial too.
         let sigterm_ms = draft.at_ms.saturating_add(draft.prestop_ms);
@@ -1101,54 +1238,7 @@ impl Builder<'_> {
             };
             return Err(self.invalid(table, "at-s", problem, allowed));
         }
-        let sigterm =
-            draft.strategy == Strategy::Kill15 || (waits && draft.then == FinalStop::Kill15);
-        if !draft.sigterm_reaches_jvm
-            && sigterm
-            && end_ms.saturating_add(draft.termination_grace_ms) >= simulation.duration_ms
-            && let Some(s) = table.get("sigterm-reaches-jvm")
-        {
-            let text = format!(
-                "`{}`: the SIGKILL comes termination-grace-period-s after the SIGTERM, at or \
-                 after the end of the trial, so the instance never stops in it",
-                s.display
-            );
-            self.warn(&s.key_at, text);
-        }
-        self.warn_lifecycle_keys(table, &draft);
-        if !waits {
-            for key in ["wait-s", "then"] {
-                if let Some(s) = table.get(key) {
-                    let text = format!(
-                        "`{}` has no effect with strategy {}: only pause and service-registry \
-                         wait and then stop",
-                        s.display,
-                        draft.strategy.name()
-                    );
-                    self.warn(&s.key_at, text);
-                }
-            }
-        }
-        stops.shutdowns = targets
-            .into_iter()
-            .map(|(instance, (app, index))| ShutdownConfig {
-                instance,
-                app,
-                index,
-                at_ms: draft.at_ms,
-                strategy: draft.strategy,
-                wait_ms: draft.wait_ms,
-                then: draft.then,
-                sigterm_reaches_jvm: draft.sigterm_reaches_jvm,
-                termination_grace_ms: draft.termination_grace_ms,
-                resume_ms: draft.resume_ms.filter(|_| resumes),
-                cancel_override: draft.cancel_override,
-                prestop_ms: draft.prestop_ms,
-                host_vanishes: draft.host_vanishes.unwrap_or(draft.zone.is_some()),
-                zone: draft.zone.clone(),
-            })
-            .collect();
-        Ok(stops)
+        Ok(())
     }
 
     fn claim(
@@ -1395,6 +1485,18 @@ fn instance_ids(app: &AppConfig) -> String {
             .join(", "),
         n => format!("{name}-0 .. {name}-{}", n - 1),
     }
+}
+
+/// An instance a `[[shutdown]]` stops: its id, and its app and index.
+type Target = (String, (usize, u32));
+
+/// What the `[[shutdown]]` tables stop: each instance's shutdown with its table (a zone outage
+/// is one table, many shutdowns), a zone outage's peer crashes and its callers' stops.
+struct Stops<'t> {
+    shutdowns: Vec<ShutdownConfig>,
+    shutdown_tables: Vec<&'t Resolved>,
+    zone_crashes: Vec<(FaultConfig, &'t Resolved)>,
+    caller_stops: Vec<crate::scenario::CallerStop>,
 }
 
 /// The app and index of instance id `id` (`<app name>-<index>`), or the problem and the allowed

@@ -455,30 +455,11 @@ impl Placing<'_, '_> {
                 column: at.column,
                 message,
             };
-            let location = if written.contains("${") {
-                match self.import_location(&written, doc) {
-                    Ok(location) => location,
-                    Err(why) if written.trim_start().starts_with("optional:") => {
-                        self.notes.push(format!(
-                            "{}:{}: spring.config.import `{written}`: {why}. Spring leaves the \
-                             placeholder as written, finds no such location and skips the \
-                             optional import (ConfigDataEnvironmentContributorPlaceholdersResolver)",
-                            at.file, at.line
-                        ));
-                        continue;
-                    }
-                    Err(why) => {
-                        return Err(problem(format!(
-                            "spring.config.import `{written}`: {why}. Spring leaves the \
-                             placeholder as written (ConfigDataEnvironmentContributorPlaceholdersResolver), \
-                             finds no such location and fails to start \
-                             (ConfigDataResourceNotFoundException); supply the value, or write \
-                             the import as `optional:` to go on without it"
-                        )));
-                    }
-                }
-            } else {
-                written.clone()
+            let at_line = format!("{}:{}", at.file, at.line);
+            let Some(location) =
+                self.import_location_resolved(&written, doc, &at_line, &problem)?
+            else {
+                continue;
             };
             let shown = if location == written {
                 format!("`{written}`")
@@ -555,6 +536,37 @@ impl Placing<'_, '_> {
             }
         }
         Ok(imported)
+    }
+
+    /// An import location with its placeholders resolved (`None`: an optional one that does
+    /// not resolve, skipped with a note as Spring skips it; a required one is an error).
+    fn import_location_resolved(
+        &mut self,
+        written: &str,
+        doc: &Document,
+        at_line: &str,
+        problem: &dyn Fn(String) -> SpringProblem,
+    ) -> Result<Option<String>, SpringProblem> {
+        if !written.contains("${") {
+            return Ok(Some(written.to_string()));
+        }
+        match self.import_location(written, doc) {
+            Ok(location) => Ok(Some(location)),
+            Err(why) if written.trim_start().starts_with("optional:") => {
+                self.notes.push(format!(
+                    "{at_line}: spring.config.import `{written}`: {why}. Spring leaves the \
+                     placeholder as written, finds no such location and skips the optional \
+                     import (ConfigDataEnvironmentContributorPlaceholdersResolver)"
+                ));
+                Ok(None)
+            }
+            Err(why) => Err(problem(format!(
+                "spring.config.import `{written}`: {why}. Spring leaves the placeholder as \
+                 written (ConfigDataEnvironmentContributorPlaceholdersResolver), finds no such \
+                 location and fails to start (ConfigDataResourceNotFoundException); supply the \
+                 value, or write the import as `optional:` to go on without it"
+            ))),
+        }
     }
 
     /// The files a folder location (`optional:file:./config/`) names: `application` with each
@@ -722,45 +734,7 @@ pub(in crate::scenario) fn environment(
     let mut merged = Merged::default();
     let mut skipped = Vec::new();
     for p in &placed {
-        let mut applies = true;
-        for c in &p.conditions {
-            let holds = if c.name == ON_CLOUD_PLATFORM {
-                let wanted = c.value.trim().to_ascii_lowercase().replace('-', "_");
-                platform.as_deref() == Some(wanted.as_str())
-            } else {
-                profiles::matches(&c.value, &active_profiles).map_err(|message| SpringProblem {
-                    file: c.file.clone(),
-                    line: c.line,
-                    column: c.column,
-                    message: format!(
-                        "`{}`: profile expression: {message}; Spring would refuse to start \
-                         (Profiles#of); allowed: profile names with `!`, `&`, `|` and \
-                         parentheses, a comma between alternatives",
-                        c.name
-                    ),
-                })?
-            };
-            if !holds {
-                if !skipped
-                    .iter()
-                    .any(|s: &Skipped| s.file == c.file && s.line == c.line)
-                {
-                    skipped.push(Skipped {
-                        condition: c.value.clone(),
-                        kind: if c.name == ON_CLOUD_PLATFORM {
-                            "on-cloud-platform"
-                        } else {
-                            "on-profile"
-                        },
-                        file: c.file.clone(),
-                        line: c.line,
-                    });
-                }
-                applies = false;
-                break;
-            }
-        }
-        if !applies {
+        if !document_applies(p, platform.as_deref(), &active_profiles, &mut skipped)? {
             continue;
         }
         merged.put_source(p.doc.properties.iter().cloned());
@@ -777,6 +751,53 @@ pub(in crate::scenario) fn environment(
         notes,
         runtime: request.runtime.clone(),
     })
+}
+
+/// Whether a document's conditions (`spring.config.activate.on-profile`, `on-cloud-platform`)
+/// hold; the first that does not is listed in `skipped`, once per document.
+fn document_applies(
+    p: &Placed,
+    platform: Option<&str>,
+    active_profiles: &[String],
+    skipped: &mut Vec<Skipped>,
+) -> Result<bool, SpringProblem> {
+    for c in &p.conditions {
+        let holds = if c.name == ON_CLOUD_PLATFORM {
+            let wanted = c.value.trim().to_ascii_lowercase().replace('-', "_");
+            platform == Some(wanted.as_str())
+        } else {
+            profiles::matches(&c.value, active_profiles).map_err(|message| SpringProblem {
+                file: c.file.clone(),
+                line: c.line,
+                column: c.column,
+                message: format!(
+                    "`{}`: profile expression: {message}; Spring would refuse to start \
+                     (Profiles#of); allowed: profile names with `!`, `&`, `|` and \
+                     parentheses, a comma between alternatives",
+                    c.name
+                ),
+            })?
+        };
+        if !holds {
+            if !skipped
+                .iter()
+                .any(|s: &Skipped| s.file == c.file && s.line == c.line)
+            {
+                skipped.push(Skipped {
+                    condition: c.value.clone(),
+                    kind: if c.name == ON_CLOUD_PLATFORM {
+                        "on-cloud-platform"
+                    } else {
+                        "on-profile"
+                    },
+                    file: c.file.clone(),
+                    line: c.line,
+                });
+            }
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// A warning for each property whose value Spring binds is a Maven resource-filtering token

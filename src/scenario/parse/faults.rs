@@ -451,37 +451,7 @@ impl Builder<'_> {
         let secs = |ms: u64| ms as f64 / 1000.0;
         for &(fault, table) in faults {
             let me = crashes.iter().position(|(c, _)| std::ptr::eq(*c, fault));
-            // (peer, key that names it, when the fault would need it alive, what it would do).
-            let acts_on: Vec<(usize, &str, u64, &str)> = match &fault.kind {
-                FaultKind::ServerRestart { peer, .. } => {
-                    vec![(*peer, "target", fault.ends_ms(), "would start it again")]
-                }
-                FaultKind::Pause {
-                    target: FaultSide::Peer(peer),
-                    ..
-                } => vec![(
-                    *peer,
-                    "target",
-                    fault.at_ms,
-                    "would pause a process that is gone",
-                )],
-                FaultKind::Partition { between, .. } => between
-                    .iter()
-                    .filter_map(|side| match side {
-                        FaultSide::Peer(peer) => Some((
-                            *peer,
-                            "between",
-                            fault.at_ms,
-                            "would cut off a process that is gone",
-                        )),
-                        _ => None,
-                    })
-                    .collect(),
-                FaultKind::Crash { peer, .. } => {
-                    vec![(*peer, "target", fault.at_ms, "would crash it again")]
-                }
-                FaultKind::Pause { .. } => Vec::new(),
-            };
+            let acts_on = peers_acted_on(fault);
             for (peer, key, alive_until, would) in acts_on {
                 // The first crash of the peer that comes before: one at an earlier instant, at
                 // the instant the fault needs the peer (a crash then wins the race), or, for a
@@ -536,8 +506,17 @@ impl Builder<'_> {
                 ));
             }
         }
-        // A server-restart that begins while another keeps the peer down: the earlier one's
-        // end would start the peer in the middle of this one's down time.
+        self.check_overlapping_restarts(faults, names)
+    }
+
+    /// A server-restart that begins while another keeps the peer down: the earlier one's end
+    /// would start the peer in the middle of this one's down time.
+    fn check_overlapping_restarts(
+        &self,
+        faults: &[(&FaultConfig, &Resolved)],
+        names: &FaultNames,
+    ) -> Result<(), ScenarioError> {
+        let secs = |ms: u64| ms as f64 / 1000.0;
         for (i, &(fault, table)) in faults.iter().enumerate() {
             let FaultKind::ServerRestart { peer, .. } = fault.kind else {
                 continue;
@@ -652,6 +631,41 @@ impl Builder<'_> {
             );
             self.warn(&table.place_of(key), text);
         }
+    }
+}
+
+/// The peers a fault acts on: (peer, the key that names it, when the fault needs it alive,
+/// what it would do).
+fn peers_acted_on(fault: &FaultConfig) -> Vec<(usize, &'static str, u64, &'static str)> {
+    match &fault.kind {
+        FaultKind::ServerRestart { peer, .. } => {
+            vec![(*peer, "target", fault.ends_ms(), "would start it again")]
+        }
+        FaultKind::Pause {
+            target: FaultSide::Peer(peer),
+            ..
+        } => vec![(
+            *peer,
+            "target",
+            fault.at_ms,
+            "would pause a process that is gone",
+        )],
+        FaultKind::Partition { between, .. } => between
+            .iter()
+            .filter_map(|side| match side {
+                FaultSide::Peer(peer) => Some((
+                    *peer,
+                    "between",
+                    fault.at_ms,
+                    "would cut off a process that is gone",
+                )),
+                _ => None,
+            })
+            .collect(),
+        FaultKind::Crash { peer, .. } => {
+            vec![(*peer, "target", fault.at_ms, "would crash it again")]
+        }
+        FaultKind::Pause { .. } => Vec::new(),
     }
 }
 
