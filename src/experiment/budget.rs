@@ -46,10 +46,40 @@ pub const BASE_BYTES: u64 = 32 << 20;
 /// the vector's growth).
 const TRACE_BYTES_PER_EVENT: u64 = 112;
 
-/// Events handled per second per core, a floor measured on this project's machines (1.0 to
-/// 1.3 M/s at 10 000 instances on 3 peers, `bench/fleet-10k-3peers-24h.toml`; small
-/// worlds run faster): the time estimate is an upper bound.
-const EVENTS_PER_SECOND: f64 = 1_000_000.0;
+/// Estimated events per second per core, by a trial's memory (its working set): small worlds
+/// stay in the CPU's caches, a fleet's registries do not. Each point is what `eureka-sim
+/// bench` measured per trial on one thread of this project's 2-core machine (release build),
+/// as the estimate's events over the measured seconds, so it also absorbs how far the event
+/// count runs ahead of a trial that ends at rest: the bundled scenarios (0.1 to 0.2 MiB a
+/// trial) 25 to 61 M/s, `bench/fleet-1k.toml` (3.2 MiB) 21 M/s, 10 000 instances on 3 peers
+/// for an hour (95 MiB) 3.1 M/s, 100 000 for half an hour (944 MiB) 2.5 M/s. Between the
+/// points the rate is interpolated in the logarithm of the bytes; beyond them it stays at the
+/// last.
+const EVENTS_PER_SECOND_BY_BYTES: [(f64, f64); 4] = [
+    (1.0 * MIB, 35.0e6),
+    (3.2 * MIB, 21.0e6),
+    (95.0 * MIB, 3.1e6),
+    (944.0 * MIB, 2.5e6),
+];
+
+const MIB: f64 = 1_048_576.0;
+
+/// [`EVENTS_PER_SECOND_BY_BYTES`] at a trial of `bytes`.
+fn events_per_second(bytes: u64) -> f64 {
+    let b = (bytes as f64).max(1.0);
+    let points = &EVENTS_PER_SECOND_BY_BYTES;
+    if b <= points[0].0 {
+        return points[0].1;
+    }
+    for pair in points.windows(2) {
+        let ((b0, r0), (b1, r1)) = (pair[0], pair[1]);
+        if b <= b1 {
+            let x = (b.ln() - b0.ln()) / (b1.ln() - b0.ln());
+            return (r0.ln() + x * (r1.ln() - r0.ln())).exp();
+        }
+    }
+    points[points.len() - 1].1
+}
 
 /// Events per request stepped one by one (arrival, attempt, breaker, retry).
 const STEPPED_EVENTS: f64 = 4.0;
@@ -305,10 +335,11 @@ impl Estimate {
         BASE_BYTES.saturating_add(self.bytes_per_trial().saturating_mul(at_once))
     }
 
-    /// Wall-clock seconds on `threads` cores (an upper bound).
+    /// Wall-clock seconds on `threads` cores (within 2x of `bench`'s measurements on the
+    /// bundled scenarios and 1 000 to 100 000 instances).
     pub fn seconds(&self) -> f64 {
         let parallel = (self.threads as u64).min(self.trials.max(1)) as f64;
-        self.events() as f64 / EVENTS_PER_SECOND / parallel
+        self.events() as f64 / events_per_second(self.cost.bytes) / parallel
     }
 
     /// Checks the estimate against `limits`: the number of trials to run at once (fewer than
@@ -708,6 +739,28 @@ mod tests {
                 (0.5..=2.0).contains(&ratio),
                 "{name}: estimate {estimate}, real {real} (x{ratio:.2})"
             );
+        }
+    }
+
+    /// The rate is each measured point at its bytes, falls as a trial's memory grows, and
+    /// between two points lies between them (log-linear: halfway in log bytes between 3.2 and
+    /// 95 MiB is sqrt(21 x 3.1) M/s); beyond the points it stays at the last one's.
+    #[test]
+    fn the_event_rate_follows_the_measured_points() {
+        for (bytes, rate) in EVENTS_PER_SECOND_BY_BYTES {
+            let at = events_per_second(bytes as u64);
+            assert!((at / rate - 1.0).abs() < 1e-3, "{bytes}: {at} vs {rate}");
+        }
+        assert_eq!(events_per_second(1), 35.0e6);
+        assert_eq!(events_per_second(1 << 40), 2.5e6);
+        let mid = ((3.2 * MIB).ln() + (95.0 * MIB).ln()) / 2.0;
+        let expected = (21.0e6_f64 * 3.1e6).sqrt();
+        assert!((events_per_second(mid.exp() as u64) / expected - 1.0).abs() < 1e-3);
+        let mut last = f64::INFINITY;
+        for mib in [0.5, 2.0, 10.0, 100.0, 500.0, 2000.0] {
+            let r = events_per_second((mib * MIB) as u64);
+            assert!(r <= last, "{mib} MiB: {r} > {last}");
+            last = r;
         }
     }
 
