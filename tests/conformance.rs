@@ -138,7 +138,10 @@ fn the_ribbon_scenario_differs_from_the_loadbalancer_one_only_where_the_caller_d
     );
     let ribbon = load(&ribbon_scenario_path(), &[]).unwrap();
     assert_eq!(ribbon.simulation.release.name(), "Hoxton.SR12");
-    assert!(ribbon.callers[0].uses_ribbon(&ribbon.simulation.release));
+    assert_eq!(
+        ribbon.callers[0].balancer(&ribbon.simulation.release),
+        eureka_sim::scenario::BalancerKind::Ribbon
+    );
     let sets = [
         "simulation.release=2025.1.4",
         "clients.ribbon.ServerListRefreshInterval=30000",

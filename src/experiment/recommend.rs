@@ -68,38 +68,15 @@ pub fn closed_form(scenario: &Scenario) -> ClosedForm {
 }
 
 /// How long a caller's balancer may keep a list after its Eureka client changed (FACTS.md §8,
-/// §9): Ribbon's polling interval (nothing with the notification updater, which follows each
-/// fetch); Spring Cloud LoadBalancer's cache time to live (the request that re-reads the list
-/// already uses the new one; nothing without the cache); for its health-check supplier, the
-/// refetch interval (without refetching, the list never follows Eureka: a stopped instance
-/// leaves it only when it fails a health check, one interval after it stopped serving).
+/// §9), as its balancer words it ([`crate::scenario::BalancerKind::lag_term`]).
 fn balancer_term(
     scenario: &Scenario,
     caller: &crate::scenario::CallerConfig,
     target: &crate::scenario::CallTarget,
 ) -> (&'static str, u64) {
-    use crate::scenario::SupplierKind;
-    let lb = &caller.client.load_balancer;
-    match (
-        caller.uses_ribbon(&scenario.simulation.release),
-        lb.configurations,
-    ) {
-        (true, _) if target.ribbon.eureka_notification_updater => ("Ribbon notified by fetch", 0),
-        (true, _) => (
-            "Ribbon refresh",
-            target.ribbon.server_list_refresh_interval_ms,
-        ),
-        (false, SupplierKind::Default) if lb.cache_enabled => {
-            ("LoadBalancer cache TTL", lb.cache_ttl_ms)
-        }
-        (false, SupplierKind::Default) => ("LoadBalancer read per request", 0),
-        (false, SupplierKind::HealthCheck) if lb.refetch_instances => {
-            ("LoadBalancer refetch", lb.refetch_instances_interval_ms)
-        }
-        (false, SupplierKind::HealthCheck) => {
-            ("LoadBalancer health check", lb.health_check_interval_ms)
-        }
-    }
+    caller
+        .balancer(&scenario.simulation.release)
+        .lag_term(caller, target)
 }
 
 /// What one strategy needs.
@@ -327,17 +304,13 @@ fn what_if_changes(base: &Scenario) -> Vec<(String, String)> {
             .map(|&(_, ms)| ms)
             .max()
     };
-    if let Some(ribbon) = longest("Ribbon refresh") {
-        changes.push((
-            "caller[*].ribbon.ServerListRefreshInterval".into(),
-            (ribbon / 4).max(1).to_string(),
-        ));
-    }
-    if let Some(ttl) = longest("LoadBalancer cache TTL") {
-        changes.push((
-            "caller[*].spring.cloud.loadbalancer.cache.ttl".into(),
-            (ttl / 4).max(1).to_string(),
-        ));
+    for kind in crate::scenario::BalancerKind::ALL {
+        let Some((label, key)) = kind.what_if() else {
+            continue;
+        };
+        if let Some(ms) = longest(label) {
+            changes.push((key.into(), (ms / 4).max(1).to_string()));
+        }
     }
     changes
 }

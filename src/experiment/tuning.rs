@@ -10,7 +10,9 @@
 use std::ops::Range;
 
 use crate::eureka::RequestMode;
-use crate::scenario::{Scenario, ScenarioError, ScenarioSource, Strategy, Train, key_catalogue};
+use crate::scenario::{
+    BalancerKind, Scenario, ScenarioError, ScenarioSource, Strategy, Train, key_catalogue,
+};
 
 use super::TrialOutcome;
 
@@ -109,8 +111,9 @@ fn stopped_app(s: &Scenario) -> Option<&crate::scenario::AppConfig> {
     s.apps.get(s.shutdowns.first()?.app)
 }
 
-fn uses_ribbon(s: &Scenario) -> Option<bool> {
-    first_caller(s).map(|c| c.uses_ribbon(&s.simulation.release))
+/// The first caller's balancer: a balancer's control applies only to its callers.
+fn balancer(s: &Scenario) -> Option<BalancerKind> {
+    first_caller(s).map(|c| c.balancer(&s.simulation.release))
 }
 
 /// The controls, in the page's order.
@@ -224,7 +227,8 @@ pub static CONTROLS: &[Control] = &[
         read: |s| {
             let caller = first_caller(s)?;
             let target = caller.calls.first()?;
-            uses_ribbon(s)?.then(|| target.ribbon.server_list_refresh_interval_ms.to_string())
+            (balancer(s)? == BalancerKind::Ribbon)
+                .then(|| target.ribbon.server_list_refresh_interval_ms.to_string())
         },
     },
     Control {
@@ -241,7 +245,8 @@ pub static CONTROLS: &[Control] = &[
         target: Target::EveryCaller,
         read: |s| {
             let caller = first_caller(s)?;
-            (!uses_ribbon(s)?).then(|| caller.client.load_balancer.cache_ttl_ms.to_string())
+            (balancer(s)? == BalancerKind::LoadBalancer)
+                .then(|| caller.client.load_balancer.cache_ttl_ms.to_string())
         },
     },
     Control {

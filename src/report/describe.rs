@@ -78,16 +78,10 @@ pub(super) fn settings(scenario: &Scenario) -> Vec<(&'static str, String)> {
             ),
         ));
         if let Some(target) = caller.calls.first() {
-            let lb = &caller.client.load_balancer;
-            let text = if caller.uses_ribbon(&scenario.simulation.release) {
-                format!(
-                    "Ribbon refresh {}",
-                    seconds(target.ribbon.server_list_refresh_interval_ms)
-                )
-            } else if lb.cache_enabled {
-                format!("LoadBalancer cache {}", seconds(lb.cache_ttl_ms))
-            } else {
-                "LoadBalancer without cache".to_string()
+            let balancer = caller.balancer(&scenario.simulation.release);
+            let text = match balancer.settings(caller, target) {
+                (label, Some(ms)) => format!("{label} {}", seconds(ms)),
+                (label, None) => label.to_string(),
             };
             out.push(("ribbon", text));
         }

@@ -99,59 +99,67 @@ impl CallPolicy {
 
 impl CallerConfig {
     /// The policy of this caller's requests to `target` on `release` (see the module doc's
-    /// table for every rule and its source).
+    /// table for every rule and its source): its balancer's ([`super::BalancerKind::policy`]),
+    /// with Zuul's Hystrix command on either.
     pub fn policy(&self, target: &CallTarget, release: &Release) -> CallPolicy {
-        let get = self.method == HttpMethod::Get;
-        let ribbon = &target.ribbon;
-        let lb = &self.client.load_balancer;
-        // `spring.cloud.loadbalancer.retry.enabled`: default true for the blocking clients.
-        let blocking_retry = self.spring_retry && lb.retry_enabled.unwrap_or(true);
-        let mut policy = if self.uses_ribbon(release) {
-            match self.http_client {
-                HttpClient::Zuul if self.spring_retry && self.zuul_retryable => {
-                    CallPolicy::ribbon(ribbon, get, false, "RibbonLoadBalancedRetryPolicy")
-                }
-                HttpClient::Zuul => CallPolicy::NO_RETRY,
-                HttpClient::RestTemplate if blocking_retry => CallPolicy {
-                    failures_per_refusal: if release.retry_policy_records_failures() {
-                        2
-                    } else {
-                        1
-                    },
-                    ..CallPolicy::ribbon(ribbon, get, false, "RibbonLoadBalancedRetryPolicy")
-                },
-                HttpClient::RestTemplate => CallPolicy::NO_RETRY,
-                HttpClient::Feign if self.spring_retry => {
-                    CallPolicy::ribbon(ribbon, get, false, "RibbonLoadBalancedRetryPolicy")
-                }
-                HttpClient::Feign => CallPolicy::ribbon(ribbon, get, true, "LoadBalancerCommand"),
-                HttpClient::WebClient | HttpClient::Gateway => CallPolicy {
-                    failures_per_refusal: 0,
-                    ..CallPolicy::NO_RETRY
-                },
-            }
-        } else {
-            match self.http_client {
-                HttpClient::Zuul if self.spring_retry && self.zuul_retryable => {
-                    CallPolicy::load_balancer(lb, get, "BlockingLoadBalancedRetryPolicy")
-                }
-                HttpClient::RestTemplate | HttpClient::Feign if blocking_retry => {
-                    CallPolicy::load_balancer(lb, get, "BlockingLoadBalancedRetryPolicy")
-                }
-                HttpClient::WebClient
-                    if release.train >= Train::Y2020 && lb.retry_enabled == Some(true) =>
-                {
-                    CallPolicy::load_balancer(
-                        lb,
-                        get,
-                        "RetryableLoadBalancerExchangeFilterFunction",
-                    )
-                }
-                _ => CallPolicy::NO_RETRY,
-            }
-        };
+        let mut policy = self.balancer(release).policy(self, target, release);
         policy.zuul_hystrix = self.http_client == HttpClient::Zuul;
         policy
+    }
+
+    /// The module doc's Ribbon rows.
+    pub(super) fn ribbon_policy(&self, target: &CallTarget, release: &Release) -> CallPolicy {
+        let get = self.method == HttpMethod::Get;
+        let ribbon = &target.ribbon;
+        match self.http_client {
+            HttpClient::Zuul if self.spring_retry && self.zuul_retryable => {
+                CallPolicy::ribbon(ribbon, get, false, "RibbonLoadBalancedRetryPolicy")
+            }
+            HttpClient::Zuul => CallPolicy::NO_RETRY,
+            HttpClient::RestTemplate if self.blocking_retry() => CallPolicy {
+                failures_per_refusal: if release.retry_policy_records_failures() {
+                    2
+                } else {
+                    1
+                },
+                ..CallPolicy::ribbon(ribbon, get, false, "RibbonLoadBalancedRetryPolicy")
+            },
+            HttpClient::RestTemplate => CallPolicy::NO_RETRY,
+            HttpClient::Feign if self.spring_retry => {
+                CallPolicy::ribbon(ribbon, get, false, "RibbonLoadBalancedRetryPolicy")
+            }
+            HttpClient::Feign => CallPolicy::ribbon(ribbon, get, true, "LoadBalancerCommand"),
+            HttpClient::WebClient | HttpClient::Gateway => CallPolicy {
+                failures_per_refusal: 0,
+                ..CallPolicy::NO_RETRY
+            },
+        }
+    }
+
+    /// The module doc's LoadBalancer rows.
+    pub(super) fn load_balancer_policy(&self, _: &CallTarget, release: &Release) -> CallPolicy {
+        let get = self.method == HttpMethod::Get;
+        let lb = &self.client.load_balancer;
+        match self.http_client {
+            HttpClient::Zuul if self.spring_retry && self.zuul_retryable => {
+                CallPolicy::load_balancer(lb, get, "BlockingLoadBalancedRetryPolicy")
+            }
+            HttpClient::RestTemplate | HttpClient::Feign if self.blocking_retry() => {
+                CallPolicy::load_balancer(lb, get, "BlockingLoadBalancedRetryPolicy")
+            }
+            HttpClient::WebClient
+                if release.train >= Train::Y2020 && lb.retry_enabled == Some(true) =>
+            {
+                CallPolicy::load_balancer(lb, get, "RetryableLoadBalancerExchangeFilterFunction")
+            }
+            _ => CallPolicy::NO_RETRY,
+        }
+    }
+
+    /// `spring.cloud.loadbalancer.retry.enabled`: default true for the blocking clients, which
+    /// retry with spring-retry on the classpath.
+    fn blocking_retry(&self) -> bool {
+        self.spring_retry && self.client.load_balancer.retry_enabled.unwrap_or(true)
     }
 }
 

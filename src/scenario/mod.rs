@@ -1,5 +1,6 @@
 //! Scenario files: raw TOML with Spring property names -> a validated [`Scenario`].
 
+mod balancer;
 mod call_policy;
 mod error;
 #[cfg(test)]
@@ -12,6 +13,7 @@ pub mod presets;
 mod release;
 mod spring;
 
+pub use balancer::{BalancerDescriptor, BalancerKind};
 pub use call_policy::CallPolicy;
 pub use error::ScenarioError;
 pub use keys::{KeyDoc, key_catalogue};

@@ -1181,15 +1181,6 @@ impl CallerConfig {
     pub fn is_zuul(&self) -> bool {
         self.http_client == HttpClient::Zuul
     }
-
-    /// Whether the caller routes through Ribbon (else Spring Cloud LoadBalancer):
-    /// `spring.cloud.loadbalancer.ribbon.enabled`, by default Ribbon up to Hoxton (FACTS.md §9).
-    pub fn uses_ribbon(&self, release: &Release) -> bool {
-        self.client
-            .load_balancer
-            .ribbon_enabled
-            .unwrap_or(release.train < super::release::Train::Y2020)
-    }
 }
 
 impl Scenario {
@@ -1205,22 +1196,6 @@ impl Scenario {
             }])
         } else {
             std::borrow::Cow::Borrowed(&self.peers)
-        }
-    }
-
-    /// The callers' load balancer, for labels: `Ribbon`, `LoadBalancer` (Spring Cloud
-    /// LoadBalancer) or `balancer` when the callers differ.
-    pub fn balancer_name(&self) -> &'static str {
-        let release = &self.simulation.release;
-        let ribbon = self
-            .callers
-            .iter()
-            .filter(|c| c.uses_ribbon(release))
-            .count();
-        match ribbon {
-            n if n == self.callers.len() => "Ribbon",
-            0 => "LoadBalancer",
-            _ => "balancer",
         }
     }
 

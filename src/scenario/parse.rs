@@ -42,6 +42,7 @@ mod zone_tests;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use super::balancer::BalancerKind;
 use super::error::{Location, Place, ScenarioError};
 use super::keys::{
     AVAILABILITY_ZONES, AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section,
@@ -599,7 +600,7 @@ impl Builder<'_> {
     fn warn_callers(&mut self, callers: &[CallerConfig], simulation: &SimulationConfig) {
         for caller in callers {
             let train = simulation.release.train;
-            if caller.is_zuul() && !caller.uses_ribbon(&simulation.release) {
+            if caller.is_zuul() && caller.balancer(&simulation.release) != BalancerKind::Ribbon {
                 self.warn(
                     &Place::File,
                     format!(

@@ -116,8 +116,8 @@ pub struct Attempted {
 mod tests {
     use super::*;
     use crate::eureka::RequestMode;
-    use crate::experiment::{ShutdownOutcome, simulate_with};
-    use crate::scenario::parse_str;
+    use crate::eureka::route::tests::first_shutdowns;
+    use crate::experiment::ShutdownOutcome;
 
     /// One caller at exactly 10 requests/s (`fixed-rate`) over two instances; svc-0 is killed
     /// with kill -9 at 300 s, its host staying or vanishing. Eight trials in `mode`.
@@ -145,13 +145,7 @@ at-s = 300
 strategy = "kill-9"
 "#
         );
-        let overrides: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-        let scenario = parse_str(&text, "t.toml", "t", &overrides).unwrap();
-        (0..8)
-            .map(|trial| {
-                simulate_with(&scenario, trial, 500 + trial as u64, mode).shutdowns[0].clone()
-            })
-            .collect()
+        first_shutdowns(&text, extra, 500, mode)
     }
 
     const MODES: [RequestMode; 2] = [RequestMode::Batched, RequestMode::PerRequest];

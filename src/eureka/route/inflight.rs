@@ -128,14 +128,14 @@ impl Route {
     }
 
     /// One request at `at_us` accepted by `by` (if any).
-    pub(in crate::eureka) fn note_served_one(&mut self, at_us: f64, by: Option<ProcessId>) {
+    pub(super) fn note_served_one(&mut self, at_us: f64, by: Option<ProcessId>) {
         if let (true, Some(by)) = (self.tracks_in_flight(), by) {
             self.keep_served(Served::One { at_us, by });
         }
     }
 
     /// A counted span (batched mode).
-    pub(in crate::eureka) fn note_served_span(
+    pub(super) fn note_served_span(
         &mut self,
         until_us: f64,
         requests: u64,
@@ -200,8 +200,8 @@ impl Route {
 mod tests {
     use super::*;
     use crate::eureka::RequestMode;
-    use crate::experiment::{ShutdownOutcome, simulate_with};
-    use crate::scenario::parse_str;
+    use crate::eureka::route::tests::first_shutdowns;
+    use crate::experiment::ShutdownOutcome;
 
     /// One fixed-rate caller (20 requests/s, a grid 50 ms apart at a random phase) calling a
     /// single instance with `service-time-ms = S`; it departs at 300 s.
@@ -227,13 +227,7 @@ at-s = 300
 strategy = "{strategy}"
 "#
         );
-        let overrides: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-        let scenario = parse_str(&text, "t.toml", "t", &overrides).unwrap();
-        (0..8)
-            .map(|trial| {
-                simulate_with(&scenario, trial, 1000 + trial as u64, mode).shutdowns[0].clone()
-            })
-            .collect()
+        first_shutdowns(&text, extra, 1000, mode)
     }
 
     /// Hand-derived: at rate R on a grid and one instance, the window `(t - S, t]` holds

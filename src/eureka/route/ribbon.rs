@@ -9,6 +9,7 @@
 //! client ([`ClientLists`]) and returns what the world must do ([`RibbonEffect`]s, in order;
 //! a request's attempts through [`AttemptOutput`]).
 
+mod batch;
 pub mod circuit_breaker;
 pub mod round_robin;
 

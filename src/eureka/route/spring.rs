@@ -29,10 +29,11 @@ use crate::engine::RngStream;
 use crate::scenario::{CallPolicy, LoadBalancerConfig, SupplierKind};
 
 use super::super::ids::ProcessId;
+use super::super::observe::Observation;
 use super::arrivals::Arrivals;
 use super::attempt::{Answer, AttemptCosts};
 use super::inflight::Accepted;
-use super::{AttemptEffect, AttemptOutput, RequestOutcome};
+use super::{AttemptEffect, AttemptOutput, Balancer, BalancerEffect, RequestOutcome};
 
 /// `RoundRobinLoadBalancer` and its instance-list supplier for one called service.
 #[derive(Debug)]
@@ -361,7 +362,7 @@ impl SpringLoadBalancer {
     /// Batched mode: which instance accepts each request from the current position over the
     /// constant list (for the in-flight count): [`walk_one`]'s course depends only on the
     /// position modulo [`Retries::period`].
-    pub fn accepted_walk(
+    fn accepted_walk(
         &self,
         answer: &dyn Fn(ProcessId) -> Answer,
         policy: &CallPolicy,
@@ -377,7 +378,7 @@ impl SpringLoadBalancer {
     /// Batched mode: `requests` requests over the constant, non-empty list. `None` when every
     /// instance accepts: only the position moves (`incrementAndGet` per request, not with a
     /// single instance); otherwise what [`walk_many`] counts.
-    pub fn walk_requests(
+    fn walk_requests(
         &mut self,
         answer: &dyn Fn(ProcessId) -> Answer,
         policy: &CallPolicy,
@@ -497,6 +498,59 @@ impl SpringLoadBalancer {
                 self.cache_written(cx, traffic, cx.now_ms as f64 * 1000.0, out);
             }
         }
+    }
+}
+
+impl super::Route {
+    /// Batched mode: the requests in `(from, until]` over the constant list
+    /// ([`SpringLoadBalancer::walk_requests`]); `answer` is how each instance answers the
+    /// caller.
+    pub(in crate::eureka::route) fn count_spring(
+        &mut self,
+        from: f64,
+        until: f64,
+        answer: &dyn Fn(ProcessId) -> Answer,
+        out: &mut Vec<BalancerEffect>,
+    ) {
+        let tracks_in_flight = self.tracks_in_flight();
+        let Balancer::Spring { lb: Some(lb) } = &mut self.balancer else {
+            return;
+        };
+        let Some(arrivals) = self.arrivals.as_mut() else {
+            return;
+        };
+        let span = arrivals.count(&mut self.rng, from, until);
+        let requests = span.requests;
+        if requests == 0 {
+            return;
+        }
+        if lb.servers().is_empty() {
+            out.push(BalancerEffect::Observe(Observation::NoServers {
+                route: self.id,
+                count: requests,
+            }));
+            return;
+        }
+        let (policy, costs) = (&self.policy, self.costs);
+        let served = tracks_in_flight.then(|| {
+            let accepted = lb.accepted_walk(answer, policy, costs);
+            (arrivals.span_times(&span), accepted)
+        });
+        let Some(walked) = lb.walk_requests(answer, policy, costs, requests) else {
+            if let Some((times, accepted)) = served {
+                self.note_served_span(until, requests, times, accepted);
+            }
+            return;
+        };
+        self.settle_span(
+            (from, until),
+            &span,
+            served,
+            &walked.refused,
+            &walked.delays,
+            &walked.failed,
+            out,
+        );
     }
 }
 
@@ -628,13 +682,13 @@ fn walk_one(
 
 /// Totals of many requests over a constant list (see [`walk_many`]).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(in crate::eureka) struct ManyWalked {
+struct ManyWalked {
     /// Per refused instance: attempts refused, 1-based index of the last request with one.
-    pub(in crate::eureka) refused: Vec<(ProcessId, u64, u64)>,
+    refused: Vec<(ProcessId, u64, u64)>,
     /// Per first-chosen instance: requests that failed after their retries.
-    pub(in crate::eureka) failed: Vec<(ProcessId, u64)>,
+    failed: Vec<(ProcessId, u64)>,
     /// Per instance whose attempts timed out on connect: the delay waited on them (ms).
-    pub(in crate::eureka) delays: Vec<(ProcessId, u64)>,
+    delays: Vec<(ProcessId, u64)>,
 }
 
 /// `requests` requests over a constant list from `position`: one request's course depends only
@@ -723,6 +777,35 @@ fn walk_many(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Adds request `i`'s (0-based) walk to the totals [`walk_many`] counts.
+    fn add_walk(expected: &mut ManyWalked, w: Walked, i: u64) {
+        for (p, delay_ms) in w.delays {
+            add_to(&mut expected.delays, p, delay_ms);
+        }
+        for p in w.refused {
+            match expected.refused.iter_mut().find(|e| e.0 == p) {
+                Some(e) => {
+                    e.1 += 1;
+                    e.2 = i + 1;
+                }
+                None => expected.refused.push((p, 1, i + 1)),
+            }
+        }
+        if w.failed
+            && let Some(first) = w.first
+        {
+            add_to(&mut expected.failed, first, 1);
+        }
+    }
+
+    /// The totals in a fixed order, to compare.
+    fn sorted(mut m: ManyWalked) -> ManyWalked {
+        m.refused.sort();
+        m.failed.sort();
+        m.delays.sort();
+        m
+    }
 
     fn retries(servers: u32, avoid_previous: bool) -> Retries {
         Retries {
@@ -821,35 +904,11 @@ mod tests {
                         let mut expected = ManyWalked::default();
                         for i in 0..requests {
                             let w = walk_one(&mut b, servers, &serving, r, costs);
-                            for (p, delay_ms) in w.delays {
-                                add_to(&mut expected.delays, p, delay_ms);
-                            }
-                            for p in w.refused {
-                                match expected.refused.iter_mut().find(|e| e.0 == p) {
-                                    Some(e) => {
-                                        e.1 += 1;
-                                        e.2 = i + 1;
-                                    }
-                                    None => expected.refused.push((p, 1, i + 1)),
-                                }
-                            }
-                            if w.failed {
-                                let first = w.first.unwrap();
-                                match expected.failed.iter_mut().find(|e| e.0 == first) {
-                                    Some(e) => e.1 += 1,
-                                    None => expected.failed.push((first, 1)),
-                                }
-                            }
+                            add_walk(&mut expected, w, i);
                         }
-                        let sort = |mut m: ManyWalked| {
-                            m.refused.sort();
-                            m.failed.sort();
-                            m.delays.sort();
-                            m
-                        };
                         assert_eq!(
-                            sort(many),
-                            sort(expected),
+                            sorted(many),
+                            sorted(expected),
                             "{servers:?} {dead:?} {vanished:?} {r:?} {costs:?} {requests}"
                         );
                         assert_eq!(a, b);
@@ -1308,13 +1367,6 @@ mod tests {
             )
         }
 
-        fn sorted(mut m: ManyWalked) -> ManyWalked {
-            m.refused.sort();
-            m.failed.sort();
-            m.delays.sort();
-            m
-        }
-
         proptest! {
             #![proptest_config(ProptestConfig {
                 cases: 512,
@@ -1352,23 +1404,7 @@ mod tests {
                         prop_assert!(servers.contains(p), "{} is not in {:?}", p, servers);
                     }
                     prop_assert_eq!(w.first.is_none(), servers.is_empty());
-                    for (p, delay_ms) in w.delays {
-                        add_to(&mut expected.delays, p, delay_ms);
-                    }
-                    for p in w.refused {
-                        match expected.refused.iter_mut().find(|e| e.0 == p) {
-                            Some(e) => {
-                                e.1 += 1;
-                                e.2 = i + 1;
-                            }
-                            None => expected.refused.push((p, 1, i + 1)),
-                        }
-                    }
-                    if w.failed
-                        && let Some(first) = w.first
-                    {
-                        add_to(&mut expected.failed, first, 1);
-                    }
+                    add_walk(&mut expected, w, i);
                 }
                 if servers.is_empty() {
                     return Ok(());

@@ -252,13 +252,7 @@ impl<O: Observer> ClientOutput for ClientSink<'_, O> {
             Stack::Query => &mut *self.net_query,
         };
         let delay = latency(self.network, stream);
-        let from = self.process;
-        let event = Event::AtServer {
-            server,
-            from,
-            seq,
-            call,
-        };
+        let event = Event::at_server(server, self.process, seq, call);
         self.queue.schedule_in(delay, event);
     }
 

@@ -383,9 +383,9 @@ impl<O: Observer> World<'_, O> {
             Event::AtClient { to, .. } | Event::SynRetransmit { from: to, .. } => Some(*to),
             Event::ClientCreate(p) | Event::WebServerReady(p) => Some(*p),
             Event::Client { process, .. } => Some(*process),
-            Event::Arrivals { route }
-            | Event::RibbonRefresh { route, .. }
-            | Event::SpringLoadBalancer { route, .. } => Some(self.routes[*route].process),
+            Event::Arrivals { route } | Event::Balancer { route, .. } => {
+                Some(self.routes[*route].process)
+            }
             _ => None,
         }
     }

@@ -17,7 +17,6 @@ mod route;
 mod routing;
 mod server;
 mod shutdown;
-mod spring;
 mod steady;
 
 use std::rc::Rc;
@@ -33,7 +32,7 @@ use super::layout::{Layout, ProcessKind};
 use super::observe::{Holding, Observation, Observer};
 use super::protocol::{BatchOutcome, Call, ReplicationBatch, Reply};
 use super::restart::RestartRun;
-use super::route::{AttemptEffect, RequestMode, RibbonEffect, Route, SpringEffect, SpringTimer};
+use super::route::{BalancerEffect, BalancerTimer, RequestMode, Route};
 use super::server::{EurekaServer, RENEWS_WINDOW_MS, ServerTimer};
 use super::shutdown::{ShutdownRun, Step};
 use super::transport::Stack;
@@ -91,14 +90,11 @@ pub enum Event {
     Arrivals {
         route: RouteId,
     },
-    RibbonRefresh {
+    /// A timer of `route`'s balancer, armed with `generation`.
+    Balancer {
         route: RouteId,
         generation: u32,
-    },
-    SpringLoadBalancer {
-        route: RouteId,
-        generation: u32,
-        timer: SpringTimer,
+        timer: BalancerTimer,
     },
     Shutdown {
         run: usize,
@@ -147,6 +143,18 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// Call `seq` of `from`'s Eureka client on its way to `server`.
+    fn at_server(server: ServerId, from: ProcessId, seq: u32, call: Call) -> Event {
+        Event::AtServer {
+            server,
+            from,
+            seq,
+            call,
+        }
+    }
+}
+
 /// One trial's world.
 pub struct World<'s, O: Observer> {
     pub(super) scenario: &'s Scenario,
@@ -179,12 +187,8 @@ pub struct World<'s, O: Observer> {
     pub(super) scratch_marks: Vec<bool>,
     /// Scratch space: a client's effects that wait for the world, carried out in order.
     pub(super) client_effects: Vec<ClientEffect>,
-    /// Scratch space: one Ribbon request's attempts, observed in order.
-    pub(super) scratch_attempts: Vec<AttemptEffect>,
-    /// Scratch space: one Ribbon rule call's effects, carried out in order.
-    pub(super) ribbon_effects: Vec<RibbonEffect>,
-    /// Scratch space: one Spring Cloud LoadBalancer rule call's effects, carried out in order.
-    pub(super) spring_effects: Vec<SpringEffect>,
+    /// Scratch space: one balancer call's effects, carried out in order.
+    pub(super) balancer_effects: Vec<BalancerEffect>,
     /// `duration-s`: the trial runs at least this long.
     end: SimTime,
     /// `max-duration-s`: and at most this long.
@@ -318,9 +322,7 @@ impl<'s, O: Observer> World<'s, O> {
             request_mode,
             scratch_marks: Vec::new(),
             client_effects: Vec::new(),
-            scratch_attempts: Vec::new(),
-            ribbon_effects: Vec::new(),
-            spring_effects: Vec::new(),
+            balancer_effects: Vec::new(),
             end: SimTime(scenario.simulation.duration_ms),
             cap: SimTime(
                 scenario
@@ -507,14 +509,10 @@ impl<'s, O: Observer> World<'s, O> {
     fn caller_still_lists(&self, p: ProcessId) -> bool {
         let application = self.applications[p];
         self.routes.iter().any(|route| {
-            let balancer = &route.balancer;
             route.application == application
                 && self.processes[route.process].alive()
                 && (self.processes[route.process].client.is_up_in_cache(p)
-                    || balancer.ribbon().is_some_and(|lb| lb.servers.contains(&p))
-                    || balancer
-                        .spring()
-                        .is_some_and(|lb| lb.servers().contains(&p)))
+                    || route.balancer.lists(p))
         })
     }
 
@@ -573,12 +571,11 @@ impl<'s, O: Observer> World<'s, O> {
             Event::WebServerReady(p) => self.on_web_server_ready(p),
             Event::Client { process, timer } => self.on_client_timer(process, timer),
             Event::Arrivals { route } => self.on_arrivals(route),
-            Event::RibbonRefresh { route, generation } => self.on_ribbon_refresh(route, generation),
-            Event::SpringLoadBalancer {
+            Event::Balancer {
                 route,
                 generation,
                 timer,
-            } => self.on_spring_timer(route, generation, timer),
+            } => self.on_balancer_timer(route, generation, timer),
             Event::Shutdown { run, step } => {
                 self.pending_shutdown_steps -= 1;
                 self.on_shutdown_step(run, step)
@@ -681,13 +678,8 @@ impl<'s, O: Observer> World<'s, O> {
             return;
         }
         let delay = self.call_latency(from, Stack::of(&call));
-        let event = Event::AtServer {
-            server,
-            from,
-            seq,
-            call,
-        };
-        self.queue.schedule_in(delay, event);
+        self.queue
+            .schedule_in(delay, Event::at_server(server, from, seq, call));
     }
 
     /// Sends the server's reply to call `seq` (of `to`'s `stack`) back to `to`.

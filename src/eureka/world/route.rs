@@ -1,16 +1,16 @@
-//! The world's handlers for `route`: a route's arrivals, and Ribbon's events handed to the
-//! route's [`Ribbon`] (which owns the list updaters, the load balancer and the per-request
-//! walk), whose [`RibbonEffect`]s and attempts are carried out here, in order.
+//! The world's handlers for `route`: a route's arrivals, and its balancer's events handed to
+//! the route ([`Route`]'s balancer methods, which hand each to the balancer's own rules), whose
+//! [`BalancerEffect`]s are carried out here, in order. No handler asks which balancer a route
+//! has.
 
 use crate::engine::SimTime;
 use crate::eureka::ids::{ProcessId, RouteId};
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::{Observation, Observer};
 use crate::eureka::route::{
-    AttemptEffect, AttemptOutput, Balancer, ClientLists, RequestMode, RequestOutcome, Ribbon,
-    RibbonEffect,
+    BalancerEffect, BalancerTimer, CallerView, ClientLists, RequestMode, Route,
 };
-use crate::scenario::{RibbonConfig, Train};
+use crate::scenario::Train;
 
 use super::{Event, World};
 
@@ -22,8 +22,9 @@ impl<O: Observer> World<'_, O> {
             if self.routes[r].caller != caller {
                 continue;
             }
-            if self.routes[r].balancer.uses_ribbon() && self.routes[r].ribbon.eager_load {
-                self.create_ribbon_balancer(r);
+            if self.routes[r].created_at_start() {
+                let now_us = self.now().ms() as f64 * 1000.0;
+                self.with_balancer(r, |route, cx, out| route.create_balancer(cx, now_us, out));
             }
             self.start_arrivals(r);
         }
@@ -90,15 +91,9 @@ impl<O: Observer> World<'_, O> {
         if held == 0 {
             return;
         }
-        let (now_ms, now_us) = (self.now().ms(), self.now().ms() as f64 * 1000.0);
+        let now_us = self.now().ms() as f64 * 1000.0;
         for _ in 0..held {
-            let outcome = if self.routes[r].balancer.uses_ribbon() {
-                self.ribbon_request(r, now_ms, false)
-            } else {
-                self.spring_request(r)
-            };
-            self.note_served_one(r, now_us, outcome.accepted());
-            self.report_failed(r, outcome, false);
+            self.with_balancer(r, |route, cx, out| route.serve_one(cx, now_us, false, out));
         }
     }
 
@@ -117,16 +112,12 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn on_arrivals(&mut self, r: RouteId) {
         let now = self.now();
         let horizon_us = (now.ms() + 1) as f64 * 1000.0;
-        if self.routes[r].arrivals.is_none() {
+        if !self.routes[r].has_traffic() {
             return;
         }
         if self.request_mode == RequestMode::Batched {
             self.handle_request(r);
-            let route = self.route_mut(r);
-            // Unless the first request left an empty cache behind (a miss is then pending).
-            if route.balancer.spring().is_none_or(|lb| !lb.miss_pending()) {
-                route.batch_from_us = Some(route.next_arrival_us());
-            }
+            self.route_mut(r).count_after_first();
             // Run late by a pause of the caller: the requests since the first were held too.
             self.send_held(r);
             return;
@@ -140,189 +131,94 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// One request, now, with per-attempt observations (the reference path). It arrived at
-    /// its instant, or earlier when a pause of the caller held it: it is sent now.
+    /// its instant, or earlier when a pause of the caller held it: it is sent now. The first
+    /// request creates the balancer.
     fn handle_request(&mut self, r: RouteId) {
-        let now_ms = self.now().ms();
+        let now_us = self.now().ms() as f64 * 1000.0;
         let at_us = self.routes[r].next_arrival_us();
-        let sent_us = at_us.max(now_ms as f64 * 1000.0);
-        let outcome = if self.routes[r].balancer.uses_ribbon() {
-            if self.routes[r].balancer.ribbon().is_none() {
-                self.create_ribbon_balancer(r);
-            }
-            self.ribbon_request(r, now_ms, true)
-        } else {
-            if self.routes[r].balancer.spring().is_none() {
-                self.create_spring_balancer(r, at_us);
-            }
-            self.spring_request(r)
-        };
-        self.note_served_one(r, sent_us, outcome.accepted());
-        self.report_failed(r, outcome, true);
-    }
-
-    /// Observes a request that failed after its retries.
-    pub(super) fn report_failed(&mut self, r: RouteId, outcome: RequestOutcome, per_request: bool) {
-        let Some(first) = outcome.failed_first() else {
-            return;
-        };
-        if per_request {
-            self.observe(Observation::RequestFailed { route: r, first });
-        } else {
-            self.observe(Observation::RequestsFailed {
-                route: r,
-                first,
-                count: 1,
-            });
+        let sent_us = at_us.max(now_us);
+        if !self.routes[r].balancer.created() {
+            self.with_balancer(r, |route, cx, out| route.create_balancer(cx, at_us, out));
         }
+        self.with_balancer(r, |route, cx, out| route.serve_one(cx, sent_us, true, out));
     }
 
-    /// Observes one attempt of a request on route `r` at `now_ms`: `per_attempt` reports every
-    /// attempt as an [`Observation::Attempt`]; otherwise refused ones are reported as counts
-    /// stamped `now_ms`.
-    pub(super) fn observe_attempt(
+    /// Calls `rule` on route `r` (through the choke point) with what its balancer reads now
+    /// ([`CallerView`]), then carries out its effects in order.
+    pub(super) fn with_balancer<T>(
         &mut self,
         r: RouteId,
-        now_ms: u64,
-        per_attempt: bool,
-        attempt: AttemptEffect,
-    ) {
-        let observation = match attempt {
-            AttemptEffect::NoServer if per_attempt => Observation::NoServer { route: r },
-            AttemptEffect::NoServer => Observation::NoServers { route: r, count: 1 },
-            AttemptEffect::Attempt { process, dead } if per_attempt => Observation::Attempt {
-                route: r,
-                process,
-                dead,
-            },
-            AttemptEffect::Attempt {
-                process,
-                dead: true,
-            } => Observation::DeadHits {
-                route: r,
-                process,
-                count: 1,
-                since: SimTime(now_ms),
-                last: SimTime(now_ms),
-            },
-            AttemptEffect::Attempt { dead: false, .. } => return,
-            AttemptEffect::ConnectTimeout { process, delay_ms } => Observation::ConnectTimeouts {
-                route: r,
-                process,
-                delay_ms,
-            },
-        };
-        self.observe(observation);
-    }
-
-    /// One request through route `r`'s Ribbon at `now_ms` ([`Ribbon::request`]), its attempts
-    /// observed as [`World::observe_attempt`] says.
-    pub(super) fn ribbon_request(
-        &mut self,
-        r: RouteId,
-        now_ms: u64,
-        per_attempt: bool,
-    ) -> RequestOutcome {
-        let mut attempts = std::mem::take(&mut self.scratch_attempts);
+        rule: impl FnOnce(&mut Route, &CallerView<'_>, &mut Vec<BalancerEffect>) -> T,
+    ) -> T {
+        let now_ms = self.now().ms();
+        let batched = self.request_mode == RequestMode::Batched;
+        let mut effects = std::mem::take(&mut self.balancer_effects);
         let (route, answers) = self.route_mut_and_answers(r);
         let caller = route.process;
+        let client = &answers.processes[caller].client;
+        let is_up = |q: ProcessId| client.is_up_in_cache(q);
         let answer = |p: ProcessId| answers.of(caller, p);
-        let tries = route.servers_to_try();
-        let costs = route.costs;
-        let outcome = match &mut route.balancer {
-            Balancer::Ribbon(ribbon) => {
-                ribbon.request(tries, costs, now_ms, &answer, &mut attempts)
-            }
-            Balancer::Spring { .. } => {
-                attempts.no_server();
-                RequestOutcome::default()
-            }
+        let cx = CallerView {
+            now_ms,
+            batched,
+            client: ClientLists {
+                up_list: client.up_list(route.application),
+                is_up: &is_up,
+            },
+            answer: &answer,
         };
-        for attempt in attempts.drain(..) {
-            self.observe_attempt(r, now_ms, per_attempt, attempt);
-        }
-        self.scratch_attempts = attempts;
-        outcome
+        let result = rule(route, &cx, &mut effects);
+        self.carry_out_balancer(r, &mut effects);
+        self.balancer_effects = effects;
+        result
     }
 
-    /// Calls `rule` on route `r`'s Ribbon (through the choke point) with what it reads of the
-    /// caller's Eureka client, then carries out its effects in order.
-    pub(super) fn with_ribbon(
-        &mut self,
-        r: RouteId,
-        rule: impl FnOnce(&mut Ribbon, &RibbonConfig, ClientLists<'_>, &mut Vec<RibbonEffect>),
-    ) {
-        let mut effects = std::mem::take(&mut self.ribbon_effects);
-        let (route, processes) = self.route_mut_and_processes(r);
-        let client = &processes[route.process].client;
-        let is_up = |q: ProcessId| client.is_up_in_cache(q);
-        let lists = ClientLists {
-            up_list: client.up_list(route.application),
-            is_up: &is_up,
-        };
-        if let Balancer::Ribbon(ribbon) = &mut route.balancer {
-            rule(ribbon, &route.ribbon, lists, &mut effects);
-        }
+    /// Carries out route `r`'s balancer effects, in order (leaves `effects` empty).
+    pub(super) fn carry_out_balancer(&mut self, r: RouteId, effects: &mut Vec<BalancerEffect>) {
         for effect in effects.drain(..) {
             match effect {
-                RibbonEffect::ListChanged { old, new } => self.observe_list_read(r, &old, &new),
-                RibbonEffect::ScheduleRefresh {
+                BalancerEffect::ListChanged { old, new } => self.observe_list_read(r, &old, &new),
+                BalancerEffect::Schedule {
                     delay_ms,
+                    timer,
                     generation,
                 } => self.queue.schedule_in(
                     delay_ms,
-                    Event::RibbonRefresh {
+                    Event::Balancer {
                         route: r,
                         generation,
+                        timer,
                     },
                 ),
+                BalancerEffect::Observe(observation) => self.observe(observation),
             }
         }
-        self.ribbon_effects = effects;
     }
 
-    /// Ribbon's load balancer is created ([`Ribbon::create`]).
-    fn create_ribbon_balancer(&mut self, r: RouteId) {
-        self.with_ribbon(r, |ribbon, config, lists, out| {
-            ribbon.create(config, lists, out);
-        });
-    }
-
-    /// The Eureka client of `p` fired its `CacheRefreshedEvent` after a fetch: the routes whose
-    /// Ribbon follows it update their lists ([`Ribbon::on_cache_refreshed`]). On Dalston the
-    /// event never reaches the updater (`CloudEurekaClient#onCacheRefreshed` did not call the
-    /// super method, FACTS.md §8), so the list stays as the constructor read it.
-    pub(super) fn notify_ribbon_updaters(&mut self, p: ProcessId) {
-        if self.scenario.simulation.release.train == Train::Dalston {
+    /// A timer of route `r`'s balancer fired ([`Route::on_balancer_timer`]); void when stale or
+    /// when the caller is dead. A Spring Cloud LoadBalancer cache miss's request run late by a
+    /// pause of the caller: the requests after it were held too, and are sent now.
+    pub(super) fn on_balancer_timer(&mut self, r: RouteId, generation: u32, timer: BalancerTimer) {
+        let route = &self.routes[r];
+        if !route.balancer.timer_is_current(generation) || !self.processes[route.process].alive() {
             return;
         }
+        self.with_balancer(r, |route, cx, out| {
+            route.on_balancer_timer(generation, timer, cx, out);
+        });
+        self.send_held(r);
+    }
+
+    /// The Eureka client of `p` has new lists (it fired its `CacheRefreshedEvent` after a
+    /// fetch): the balancers that follow them read them now ([`Route::follows_client_lists`]).
+    pub(super) fn after_client_lists_changed(&mut self, p: ProcessId) {
+        let notified = self.scenario.simulation.release.train != Train::Dalston;
         for r in 0..self.routes.len() {
             let route = &self.routes[r];
-            let follows = match &route.balancer {
-                Balancer::Ribbon(ribbon) => ribbon.follows_cache_refreshed(&route.ribbon),
-                Balancer::Spring { .. } => false,
-            };
-            if route.process == p && follows {
-                self.with_ribbon(r, |ribbon, config, lists, out| {
-                    ribbon.on_cache_refreshed(config, lists, out);
-                });
+            if route.process == p && route.follows_client_lists(notified) {
+                self.with_balancer(r, |route, cx, out| route.on_client_lists_changed(cx, out));
             }
         }
-    }
-
-    /// `PollingServerListUpdater`'s timer fired ([`Ribbon::on_refresh`]); void when stale or
-    /// when the caller is dead.
-    pub(super) fn on_ribbon_refresh(&mut self, r: RouteId, generation: u32) {
-        let route = &self.routes[r];
-        let current = match &route.balancer {
-            Balancer::Ribbon(ribbon) => ribbon.refresh_is_current(generation),
-            Balancer::Spring { .. } => false,
-        };
-        if !current || !self.processes[route.process].alive() {
-            return;
-        }
-        self.with_ribbon(r, |ribbon, config, lists, out| {
-            ribbon.on_refresh(generation, config, lists, out);
-        });
     }
 
     /// A balancer of route `r` read its list (observed as a refresh), `old` replaced by `new`:

@@ -3,8 +3,9 @@
 //! connection (alive, serving, its host gone).
 //!
 //! Batched mode counts a route's requests lazily, between two changes of that state
-//! ([`batch`]); a change made before the requests up to now are counted would be seen by
-//! requests that arrived before it. So the state is only reachable through this module:
+//! ([`World::flush_route`], the balancer's own counting: `Route::count_requests`); a change
+//! made before the requests up to now are counted would be seen by requests that arrived
+//! before it. So the state is only reachable through this module:
 //!
 //! - [`Routes`] hands out `&Route` to anyone, and `&mut Route` only through
 //!   [`World::route_mut`], which first counts route `r`'s requests up to now;
@@ -15,8 +16,6 @@
 //!   themselves (requests in flight on a stopping process, a deploy's start, the trial's end).
 //!
 //! Counting twice at the same instant is a no-op, so these calls may be made freely.
-
-mod batch;
 
 use std::ops::Index;
 
@@ -179,6 +178,26 @@ impl Answers<'_> {
 }
 
 impl<O: Observer> World<'_, O> {
+    /// Batched mode: counts the requests of route `r` that arrived since the last count, up to
+    /// `until_us`, by its balancer's counting (`Route::count_requests`), each instance
+    /// answering through the faults ([`Answers::of`]); the observations follow at once.
+    pub(super) fn flush_route(&mut self, r: RouteId, until_us: f64) {
+        let mut effects = std::mem::take(&mut self.balancer_effects);
+        let route = &mut self.routes.list[r];
+        let answers = Answers {
+            processes: &self.processes,
+            faults: &self.faults,
+        };
+        let caller = route.process;
+        route.count_requests(
+            until_us,
+            &|p: ProcessId| answers.of(caller, p),
+            &mut effects,
+        );
+        self.carry_out_balancer(r, &mut effects);
+        self.balancer_effects = effects;
+    }
+
     /// Route `r`, to change it: its requests up to now are counted first.
     pub(super) fn route_mut(&mut self, r: RouteId) -> &mut Route {
         if self.request_mode == RequestMode::Batched {
@@ -186,12 +205,6 @@ impl<O: Observer> World<'_, O> {
             self.flush_route(r, now_us);
         }
         &mut self.routes.list[r]
-    }
-
-    /// [`World::route_mut`], with the processes to read while the route changes.
-    pub(super) fn route_mut_and_processes(&mut self, r: RouteId) -> (&mut Route, &[Process]) {
-        self.route_mut(r);
-        (&mut self.routes.list[r], &self.processes)
     }
 
     /// [`World::route_mut`], with how each process answers the route's caller now
@@ -249,12 +262,6 @@ impl<O: Observer> World<'_, O> {
             self.settle_routes();
         }
         self.processes[p].liveness = next;
-    }
-
-    /// Records a request handled one by one (per-request mode, and the requests batched mode
-    /// handles singly) for the in-flight count. Bookkeeping only: no caller sees it.
-    pub(super) fn note_served_one(&mut self, r: RouteId, at_us: f64, by: Option<ProcessId>) {
-        self.routes.list[r].note_served_one(at_us, by);
     }
 
     /// Requests of route `r` accepted by `p` with an arrival after `cut_us` (see

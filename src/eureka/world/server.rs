@@ -31,6 +31,15 @@ impl<O: Observer> World<'_, O> {
         s: ServerId,
         rule: impl FnOnce(&mut EurekaServer, &mut ServerSink<'_, O>) -> R,
     ) -> R {
+        self.with_server_reading(s, |server, _, out| rule(server, out))
+    }
+
+    /// [`World::with_server`], with the processes for `rule` to read.
+    fn with_server_reading<R>(
+        &mut self,
+        s: ServerId,
+        rule: impl FnOnce(&mut EurekaServer, &[Process], &mut ServerSink<'_, O>) -> R,
+    ) -> R {
         let mut out = ServerSink {
             server: s,
             queue: &mut self.queue,
@@ -43,31 +52,15 @@ impl<O: Observer> World<'_, O> {
             incarnation: self.servers[s.index()].incarnation,
             peer_timeouts_ms: self.servers[s.index()].peer_timeouts_ms(),
         };
-        rule(&mut self.servers[s.index()], &mut out)
+        rule(&mut self.servers[s.index()], &self.processes, &mut out)
     }
 
     /// One of the server's timers fired ([`EurekaServer::on_timer`]).
     pub(super) fn on_server_timer(&mut self, s: ServerId, timer: ServerTimer) {
         let now = self.now();
-        let processes = &self.processes;
-        let mut out = ServerSink {
-            server: s,
-            queue: &mut self.queue,
-            deploys: &mut self.deploys,
-            observer: &mut self.observer,
-            network: &self.scenario.network,
-            net: &mut self.net[self.server_processes[s.index()]],
-            faults: &self.faults,
-            server_processes: &self.server_processes,
-            incarnation: self.servers[s.index()].incarnation,
-            peer_timeouts_ms: self.servers[s.index()].peer_timeouts_ms(),
-        };
-        self.servers[s.index()].on_timer(
-            now,
-            timer,
-            || embedded_client_up_count(processes, s),
-            &mut out,
-        );
+        self.with_server_reading(s, |server, processes, out| {
+            server.on_timer(now, timer, || embedded_client_up_count(processes, s), out);
+        });
     }
 
     /// A REST call arrives: the resource handles it at once and replies.

@@ -6,13 +6,12 @@
 //! registry, every client's last fetch read it, the threshold has been updated, and the web
 //! servers serve with the callers' traffic and balancers running.
 
-use crate::eureka::ids::{RouteId, ServerId};
+use crate::eureka::ids::ServerId;
 use crate::eureka::layout::ProcessKind;
 use crate::eureka::observe::Observer;
 
 use super::server::embedded_client_up_count;
 use crate::eureka::replication::MAX_BATCHING_DELAY_MS;
-use crate::eureka::route::SpringLoadBalancer;
 
 use super::World;
 
@@ -111,50 +110,15 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// Steady start of a caller: its requests arrive from now on (memoryless, or the fixed grid
-    /// at a uniform phase) and its balancers exist, as long-running ones are.
+    /// at a uniform phase) and its balancers exist, as long-running ones are
+    /// ([`Route::create_steady`](crate::eureka::route::Route::create_steady)).
     fn start_caller_traffic_steady(&mut self, caller: usize) {
         for r in 0..self.routes.len() {
             if self.routes[r].caller != caller {
                 continue;
             }
-            // A balancer is created at the first request (Ribbon also at start with eager
-            // loading): a route without traffic has none, however long it has run.
-            // An empty list is not cached: such a balancer is created by its first request,
-            // which then waits for the next one, as on a cold start.
-            let route = &self.routes[r];
-            let has_traffic = route.arrivals.is_some();
-            let listed = !self.processes[route.process]
-                .client
-                .up_list(route.application)
-                .is_empty();
-            if route.balancer.uses_ribbon() {
-                if has_traffic || route.ribbon.eager_load {
-                    self.create_ribbon_steady(r);
-                }
-            } else if has_traffic && listed {
-                self.create_spring_steady(r);
-            }
+            self.with_balancer(r, |route, cx, out| route.create_steady(cx, out));
             self.start_arrivals(r);
         }
-    }
-
-    /// Ribbon as after a long run (`Ribbon::create_steady`): the polling updater's next run
-    /// at a uniform phase of its interval and the cursor anywhere, drawn from the route's stream.
-    fn create_ribbon_steady(&mut self, r: RouteId) {
-        let route = self.route_mut(r);
-        let interval = route.ribbon.server_list_refresh_interval_ms;
-        let first_refresh = route.rng.phase(interval);
-        let cursor_draw = route.rng.unit();
-        self.with_ribbon(r, |ribbon, config, lists, out| {
-            ribbon.create_steady(config, lists, first_refresh, cursor_draw, out);
-        });
-    }
-
-    /// Spring Cloud LoadBalancer as after a long run with traffic
-    /// ([`SpringLoadBalancer::create_steady`]).
-    fn create_spring_steady(&mut self, r: RouteId) {
-        self.with_spring(r, |balancer, cx, traffic, out| {
-            balancer.create_spring(SpringLoadBalancer::create_steady(cx, traffic, out));
-        });
     }
 }

@@ -299,7 +299,9 @@ impl Explanation<'_> {
             let policy = caller.policy(call, &release);
             let breaker =
                 crate::eureka::circuit_breaker::CircuitBreaker::from_config(&call.ribbon, &policy);
-            (r.application == app && caller.uses_ribbon(&release) && breaker.enabled)
+            (r.application == app
+                && caller.balancer(&release).has_circuit_breaker()
+                && breaker.enabled)
                 .then_some(breaker)
         })?;
         // A RestTemplate with spring-retry records each refusal twice (FACTS.md §14).
@@ -999,22 +1001,15 @@ fn strategy_text(config: &ShutdownConfig, release: Release, client: &ClientConfi
     }
 }
 
-/// What re-read the list in the caller's balancer (FACTS.md §8, §9).
+/// What re-read the list in the caller's balancer (FACTS.md §8, §9), as its balancer words it
+/// ([`crate::scenario::BalancerKind::list_step`]).
 fn balancer_step(scenario: &Scenario, caller: Option<usize>) -> &'static str {
-    use crate::scenario::SupplierKind;
     let Some(caller) = caller.and_then(|c| scenario.callers.get(c)) else {
         return "the load balancer";
     };
-    let lb = &caller.client.load_balancer;
-    if caller.uses_ribbon(&scenario.simulation.release) {
-        "Ribbon refresh"
-    } else if lb.configurations == SupplierKind::HealthCheck {
-        "a Spring Cloud LoadBalancer health check"
-    } else if lb.cache_enabled {
-        "the first request after Spring Cloud LoadBalancer's cache expired"
-    } else {
-        "Spring Cloud LoadBalancer (no cache)"
-    }
+    caller
+        .balancer(&scenario.simulation.release)
+        .list_step(caller)
 }
 
 /// When shutdown `s`'s instance stopped serving in a trial with `outcome` (its planned instant
