@@ -218,12 +218,23 @@ impl RequestOutcome {
 /// Where a balancer reports one request's attempts, in the order it makes them (the world turns
 /// them into observations).
 pub trait AttemptOutput {
+    /// One report, as data.
+    fn report(&mut self, attempt: AttemptEffect);
+
     /// Nothing to choose from: the request fails at once.
-    fn no_server(&mut self);
+    fn no_server(&mut self) {
+        self.report(AttemptEffect::NoServer);
+    }
+
     /// An attempt on `process`; `dead`: refused or timed out.
-    fn attempt(&mut self, process: ProcessId, dead: bool);
+    fn attempt(&mut self, process: ProcessId, dead: bool) {
+        self.report(AttemptEffect::Attempt { process, dead });
+    }
+
     /// The caller waited `delay_ms` on `process`'s connect timeout.
-    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64);
+    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
+        self.report(AttemptEffect::ConnectTimeout { process, delay_ms });
+    }
 }
 
 /// One report of [`AttemptOutput`], as data.
@@ -235,16 +246,8 @@ pub enum AttemptEffect {
 }
 
 impl AttemptOutput for Vec<AttemptEffect> {
-    fn no_server(&mut self) {
-        self.push(AttemptEffect::NoServer);
-    }
-
-    fn attempt(&mut self, process: ProcessId, dead: bool) {
-        self.push(AttemptEffect::Attempt { process, dead });
-    }
-
-    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
-        self.push(AttemptEffect::ConnectTimeout { process, delay_ms });
+    fn report(&mut self, attempt: AttemptEffect) {
+        self.push(attempt);
     }
 }
 
@@ -791,25 +794,11 @@ struct Observed<'a> {
     per_attempt: bool,
 }
 
-impl Observed<'_> {
-    fn push(&mut self, attempt: AttemptEffect) {
+impl AttemptOutput for Observed<'_> {
+    fn report(&mut self, attempt: AttemptEffect) {
         if let Some(o) = attempt_observation(self.route, self.now_ms, self.per_attempt, attempt) {
             self.out.push(BalancerEffect::Observe(o));
         }
-    }
-}
-
-impl AttemptOutput for Observed<'_> {
-    fn no_server(&mut self) {
-        self.push(AttemptEffect::NoServer);
-    }
-
-    fn attempt(&mut self, process: ProcessId, dead: bool) {
-        self.push(AttemptEffect::Attempt { process, dead });
-    }
-
-    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
-        self.push(AttemptEffect::ConnectTimeout { process, delay_ms });
     }
 }
 

@@ -121,22 +121,8 @@ pub enum SpringEffect {
 }
 
 impl AttemptOutput for Vec<SpringEffect> {
-    fn no_server(&mut self) {
-        self.push(SpringEffect::Attempt(AttemptEffect::NoServer));
-    }
-
-    fn attempt(&mut self, process: ProcessId, dead: bool) {
-        self.push(SpringEffect::Attempt(AttemptEffect::Attempt {
-            process,
-            dead,
-        }));
-    }
-
-    fn connect_timeout(&mut self, process: ProcessId, delay_ms: u64) {
-        self.push(SpringEffect::Attempt(AttemptEffect::ConnectTimeout {
-            process,
-            delay_ms,
-        }));
+    fn report(&mut self, attempt: AttemptEffect) {
+        self.push(SpringEffect::Attempt(attempt));
     }
 }
 

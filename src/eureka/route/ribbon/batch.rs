@@ -16,8 +16,11 @@
 
 use crate::eureka::ids::ProcessId;
 use crate::eureka::observe::Observation;
-use crate::eureka::route::{Accepted, Answer, Balancer, BalancerEffect, Route};
+use crate::eureka::route::arrivals::CountedSpan;
+use crate::eureka::route::{Accepted, Answer, Arrivals, Balancer, BalancerEffect, Route};
 
+use super::RibbonLoadBalancer;
+use super::circuit_breaker::CircuitBreaker;
 use super::round_robin::{first_pick, run_batch, step};
 
 /// What the routing state of a route allows at one instant (with the circuit breaker).
@@ -146,23 +149,39 @@ impl Route {
         }
     }
 
+    /// Ribbon's load balancer and breaker, the route's arrivals and the span `(from, until]`
+    /// counted (its number of requests drawn from the route's stream); `None` without a load
+    /// balancer or traffic (nothing drawn), or when no request arrived in the span.
+    fn ribbon_span(
+        &mut self,
+        from: f64,
+        until: f64,
+    ) -> Option<(
+        &mut RibbonLoadBalancer,
+        CircuitBreaker,
+        &mut Arrivals,
+        CountedSpan,
+    )> {
+        let Balancer::Ribbon(ribbon) = &mut self.balancer else {
+            return None;
+        };
+        let breaker = ribbon.breaker();
+        let (Some(arrivals), Some(balancer)) = (self.arrivals.as_mut(), ribbon.lb_mut()) else {
+            return None;
+        };
+        let span = arrivals.count(&mut self.rng, from, until);
+        (span.requests > 0).then_some((balancer, breaker, arrivals, span))
+    }
+
     /// Requests in `(from, until]` while every server the filter keeps accepts: the cursor
     /// moves over the kept servers, and each server picked gets a response, which clears its
     /// failure count.
     fn count_serving(&mut self, from: f64, until: f64, now_ms: u64) {
         let tracks_in_flight = self.tracks_in_flight();
-        let Balancer::Ribbon(ribbon) = &mut self.balancer else {
+        let Some((balancer, breaker, arrivals, span)) = self.ribbon_span(from, until) else {
             return;
         };
-        let breaker = ribbon.breaker();
-        let (Some(arrivals), Some(balancer)) = (self.arrivals.as_mut(), ribbon.lb_mut()) else {
-            return;
-        };
-        let span = arrivals.count(&mut self.rng, from, until);
         let requests = span.requests;
-        if requests == 0 {
-            return;
-        }
         let times = arrivals.span_times(&span);
         let (kept, start) = balancer.serve_kept(&breaker, now_ms, requests);
         let accepted = tracks_in_flight.then(|| Accepted::rotation(kept, start));
@@ -184,23 +203,16 @@ impl Route {
     ) {
         let (next_servers, same_server) = self.servers_to_try();
         let tracks_in_flight = self.tracks_in_flight();
-        let costs = self.costs;
-        let Balancer::Ribbon(ribbon) = &mut self.balancer else {
+        let (costs, route) = (self.costs, self.id);
+        let Some((balancer, breaker, arrivals, span)) = self.ribbon_span(from, until) else {
             return;
         };
         // Each refused attempt's failures in `ServerStats` (FACTS.md §14).
-        let failures_per_refusal = u64::from(ribbon.breaker().failures_per_refusal);
-        let (Some(arrivals), Some(balancer)) = (self.arrivals.as_mut(), ribbon.lb_mut()) else {
-            return;
-        };
-        let span = arrivals.count(&mut self.rng, from, until);
+        let failures_per_refusal = u64::from(breaker.failures_per_refusal);
         let requests = span.requests;
-        if requests == 0 {
-            return;
-        }
         if balancer.servers.is_empty() {
             out.push(BalancerEffect::Observe(Observation::NoServers {
-                route: self.id,
+                route,
                 count: requests,
             }));
             return;
