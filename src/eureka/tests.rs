@@ -742,7 +742,7 @@ fn on_demand_updates_are_rate_limited_and_the_last_goes_out_periodically() {
 fn lost_sigterm_behaves_as_a_late_kill9() {
     let text = svc0_stops!(300, "kill-15", "sigterm-reaches-jvm = false");
     let s = scenario(
-        &text,
+        text,
         &["server.eureka.server.enable-self-preservation=false"],
     );
     let target = process(&s, "svc-0");

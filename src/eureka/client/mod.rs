@@ -1290,7 +1290,7 @@ mod tests {
         let mut out = Vec::new();
         let deadline = ClientTimer::ReplicatorStopDeadline;
         hoxton.on_timer(SimTime(4_000), WALL + 4_000, deadline, &mut out);
-        assert_eq!(out, [cancel.clone()]);
+        assert_eq!(out, std::slice::from_ref(&cancel));
         let mut out = Vec::new();
         hoxton.on_reply(SimTime(4_010), WALL, 0, Reply::Cancelled, &[], &mut out);
         assert_eq!(out, [ClientEffect::ShutdownDone]);
@@ -1298,7 +1298,7 @@ mod tests {
         let (mut dalston, _) = started(Train::Dalston);
         let mut out = Vec::new();
         dalston.shutdown(SimTime(1_000), &mut out);
-        assert_eq!(out, [cancel.clone()]);
+        assert_eq!(out, std::slice::from_ref(&cancel));
     }
     /// The Replicator timer armed among `effects`, if any.
     fn replicator_armed(effects: &[ClientEffect]) -> Option<(u64, ClientTimer)> {
