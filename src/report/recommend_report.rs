@@ -37,6 +37,17 @@ impl From<crate::experiment::MeasureError> for RecommendError {
     }
 }
 
+/// A measurement of `experiment::recommend` ([`measure`], [`what_ifs`]): the file's text, its
+/// source and overrides, the strategy, the target percentile and the progress to tell.
+type Measurement<T> = fn(
+    &str,
+    &str,
+    &[String],
+    Strategy,
+    f64,
+    &dyn MeasureProgress,
+) -> Result<T, crate::experiment::MeasureError>;
+
 /// One `recommend` request: the first shutdown of `scenario` (the file `text` from `source`
 /// with `overrides`), measured as `options` ask, each trial told to `progress`.
 pub struct RecommendRequest<'a> {
@@ -60,15 +71,7 @@ impl RecommendRequest<'_> {
 
     /// The shortest clean wait of `strategy`.
     fn measure(&self, strategy: Strategy) -> Result<Recommendation, RecommendError> {
-        let (target, progress) = (self.options.target, self.progress);
-        Ok(measure(
-            self.text,
-            self.source,
-            self.overrides,
-            strategy,
-            target,
-            progress,
-        )?)
+        self.run(measure, strategy)
     }
 
     /// What each interval cut to a quarter gives `strategy`'s wait (none unless asked).
@@ -76,8 +79,13 @@ impl RecommendRequest<'_> {
         if !self.options.what_if {
             return Ok(Vec::new());
         }
+        self.run(what_ifs, strategy)
+    }
+
+    /// One measurement of `strategy` (`measure` or `what_ifs`) on the request's file.
+    fn run<T>(&self, measurement: Measurement<T>, strategy: Strategy) -> Result<T, RecommendError> {
         let (target, progress) = (self.options.target, self.progress);
-        Ok(what_ifs(
+        Ok(measurement(
             self.text,
             self.source,
             self.overrides,
