@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
+use std::process::Output;
 
 use crate::harness::{eureka_sim, kill9, ok};
 
@@ -37,18 +38,23 @@ fn path(dir: &Path) -> &str {
     dir.to_str().unwrap()
 }
 
+/// `eureka-sim compare` of the bundled kill-9 scenario with `args`, run in `cwd`.
+fn compare_kill9(cwd: &Path, args: &[&str]) -> Output {
+    let scenario = kill9();
+    let mut all = vec!["compare", path(&scenario)];
+    all.extend_from_slice(args);
+    eureka_sim(cwd, 0, &all)
+}
+
 /// The kill-9 scenario's world at defaults: kill -9 > kill -15 > pause / service-registry with a
 /// 90 s wait, in median exposure and in mean dead hits.
 #[test]
 fn at_defaults_kill_9_is_worse_than_kill_15_is_worse_than_a_90_s_wait() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let stdout = ok(eureka_sim(
+    let stdout = ok(compare_kill9(
         tmp.path(),
-        0,
         &[
-            "compare",
-            kill9().to_str().unwrap(),
             "--strategy",
             "kill-9,kill-15,pause,service-registry",
             "--wait-s",
@@ -224,12 +230,9 @@ fn outputs_are_byte_identical_across_runs_and_thread_counts() {
 fn the_html_report_is_self_contained() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    ok(eureka_sim(
+    ok(compare_kill9(
         tmp.path(),
-        0,
         &[
-            "compare",
-            kill9().to_str().unwrap(),
             "--strategy",
             "kill-9,pause",
             "--wait-s",
@@ -279,12 +282,9 @@ fn the_default_folder_is_output_stem_compare() {
 fn an_invalid_variant_exits_2_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let output = eureka_sim(
+    let output = compare_kill9(
         tmp.path(),
-        0,
         &[
-            "compare",
-            kill9().to_str().unwrap(),
             "--strategy",
             "kill-9,pause",
             "--wait-s",
@@ -302,11 +302,7 @@ fn an_invalid_variant_exits_2_naming_it() {
     assert!(stderr.contains("wait-s"), "{stderr}");
     assert!(!out.exists(), "nothing may be written");
 
-    let output = eureka_sim(
-        tmp.path(),
-        0,
-        &["compare", kill9().to_str().unwrap(), "--strategy", "kill-8"],
-    );
+    let output = compare_kill9(tmp.path(), &["--strategy", "kill-8"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

@@ -219,6 +219,23 @@ fn spring_durations_are_read_as_spring_reads_them() {
     assert_eq!(spring_duration_ms("1h"), None);
 }
 
+/// `conform` of the kill -9 scenario against the real trials in `real`, `trials` simulated
+/// ones: refused as bad input (exit 2); what it said on stderr.
+fn conform_refuses(real: &Path, trials: &str) -> String {
+    let scenario = scenario_path();
+    let args: [&OsStr; 6] = [
+        "conform".as_ref(),
+        scenario.as_os_str(),
+        "--real".as_ref(),
+        real.as_os_str(),
+        "--trials".as_ref(),
+        trials.as_ref(),
+    ];
+    let out = eureka_sim(root(), 0, &args);
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// A broken file of real trials is bad input: exit 2, naming the file, the line, the column and
 /// what is allowed, and nothing is written.
 #[test]
@@ -230,18 +247,7 @@ fn conform_rejects_a_bad_real_file_with_exit_2() {
         "trial,strategy,wait_ms,dead_hits,last_dead_hit_ms,unresolved\n0,kill-9,0,3,12x,0\n",
     )
     .unwrap();
-    let scenario = scenario_path();
-    let args: [&OsStr; 6] = [
-        "conform".as_ref(),
-        scenario.as_os_str(),
-        "--real".as_ref(),
-        real.as_os_str(),
-        "--trials".as_ref(),
-        "10".as_ref(),
-    ];
-    let out = eureka_sim(root(), 0, &args);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = conform_refuses(&real, "10");
     assert!(
         stderr.contains("real-kill-9.csv:2: column `last_dead_hit_ms` is `12x`"),
         "{stderr}"
@@ -383,18 +389,7 @@ fn conform_refuses_more_groups_than_it_compares() {
         text.push_str(&format!("{i},service-registry,{},0,,0\n", (i + 1) * 1000));
     }
     std::fs::write(&real, text).unwrap();
-    let scenario = scenario_path();
-    let args: [&OsStr; 6] = [
-        "conform".as_ref(),
-        scenario.as_os_str(),
-        "--real".as_ref(),
-        real.as_os_str(),
-        "--trials".as_ref(),
-        "1".as_ref(),
-    ];
-    let out = eureka_sim(root(), 0, &args);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = conform_refuses(&real, "1");
     let line = MAX_GROUPS + 2; // the header is line 1
     assert!(
         stderr.contains(&format!(

@@ -95,6 +95,20 @@ fn cli_summary(args: &[&str]) -> Value {
     serde_json::from_str(&ok(eureka_sim(dir.path(), 0, &all))).unwrap()
 }
 
+/// A fetch interval of 5 s and kill -15, 300 trials: as the page's query names them, and as a
+/// user would write them on the command line, by hand.
+const FETCH_5_KILL_15: (&str, &[&str]) = (
+    "fetch=5&strategy=kill-15&trials=300",
+    &[
+        "--set",
+        "caller[0].eureka.client.registry-fetch-interval-seconds=5",
+        "--set",
+        "shutdown[0].strategy=kill-15",
+        "--trials",
+        "300",
+    ],
+);
+
 fn exposure(summary: &Value) -> &Value {
     summary["shutdowns"][0]["metrics"]
         .as_array()
@@ -109,17 +123,7 @@ fn the_pages_figures_are_the_clis_for_the_same_settings_and_seed() {
     let server = Server::start(&["scenarios/kill-9.toml"]);
     // The settings as the page names them; the CLI's as a user would write them, by hand.
     let cases: [(&str, &[&str]); 2] = [
-        (
-            "fetch=5&strategy=kill-15&trials=300",
-            &[
-                "--set",
-                "caller[0].eureka.client.registry-fetch-interval-seconds=5",
-                "--set",
-                "shutdown[0].strategy=kill-15",
-                "--trials",
-                "300",
-            ],
-        ),
+        FETCH_5_KILL_15,
         (
             "cache-update=5000&lease-renewal=10&ribbon-refresh=5000&instances=30&seed=3&trials=60",
             &[
@@ -543,17 +547,11 @@ fn headless_chromium_moves_the_controls_and_reads_the_clis_percentiles() {
     browser.command(&format!("/element/{slider}/value"), &json!({"text": left}));
     let option = browser.element("#input-strategy option[value='kill-15']");
     browser.command(&format!("/element/{option}/click"), &json!({}));
-    browser.wait_complete("fetch=5&strategy=kill-15&trials=300");
+    let (query, args) = FETCH_5_KILL_15;
+    browser.wait_complete(query);
     let p50 = browser.attribute("#exposure-p50-current", "data-value");
     let p99 = browser.attribute("#exposure-p99-current", "data-value");
-    let cli = cli_summary(&[
-        "--set",
-        "caller[0].eureka.client.registry-fetch-interval-seconds=5",
-        "--set",
-        "shutdown[0].strategy=kill-15",
-        "--trials",
-        "300",
-    ]);
+    let cli = cli_summary(args);
     assert_eq!(p50, exposure(&cli)["p50"].to_string());
     assert_eq!(p99, exposure(&cli)["p99"].to_string());
     // The screenshot, for people.

@@ -164,25 +164,16 @@ pub(crate) fn compare(
         cut: Cut::Trials,
         twice: false,
     };
+    let command = ShardCommand::Compare {
+        strategies: args.strategy.iter().map(|s| s.name().to_string()).collect(),
+        wait_s: args.wait_s.clone(),
+    };
     let target = Target {
         common: &args.common,
         scenario: &args.scenario,
         default_dir: super::default_output(&args.scenario, &base.name).join("compare"),
     };
-    let manifest = |shard, total| {
-        let command = ShardCommand::Compare {
-            strategies: args.strategy.iter().map(|s| s.name().to_string()).collect(),
-            wait_s: args.wait_s.clone(),
-        };
-        super::shard::manifest(
-            command,
-            &source,
-            &args.common.overrides,
-            &base,
-            shard,
-            total,
-        )
-    };
+    let manifest = super::shard::manifest(command, &source, &args.common.overrides, &base);
     let mut compared = None;
     let write = |output: &OutputOptions, groups: Vec<Vec<TrialOutcome>>| {
         let variants = planned

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use crate::eureka::RequestMode;
 use crate::report::recommend_report::{
-    RecommendError, RecommendOptions, recommend as recommend_waits, recommend_json,
+    RecommendError, RecommendOptions, RecommendRequest, recommend as recommend_waits,
+    recommend_json,
 };
 use crate::scenario::ScenarioSource;
 
@@ -67,15 +68,19 @@ pub(crate) fn recommend(
         RecommendError::Budget(e) => super::CommandError::from(e),
     };
     let bar = MeasureBar::default();
+    let request = RecommendRequest {
+        text,
+        source,
+        scenario: &scenario,
+        overrides: &overrides,
+        options,
+        progress: &bar,
+    };
     let mut out = io::stdout().lock();
     if args.format.is_text() {
-        return recommend_waits(
-            &mut out, text, source, &scenario, &overrides, &options, &bar,
-        )
-        .map_err(failed);
+        return recommend_waits(&mut out, &request).map_err(failed);
     }
-    let json =
-        recommend_json(text, source, &scenario, &overrides, &options, &bar).map_err(failed)?;
+    let json = recommend_json(&request).map_err(failed)?;
     out.write_all(json.as_bytes())?;
     Ok(())
 }

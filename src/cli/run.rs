@@ -35,19 +35,10 @@ pub(crate) fn run_scenario(
         scenario: &args.scenario,
         default_dir: super::default_output(&args.scenario, &scenario.name),
     };
-    let manifest = |shard, total| {
-        let command = ShardCommand::Run {
-            per_request: args.per_request,
-        };
-        super::shard::manifest(
-            command,
-            &source,
-            &args.common.overrides,
-            &scenario,
-            shard,
-            total,
-        )
+    let command = ShardCommand::Run {
+        per_request: args.per_request,
     };
+    let manifest = super::shard::manifest(command, &source, &args.common.overrides, &scenario);
     let write = |output: &OutputOptions, groups: Vec<Vec<TrialOutcome>>| {
         let outcomes = groups.into_iter().next().unwrap_or_default();
         write_run(&scenario, output, &outcomes)

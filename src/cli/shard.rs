@@ -44,23 +44,24 @@ impl ShardArgs {
     }
 }
 
-/// The manifest of this process's shard of `total` items of `command`.
-pub(super) fn manifest(
+/// The manifest of this process's shard of `command`, once the driver knows the shard and the
+/// number of items it cuts (`Plan::drive`).
+pub(super) fn manifest<'a>(
     command: ShardCommand,
-    source: &ScenarioSource,
-    overrides: &Overrides,
-    base: &Scenario,
-    shard: Shard,
-    total: u32,
-) -> ShardManifest {
-    ShardManifest::new(
-        command,
-        source.clone(),
-        (overrides.trials, overrides.seed, overrides.assignments()),
-        scenario_hash(base),
-        shard,
-        total,
-    )
+    source: &'a ScenarioSource,
+    overrides: &'a Overrides,
+    base: &'a Scenario,
+) -> impl FnOnce(Shard, u32) -> ShardManifest + 'a {
+    move |shard, total| {
+        ShardManifest::new(
+            command,
+            source.clone(),
+            (overrides.trials, overrides.seed, overrides.assignments()),
+            scenario_hash(base),
+            shard,
+            total,
+        )
+    }
 }
 
 /// Writes the shard file into `--out` (or `default_dir/shards`) and prints what it holds and how

@@ -147,24 +147,15 @@ pub(crate) fn sweep(
         cut: Cut::Groups,
         twice: false,
     };
+    let command = ShardCommand::Sweep {
+        vary: args.vary.clone(),
+    };
     let target = Target {
         common: &args.common,
         scenario: &args.scenario,
         default_dir: super::default_output(&args.scenario, &base.name).join("sweep"),
     };
-    let manifest = |shard, total| {
-        let command = ShardCommand::Sweep {
-            vary: args.vary.clone(),
-        };
-        super::shard::manifest(
-            command,
-            &source,
-            &args.common.overrides,
-            &base,
-            shard,
-            total,
-        )
-    };
+    let manifest = super::shard::manifest(command, &source, &args.common.overrides, &base);
     let write = |output: &OutputOptions, groups: Vec<Vec<TrialOutcome>>| {
         let points = plan
             .iter()

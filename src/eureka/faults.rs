@@ -324,30 +324,21 @@ mod tests {
             f.cut(0, marks(2, &[0]), marks(2, &[1]), s(heals));
             f.connect((0, 1), s(100_000), s(100_000), wait_ms)
         };
-        assert_eq!(
-            connect(110_000, 127_000),
-            Connect::Retransmit { at: s(115_000) }
-        );
-        assert_eq!(
-            connect(110_000, 5_000),
-            Connect::TimesOut { at: s(105_000) }
-        );
-        assert_eq!(
-            connect(103_000, 5_000),
-            Connect::Retransmit { at: s(103_000) }
-        );
-        assert_eq!(
-            connect(110_000, 15_000),
-            Connect::TimesOut { at: s(115_000) }
-        );
-        assert_eq!(
-            connect(163_000, 127_000),
-            Connect::Retransmit { at: s(163_000) }
-        );
-        assert_eq!(
-            connect(300_000, 127_000),
-            Connect::TimesOut { at: s(227_000) }
-        );
+        // (heals at, connect timeout, what the connect of 100 s meets)
+        for (heals, wait_ms, expected) in [
+            (110_000, 127_000, Connect::Retransmit { at: s(115_000) }),
+            (110_000, 5_000, Connect::TimesOut { at: s(105_000) }),
+            (103_000, 5_000, Connect::Retransmit { at: s(103_000) }),
+            (110_000, 15_000, Connect::TimesOut { at: s(115_000) }),
+            (163_000, 127_000, Connect::Retransmit { at: s(163_000) }),
+            (300_000, 127_000, Connect::TimesOut { at: s(227_000) }),
+        ] {
+            assert_eq!(
+                connect(heals, wait_ms),
+                expected,
+                "heals {heals}, wait {wait_ms}"
+            );
+        }
 
         let mut f = Faults::new(2, 1);
         f.cut(0, marks(2, &[0]), marks(2, &[1]), s(110_000));

@@ -138,6 +138,21 @@ pub struct Registrant {
     pub renewal_interval_ms: u64,
 }
 
+#[cfg(test)]
+impl Registrant {
+    /// An UP instance with no override and the default lease (`LeaseInfo`: 90 s duration,
+    /// 30 s renewals), last made dirty at `last_dirty`: the register of most tests.
+    pub fn up(last_dirty: u64) -> Registrant {
+        Registrant {
+            status: InstanceStatus::Up,
+            overridden_status: InstanceStatus::Unknown,
+            last_dirty,
+            lease_duration_ms: 90_000,
+            renewal_interval_ms: 30_000,
+        }
+    }
+}
+
 /// A generated `GET /apps` payload: every lease of the registry at generation time, any status,
 /// expired-but-not-evicted included, indexed by process id.
 #[derive(Debug, Clone, PartialEq)]

@@ -500,20 +500,10 @@ mod tests {
         Registry::new(n, &ServerConfig::default(), Release::default())
     }
 
-    fn up(dirty: u64) -> Registrant {
-        Registrant {
-            status: InstanceStatus::Up,
-            overridden_status: InstanceStatus::Unknown,
-            last_dirty: dirty,
-            lease_duration_ms: 90_000,
-            renewal_interval_ms: 30_000,
-        }
-    }
-
     fn with_status(status: InstanceStatus, dirty: u64) -> Registrant {
         Registrant {
             status,
-            ..up(dirty)
+            ..Registrant::up(dirty)
         }
     }
 
@@ -529,7 +519,7 @@ mod tests {
     fn holding_names_the_rule_that_keeps_an_instance() {
         let t0 = SimTime(0);
         let mut r = registry(3);
-        r.register(t0, 0, up(1), false);
+        r.register(t0, 0, Registrant::up(1), false);
         assert_eq!(r.holding(t0, 1, false), None, "never registered");
         assert_eq!(r.holding(t0, 0, true), Some(Holding::StillRenewing));
         assert_eq!(
@@ -562,7 +552,7 @@ mod tests {
         assert_eq!(r.holding(expired, 0, false), None, "cancelled");
         // An override of UP (PUT .../status?value=UP) decides what a renewing client shows; a
         // dead one is held by its lease like any other (evict() ignores overrides).
-        r.register(t0, 1, up(1), false);
+        r.register(t0, 1, Registrant::up(1), false);
         assert_eq!(r.status_update(t0, 1, InstanceStatus::Up, 2), Some(false));
         r.overrides[1] = Some(InstanceStatus::Up);
         assert_eq!(r.holding(t0, 1, true), Some(Holding::Override));
@@ -584,12 +574,12 @@ mod tests {
         r.open_for_traffic(1);
         assert_eq!(r.threshold(), 1);
         for p in 0..10 {
-            r.register(SimTime(0), p, up(0), false);
+            r.register(SimTime(0), p, Registrant::up(0), false);
         }
         assert_eq!(r.expected_clients(), 11);
         assert_eq!(r.threshold(), 18);
         // Re-registering an existing id does not count again.
-        r.register(SimTime(5), 3, up(0), false);
+        r.register(SimTime(5), 3, Registrant::up(0), false);
         assert_eq!(r.expected_clients(), 11);
     }
 
@@ -598,7 +588,7 @@ mod tests {
         // Netflix/eureka#1459: the expected == 0 guard.
         let mut r = registry(5);
         r.open_for_traffic(0);
-        r.register(SimTime(0), 0, up(0), false);
+        r.register(SimTime(0), 0, Registrant::up(0), false);
         assert_eq!(r.expected_clients(), 0);
         assert_eq!(r.threshold(), 0);
         for _ in 0..100 {
@@ -616,7 +606,7 @@ mod tests {
         let mut r = registry(20);
         r.open_for_traffic(1);
         for p in 0..10 {
-            r.register(SimTime(0), p, up(0), false);
+            r.register(SimTime(0), p, Registrant::up(0), false);
         }
         for _ in 0..18 {
             r.renews_last_min.increment();
@@ -639,8 +629,8 @@ mod tests {
         for (release, expected_after) in [(Release::default(), 2), (old, 3)] {
             let mut r = Registry::new(4, &ServerConfig::default(), release);
             r.open_for_traffic(1);
-            r.register(SimTime(0), 0, up(0), false);
-            r.register(SimTime(0), 1, up(0), false);
+            r.register(SimTime(0), 0, Registrant::up(0), false);
+            r.register(SimTime(0), 1, Registrant::up(0), false);
             assert_eq!(r.expected_clients(), 3);
             assert!(r.cancel(SimTime(1), 0, false));
             assert_eq!(r.expected_clients(), expected_after, "{release}");
@@ -655,13 +645,13 @@ mod tests {
     fn override_set_and_removal() {
         let mut r = registry(2);
         r.open_for_traffic(1);
-        r.register(SimTime(0), 0, up(1), false);
+        r.register(SimTime(0), 0, Registrant::up(1), false);
         assert_eq!(
             r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1),
             Some(true)
         );
         assert_eq!(status(&r, 0), InstanceStatus::OutOfService);
-        r.register(SimTime(2), 0, up(5), false);
+        r.register(SimTime(2), 0, Registrant::up(5), false);
         assert_eq!(
             status(&r, 0),
             InstanceStatus::OutOfService,
@@ -672,7 +662,7 @@ mod tests {
             Some(true)
         );
         assert_eq!(status(&r, 0), InstanceStatus::Down);
-        r.register(SimTime(4), 0, up(6), false);
+        r.register(SimTime(4), 0, Registrant::up(6), false);
         assert_eq!(status(&r, 0), InstanceStatus::Up);
     }
 
@@ -681,7 +671,7 @@ mod tests {
     #[test]
     fn renew_reapplies_the_override_silently() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, up(1), false);
+        r.register(SimTime(0), 0, Registrant::up(1), false);
         r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1);
         r.entries[0].as_mut().unwrap().info.status = InstanceStatus::Up;
         assert_eq!(
@@ -697,7 +687,7 @@ mod tests {
     #[test]
     fn starting_beats_the_override() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, up(1), false);
+        r.register(SimTime(0), 0, Registrant::up(1), false);
         r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1);
         r.register(
             SimTime(2),
@@ -712,7 +702,7 @@ mod tests {
     #[test]
     fn existing_lease_keeps_up_or_out_of_service() {
         let mut r = registry(2);
-        r.register(SimTime(0), 0, up(1), false);
+        r.register(SimTime(0), 0, Registrant::up(1), false);
         r.register(
             SimTime(1),
             0,
@@ -726,9 +716,9 @@ mod tests {
             with_status(InstanceStatus::OutOfService, 1),
             false,
         );
-        r.register(SimTime(1), 1, up(2), false);
+        r.register(SimTime(1), 1, Registrant::up(2), false);
         assert_eq!(status(&r, 1), InstanceStatus::OutOfService);
-        r.register(SimTime(2), 1, up(3), false);
+        r.register(SimTime(2), 1, Registrant::up(3), false);
         assert_eq!(status(&r, 1), InstanceStatus::OutOfService);
     }
 
@@ -737,14 +727,14 @@ mod tests {
     #[test]
     fn unknown_after_cancel_override_fails_the_renew() {
         let mut r = registry(1);
-        r.register(SimTime(0), 0, up(1), false);
+        r.register(SimTime(0), 0, Registrant::up(1), false);
         r.status_update(SimTime(1), 0, InstanceStatus::OutOfService, 1);
         r.delete_status_override(SimTime(2), 0, InstanceStatus::Unknown);
         assert_eq!(status(&r, 0), InstanceStatus::Unknown);
         assert_eq!(r.renew(SimTime(3), 0), RenewOutcome::NotFound);
         r.renews_last_min.roll();
         assert_eq!(r.renews_last_min.count(), 0);
-        r.register(SimTime(4), 0, up(4), false);
+        r.register(SimTime(4), 0, Registrant::up(4), false);
         assert_eq!(status(&r, 0), InstanceStatus::Up);
     }
 
@@ -752,7 +742,7 @@ mod tests {
     fn a_late_register_over_a_dirtier_lease_keeps_the_held_info() {
         let mut r = registry(1);
         r.register(SimTime(0), 0, with_status(InstanceStatus::Down, 10), false);
-        r.register(SimTime(1), 0, up(5), false);
+        r.register(SimTime(1), 0, Registrant::up(5), false);
         assert_eq!(status(&r, 0), InstanceStatus::Down);
     }
 
@@ -762,7 +752,7 @@ mod tests {
         let mut r = registry(10);
         r.open_for_traffic(1);
         for p in 0..10 {
-            r.register(SimTime(0), p, up(0), false);
+            r.register(SimTime(0), p, Registrant::up(0), false);
         }
         // Not renewed since registration: expirable after 90 s. Enough renews to enable expiry.
         for _ in 0..100 {
@@ -816,7 +806,7 @@ mod tests {
         let lease = |dirty| Registrant {
             lease_duration_ms: 30_000,
             renewal_interval_ms: 10_000,
-            ..up(dirty)
+            ..Registrant::up(dirty)
         };
         for p in 0..50 {
             r.register(SimTime(0), p, lease(0), false);

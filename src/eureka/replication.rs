@@ -304,19 +304,9 @@ pub fn override_from_peer(copy: &Registrant) -> Option<InstanceStatus> {
 mod tests {
     use super::*;
 
-    fn up(dirty: u64) -> Registrant {
-        Registrant {
-            status: InstanceStatus::Up,
-            overridden_status: InstanceStatus::Unknown,
-            last_dirty: dirty,
-            lease_duration_ms: 90_000,
-            renewal_interval_ms: 30_000,
-        }
-    }
-
     fn heartbeat(p: ProcessId, at: u64, dirty: u64) -> ReplicationTask {
         let item = Replicated::Heartbeat {
-            held: Some(up(dirty)),
+            held: Some(Registrant::up(dirty)),
             overridden: None,
         };
         ReplicationTask {
@@ -489,7 +479,7 @@ mod tests {
         };
         let peers_copy = Registrant {
             overridden_status: InstanceStatus::OutOfService,
-            ..up(9)
+            ..Registrant::up(9)
         };
         let replies = vec![
             ItemReply::NotFound,
@@ -505,7 +495,7 @@ mod tests {
         assert_eq!(
             actions,
             [
-                PeerAction::RegisterRepair(1, up(5)),
+                PeerAction::RegisterRepair(1, Registrant::up(5)),
                 PeerAction::TakePeerCopy(2, peers_copy)
             ]
         );
@@ -513,7 +503,7 @@ mod tests {
             override_from_peer(&peers_copy),
             Some(InstanceStatus::OutOfService)
         );
-        assert_eq!(override_from_peer(&up(9)), None);
+        assert_eq!(override_from_peer(&Registrant::up(9)), None);
     }
 
     /// The pool holds 10 000 tasks; the next new key drops the oldest.

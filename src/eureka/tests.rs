@@ -2,6 +2,7 @@
 //! observation, and checks a timing rule against a value derived by hand from the rule's source.
 
 use crate::engine::SimTime;
+use crate::scenario::fixture::ScenarioText;
 use crate::scenario::{Scenario, parse_str};
 
 use super::ids::ServerId;
@@ -17,26 +18,19 @@ const LAT: u64 = 5;
 /// start-up sequence (server open, create, register at web-server start, first fetch), which
 /// the steady start replaces by its end state (`steady` tests in `tests/steady.rs`).
 fn scenario(extra: &str, overrides: &[&str]) -> Scenario {
-    let text = format!(
-        r#"
-[simulation]
-duration-s = 900
-trials = 1
-start = "cold"
-context-start-spread-ms = 0
-[network]
-latency-ms = {LAT}
-latency-jitter-ms = 0
-[[app]]
-name = "svc"
-instances = 20
-[[caller]]
-name = "gateway"
-calls = "svc"
-rate-per-s = 20
-{extra}
-"#
-    );
+    let fleet = ScenarioText::simulation(&[
+        "duration-s = 900",
+        "trials = 1",
+        "start = \"cold\"",
+        "context-start-spread-ms = 0",
+    ])
+    .table(
+        "[network]",
+        &[&format!("latency-ms = {LAT}"), "latency-jitter-ms = 0"],
+    )
+    .fleet(20, &["rate-per-s = 20"])
+    .text();
+    let text = format!("\n{fleet}{extra}\n");
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     match parse_str(&text, "test.toml", "test", &overrides) {
         Ok(s) => s,
@@ -44,14 +38,37 @@ rate-per-s = 20
     }
 }
 
-const KILL9: &str = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-9"
-"#;
+/// A `[[shutdown]]` of `svc-0` at `$at_s` by `$strategy`, then any more of its keys, a line each:
+/// the departure most tests time their rules from.
+macro_rules! svc0_stops {
+    ($at_s:literal, $strategy:literal $(, $line:literal)*) => {
+        concat!(
+            "\n[[shutdown]]\ninstance = \"svc-0\"\nat-s = ",
+            $at_s,
+            "\nstrategy = \"",
+            $strategy,
+            "\"\n",
+            $($line, "\n",)*
+        )
+    };
+}
+
+const KILL9: &str = svc0_stops!(300, "kill-9");
+const KILL15: &str = svc0_stops!(300, "kill-15");
 
 type Log = Vec<(SimTime, Observation)>;
+
+/// The renewal threshold of the first eviction run after `after_ms`: what a threshold update
+/// before it set.
+fn threshold_after(log: &Log, after_ms: u64) -> i64 {
+    log.iter()
+        .filter(|(t, _)| t.ms() > after_ms)
+        .find_map(|(_, o)| match o {
+            Observation::EvictionRun { threshold, .. } => Some(*threshold),
+            _ => None,
+        })
+        .unwrap()
+}
 
 /// Runs a trial in the per-request reference mode, so that every attempt is observed.
 fn record(scenario: &Scenario, seed: u64) -> (Log, u64) {
@@ -312,15 +329,14 @@ fn small_fleet_self_preservation_gates_eviction() {
 /// Greenwich) `onClose` stops it after bean destruction, when the DELETE's reply is back.
 #[test]
 fn kill15_sends_down_then_delete_after_replicator_stop() {
-    let kill15 = KILL9.replace("kill-9", "kill-15");
-    let target = process(&scenario(&kill15, &[]), "svc-0");
+    let target = process(&scenario(KILL15, &[]), "svc-0");
     let sigterm = SimTime(300_000);
     for (release, wait, lifecycle) in [
         ("Hoxton", 3_000, true),
         ("Greenwich", 3_000, false),
         ("Edgware", 0, false),
     ] {
-        let s = scenario(&kill15, &[&format!("simulation.release={release}")]);
+        let s = scenario(KILL15, &[&format!("simulation.release={release}")]);
         let (log, _) = record(&s, 5);
         let down = log
             .iter()
@@ -355,9 +371,8 @@ fn kill15_sends_down_then_delete_after_replicator_stop() {
 /// never renewed: it expires 90 s after that register and the next eviction run removes it.
 #[test]
 fn dalston_down_register_races_the_delete() {
-    let kill15 = KILL9.replace("kill-9", "kill-15");
     let s = scenario(
-        &kill15,
+        KILL15,
         &[
             "simulation.release=Dalston",
             "network.latency-jitter-ms=6",
@@ -580,14 +595,7 @@ fn threshold_update_counts_the_embedded_clients_up_instances() {
                 &format!("server.eureka.client.fetch-registry={fetch}"),
             ],
         );
-        let (log, _) = record(&s, 4);
-        log.iter()
-            .filter(|(t, _)| t.ms() > 400_000)
-            .find_map(|(_, o)| match o {
-                Observation::EvictionRun { threshold, .. } => Some(*threshold),
-                _ => None,
-            })
-            .unwrap()
+        threshold_after(&record(&s, 4).0, 400_000)
     };
     // 20 instances + gateway + the phantom client: expected 22, threshold (int)(22 * 2 * 0.85).
     assert_eq!(threshold_after_update(false), 37);
@@ -599,9 +607,8 @@ fn threshold_update_counts_the_embedded_clients_up_instances() {
 /// invalidation: a DOWN register is visible at once, not at the next 30 s tick.
 #[test]
 fn without_read_only_cache_changes_are_served_at_once() {
-    let kill15 = KILL9.replace("kill-9", "kill-15");
     let s = scenario(
-        &kill15,
+        KILL15,
         &["server.eureka.server.use-read-only-response-cache=false"],
     );
     let target = process(&s, "svc-0");
@@ -733,9 +740,9 @@ fn on_demand_updates_are_rate_limited_and_the_last_goes_out_periodically() {
 /// kill -9, 30 s late.
 #[test]
 fn lost_sigterm_behaves_as_a_late_kill9() {
-    let text = KILL9.replace("kill-9", "kill-15") + "sigterm-reaches-jvm = false\n";
+    let text = svc0_stops!(300, "kill-15", "sigterm-reaches-jvm = false");
     let s = scenario(
-        &text,
+        text,
         &["server.eureka.server.enable-self-preservation=false"],
     );
     let target = process(&s, "svc-0");
@@ -1024,40 +1031,28 @@ fn pruned_task_timeouts_change_no_observation() {
 /// One-second tasks, three peers, six instances behind a gateway and a kill -9 at 200 s, each
 /// call one way `latency_ms` plus up to 30 ms.
 fn one_second_tasks(latency_ms: u64) -> Scenario {
-    let text = format!(
-        r#"
-[simulation]
-duration-s = 400
-trials = 1
-[network]
-latency-ms = {latency_ms}
-latency-jitter-ms = 30
-[clients]
-eureka.instance.lease-renewal-interval-in-seconds = 1
-eureka.client.registry-fetch-interval-seconds = 1
-[[peer]]
-name = "a"
-zone = "z1"
-[[peer]]
-name = "b"
-zone = "z1"
-[[peer]]
-name = "c"
-zone = "z1"
-[[app]]
-name = "svc"
-instances = 6
-[[caller]]
-name = "gateway"
-calls = "svc"
-rate-per-s = 20
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "kill-9"
-"#
-    );
-    parse_str(&text, "t.toml", "t", &[]).unwrap()
+    let text = ScenarioText::simulation(&["duration-s = 400", "trials = 1"])
+        .table(
+            "[network]",
+            &[
+                &format!("latency-ms = {latency_ms}"),
+                "latency-jitter-ms = 30",
+            ],
+        )
+        .table(
+            "[clients]",
+            &[
+                "eureka.instance.lease-renewal-interval-in-seconds = 1",
+                "eureka.client.registry-fetch-interval-seconds = 1",
+            ],
+        )
+        .peer("a", "z1", &[])
+        .peer("b", "z1", &[])
+        .peer("c", "z1", &[])
+        .fleet(6, &["rate-per-s = 20"])
+        .shutdown("svc-0", 200, "kill-9", &[])
+        .text();
+    parse_str(&format!("\n{text}"), "t.toml", "t", &[]).unwrap()
 }
 
 /// The same at the edge of the bound: the longest latency that still prunes (a run's 9 round

@@ -511,6 +511,29 @@ impl ClientTransport {
     /// is no endpoint.
     pub fn begin(&mut self, now: SimTime, call: Call) -> Option<(ServerId, u32)> {
         let stack = Stack::of(&call);
+        let (session, rng, order) = self.session_and_order(now, stack);
+        session.before_call(now, rng);
+        let attempts = session.client.begin(order)?;
+        let seq = self.next_seq();
+        let server = attempts.server();
+        self.calls.push(InFlight {
+            seq,
+            call,
+            stack,
+            attempts,
+        });
+        Some((server, seq))
+    }
+
+    /// The session of `stack`, its random stream and the endpoint order as of `now`, borrowed
+    /// field by field: the order stays in `endpoints` (no copy per call or reply). The order
+    /// draws from the resolver's own stream, so it is the same whether the session's draw comes
+    /// before or after it.
+    fn session_and_order(
+        &mut self,
+        now: SimTime,
+        stack: Stack,
+    ) -> (&mut Session, &mut RngStream, &[Endpoint]) {
         let ClientTransport {
             endpoints,
             registration,
@@ -522,18 +545,7 @@ impl ClientTransport {
             Stack::Registration => (registration, &mut streams.registration),
             Stack::Query => (query, &mut streams.query),
         };
-        session.before_call(now, rng);
-        let order = endpoints.at(now, &mut streams.resolver);
-        let attempts = session.client.begin(order)?;
-        let seq = self.next_seq();
-        let server = attempts.server();
-        self.calls.push(InFlight {
-            seq,
-            call,
-            stack,
-            attempts,
-        });
-        Some((server, seq))
+        (session, rng, endpoints.at(now, &mut streams.resolver))
     }
 
     /// A new sequence number (never 0, which means no transport).
@@ -549,19 +561,7 @@ impl ClientTransport {
             return Delivery::Stale;
         };
         let mut flight = self.calls.swap_remove(i);
-        // Borrowed field by field: the order stays in `endpoints` (no copy per reply).
-        let ClientTransport {
-            endpoints,
-            registration,
-            query,
-            streams,
-            ..
-        } = self;
-        let order = endpoints.at(now, &mut streams.resolver);
-        let session = match flight.stack {
-            Stack::Registration => registration,
-            Stack::Query => query,
-        };
+        let (session, _, order) = self.session_and_order(now, flight.stack);
         let next = session
             .client
             .on_result(&mut flight.attempts, accepted(reply), order);

@@ -239,6 +239,21 @@ pub struct ShutdownOutcome {
     pub servers: Vec<ServerOutcome>,
 }
 
+/// In how many of `shutdowns` (one shutdown's outcomes over the trials) the answer that dropped
+/// the instance from caller `caller`'s Eureka cache ([`CallerOutcome::server`]) came from each
+/// of the `servers` Eureka servers, by `ServerId`.
+pub fn news_by_server(shutdowns: &[&ShutdownOutcome], caller: usize, servers: usize) -> Vec<usize> {
+    (0..servers)
+        .map(|k| {
+            let from_k = Some(ServerId(k as u32));
+            shutdowns
+                .iter()
+                .filter(|o| o.callers.get(caller).and_then(|c| c.server) == from_k)
+                .count()
+        })
+        .collect()
+}
+
 /// What one caller saw of a stopped instance (a row of `callers.csv`). Times are ms relative to
 /// the stop, as in [`ShutdownOutcome`]; a removal is `None` while the caller still listed it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

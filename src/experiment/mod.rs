@@ -29,7 +29,7 @@ pub use compare::{
 pub use explain::{TrialTrace, trace_trial};
 pub use metrics::{
     CallerOutcome, DeadHitSpan, MetricsObserver, REMOVAL_METRICS, ServerOutcome, ShutdownOutcome,
-    Unresolved,
+    Unresolved, news_by_server,
 };
 pub use recommend::{
     ClosedForm, MeasureError, MeasureProgress, Recommendation, WhatIf, closed_form, measure,

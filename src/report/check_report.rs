@@ -232,24 +232,16 @@ mod tests {
     use super::*;
     use crate::experiment::claims::{straddles, wilson};
     use crate::experiment::{ShutdownOutcome, TrialOutcome};
+    use crate::scenario::fixture::{SVC_AND_GW, ScenarioText};
     use crate::scenario::{Comparison, Strategy, parse_str};
 
     /// One app, one caller, one kill-9 of svc-0; claims are appended.
-    const BASE: &str = r#"
-[[app]]
-name = "svc"
-instances = 3
-[[caller]]
-name = "gw"
-calls = "svc"
-[[shutdown]]
-instance = "svc-0"
-at-s = 100
-strategy = "kill-9"
-"#;
-
     fn scenario(claims: &str) -> Scenario {
-        parse_str(&format!("{BASE}{claims}"), "c.toml", "c", &[]).unwrap_or_else(|e| panic!("{e}"))
+        let kill9 = ScenarioText::default()
+            .shutdown("svc-0", 100, "kill-9", &[])
+            .text();
+        let text = format!("\n{SVC_AND_GW}{kill9}{claims}");
+        parse_str(&text, "c.toml", "c", &[]).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Found by fuzzing: a trial that stops at its event limit fails the check with that error instead

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 
-use common::Failure;
+use common::{Canvas, Failure, Header};
 use plotters::prelude::*;
 
 pub use cdf::{CdfPlot, CdfSeries, cdf_steps};
@@ -171,6 +171,55 @@ trait Drawable {
     ) -> Result<(), Failure>;
 }
 
+/// A plot that is its header over one chart: every kind but the timeline, whose layout also
+/// holds its bins. The header is laid out once per image, sized into it and drawn above the
+/// chart.
+trait ChartUnderHeader {
+    /// The plot's name in error messages, as [`Drawable::KIND`].
+    const KIND: &'static str;
+
+    /// Rejects data that does not fit the plot, as [`Drawable::check`].
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The title, notes and legend above the chart.
+    fn header(&self) -> Header;
+
+    /// The chart's height in pixels, below the header.
+    fn chart_height(&self) -> u32;
+
+    /// Draws the chart below the header.
+    fn draw_chart<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<(), Failure>;
+}
+
+impl<P: ChartUnderHeader> Drawable for P {
+    const KIND: &'static str = <P as ChartUnderHeader>::KIND;
+
+    fn check(&self) -> Result<(), String> {
+        ChartUnderHeader::check(self)
+    }
+
+    type Layout = Header;
+
+    fn layout(&self) -> Header {
+        self.header()
+    }
+
+    fn size(&self, header: &Header) -> (u32, u32) {
+        (common::WIDTH, header.height() + self.chart_height())
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        header: &Header,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Failure> {
+        let body = header.draw(root)?;
+        self.draw_chart(&Canvas { body, root })
+    }
+}
+
 fn svg_string<P: Drawable>(plot: &P) -> Result<String, PlotError> {
     plot.check().map_err(|problem| PlotError::Data {
         plot: P::KIND,
@@ -249,6 +298,39 @@ mod tests {
             root.present().unwrap();
         }
         svg
+    }
+
+    /// The PNG signature (RFC 2083 §3.1): the file is a PNG image.
+    const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+    #[test]
+    fn every_plot_kind_renders_a_png() {
+        type Render = Box<dyn Fn(&Path) -> Result<(), PlotError>>;
+        let kinds: [(&str, Render); 3] = [
+            (
+                "timeline",
+                Box::new(|path: &Path| {
+                    render_timeline(&timeline::tests::example(), ImageFormat::Png, path)
+                }),
+            ),
+            (
+                "cdf",
+                Box::new(|path: &Path| render_cdf(&cdf::tests::example(), ImageFormat::Png, path)),
+            ),
+            (
+                "heatmap",
+                Box::new(|path: &Path| {
+                    render_heatmap(&heatmap::tests::example(), ImageFormat::Png, path)
+                }),
+            ),
+        ];
+        for (kind, render) in kinds {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("{kind}.png"));
+            render(&path).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(bytes.starts_with(PNG_MAGIC), "{kind}");
+        }
     }
 
     #[test]

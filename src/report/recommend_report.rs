@@ -37,32 +37,83 @@ impl From<crate::experiment::MeasureError> for RecommendError {
     }
 }
 
+/// A measurement of `experiment::recommend` ([`measure`], [`what_ifs`]): the file's text, its
+/// source and overrides, the strategy, the target percentile and the progress to tell.
+type Measurement<T> = fn(
+    &str,
+    &str,
+    &[String],
+    Strategy,
+    f64,
+    &dyn MeasureProgress,
+) -> Result<T, crate::experiment::MeasureError>;
+
+/// One `recommend` request: the first shutdown of `scenario` (the file `text` from `source`
+/// with `overrides`), measured as `options` ask, each trial told to `progress`.
+pub struct RecommendRequest<'a> {
+    pub text: &'a str,
+    pub source: &'a str,
+    pub scenario: &'a Scenario,
+    pub overrides: &'a [String],
+    pub options: RecommendOptions,
+    pub progress: &'a dyn MeasureProgress,
+}
+
+impl RecommendRequest<'_> {
+    /// The strategies that wait, each with why no wait can make it clean on the scenario's
+    /// release (`None`: it is measured).
+    fn strategies(&self) -> impl Iterator<Item = (Strategy, Option<String>)> + '_ {
+        Strategy::ALL
+            .into_iter()
+            .filter(|s| s.waits())
+            .map(|s| (s, skip_reason(s, self.scenario)))
+    }
+
+    /// The shortest clean wait of `strategy`.
+    fn measure(&self, strategy: Strategy) -> Result<Recommendation, RecommendError> {
+        self.run(measure, strategy)
+    }
+
+    /// What each interval cut to a quarter gives `strategy`'s wait (none unless asked).
+    fn what_ifs(&self, strategy: Strategy) -> Result<Vec<WhatIf>, RecommendError> {
+        if !self.options.what_if {
+            return Ok(Vec::new());
+        }
+        self.run(what_ifs, strategy)
+    }
+
+    /// One measurement of `strategy` (`measure` or `what_ifs`) on the request's file.
+    fn run<T>(&self, measurement: Measurement<T>, strategy: Strategy) -> Result<T, RecommendError> {
+        let (target, progress) = (self.options.target, self.progress);
+        Ok(measurement(
+            self.text,
+            self.source,
+            self.overrides,
+            strategy,
+            target,
+            progress,
+        )?)
+    }
+}
+
 /// `eureka-sim recommend`: for each strategy that waits, measures the shortest clean wait of the
-/// first shutdown of `scenario` (the file `text` from `source` with `overrides`) and writes it to
-/// `out` as soon as it is measured.
-pub fn recommend(
-    out: &mut dyn Write,
-    text: &str,
-    source: &str,
-    scenario: &Scenario,
-    overrides: &[String],
-    options: &RecommendOptions,
-    progress: &dyn MeasureProgress,
-) -> Result<(), RecommendError> {
+/// request's shutdown and writes it to `out` as soon as it is measured.
+pub fn recommend(out: &mut dyn Write, request: &RecommendRequest) -> Result<(), RecommendError> {
+    let scenario = request.scenario;
     writeln!(
         out,
-        "{source}: shortest wait before the process stops, for {} ({} trials per measurement)",
-        scenario.shutdowns[0].instance, scenario.simulation.trials
+        "{}: shortest wait before the process stops, for {} ({} trials per measurement)",
+        request.source, scenario.shutdowns[0].instance, scenario.simulation.trials
     )?;
-    for strategy in Strategy::ALL.into_iter().filter(|s| s.waits()) {
-        if let Some(reason) = skip_reason(strategy, scenario) {
+    for (strategy, skip) in request.strategies() {
+        if let Some(reason) = skip {
             writeln!(out, "\n  {}:\n    {reason}", strategy.name())?;
             continue;
         }
-        let r = measure(text, source, overrides, strategy, options.target, progress)?;
+        let r = request.measure(strategy)?;
         print_recommendation(out, &r)?;
-        if options.what_if {
-            let whatifs = what_ifs(text, source, overrides, strategy, options.target, progress)?;
+        if request.options.what_if {
+            let whatifs = request.what_ifs(strategy)?;
             writeln!(
                 out,
                 "    what shortens it (each interval cut to a quarter, {} trials each):",
@@ -148,17 +199,10 @@ struct WhatIfJson {
 }
 
 /// `recommend --format json`: the measurements of [`recommend`], as one JSON document.
-pub fn recommend_json(
-    text: &str,
-    source: &str,
-    scenario: &Scenario,
-    overrides: &[String],
-    options: &RecommendOptions,
-    progress: &dyn MeasureProgress,
-) -> Result<String, RecommendError> {
+pub fn recommend_json(request: &RecommendRequest) -> Result<String, RecommendError> {
     let mut strategies = Vec::new();
-    for strategy in Strategy::ALL.into_iter().filter(|s| s.waits()) {
-        if let Some(reason) = skip_reason(strategy, scenario) {
+    for (strategy, skip) in request.strategies() {
+        if let Some(reason) = skip {
             strategies.push(StrategyJson {
                 strategy: strategy.name(),
                 measured: false,
@@ -178,12 +222,8 @@ pub fn recommend_json(
             });
             continue;
         }
-        let r = measure(text, source, overrides, strategy, options.target, progress)?;
-        let whatifs = if options.what_if {
-            what_ifs(text, source, overrides, strategy, options.target, progress)?
-        } else {
-            Vec::new()
-        };
+        let r = request.measure(strategy)?;
+        let whatifs = request.what_ifs(strategy)?;
         strategies.push(StrategyJson {
             strategy: strategy.name(),
             measured: true,
@@ -220,13 +260,14 @@ pub fn recommend_json(
                 .collect(),
         });
     }
+    let scenario = request.scenario;
     let doc = RecommendJson {
         tool: "eureka-sim",
         version: env!("CARGO_PKG_VERSION"),
-        scenario: source,
+        scenario: request.source,
         instance: &scenario.shutdowns[0].instance,
         trials: scenario.simulation.trials,
-        target: options.target,
+        target: request.options.target,
         strategies,
     };
     let mut text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;

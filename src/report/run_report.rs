@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use crate::eureka::ServerId;
-use crate::experiment::TrialOutcome;
 use crate::experiment::deploy_metrics::summarize_deploy;
+use crate::experiment::{TrialOutcome, news_by_server};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -378,14 +377,8 @@ fn cluster_table(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> (T
         );
         let by_peer: Vec<String> = servers
             .iter()
-            .enumerate()
-            .map(|(k, peer)| {
-                let n = shutdowns
-                    .iter()
-                    .filter(|o| o.callers.get(c).and_then(|c| c.server) == Some(ServerId(k as u32)))
-                    .count();
-                format!("peer {} in {n}", peer.name)
-            })
+            .zip(news_by_server(&shutdowns, c, servers.len()))
+            .map(|(peer, n)| format!("peer {} in {n}", peer.name))
             .collect();
         news.push(format!("{name}: {}", by_peer.join(", ")));
     }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::experiment::{ShutdownOutcome, Stats, TrialOutcome, Unresolved};
+use crate::experiment::{ShutdownOutcome, Stats, TrialOutcome, Unresolved, news_by_server};
 use crate::scenario::Metric;
 use crate::scenario::Scenario;
 
@@ -310,17 +310,8 @@ fn per_peer(scenario: &Scenario, s: usize, outcomes: &[TrialOutcome]) -> String 
         .map(|(c, process)| {
             let by_peer: Vec<String> = servers
                 .iter()
-                .enumerate()
-                .map(|(k, peer)| {
-                    let n = shutdowns
-                        .iter()
-                        .filter(|o| {
-                            o.callers.get(c).and_then(|c| c.server)
-                                == Some(crate::eureka::ServerId(k as u32))
-                        })
-                        .count();
-                    format!("{} {n}", peer.name)
-                })
+                .zip(news_by_server(&shutdowns, c, servers.len()))
+                .map(|(peer, n)| format!("{} {n}", peer.name))
                 .collect();
             let name = layout
                 .processes

@@ -60,11 +60,27 @@ impl ScenarioText {
         self.table("[[shutdown]]", &all)
     }
 
+    /// `[[peer]]` `name` in `zone`, then `lines` (its own `[server]` or client keys).
+    pub(crate) fn peer(self, name: &str, zone: &str, lines: &[&str]) -> ScenarioText {
+        let head = [format!("name = \"{name}\""), format!("zone = \"{zone}\"")];
+        let all: Vec<&str> = head
+            .iter()
+            .map(String::as_str)
+            .chain(lines.iter().copied())
+            .collect();
+        self.table("[[peer]]", &all)
+    }
+
     /// The text.
     pub(crate) fn text(self) -> String {
         self.0
     }
 }
+
+/// `[[app]]` `svc` (3 instances) and `[[caller]]` `gw` calling it: the least a scenario file
+/// needs, for the tests of one more table (a shutdown, a claim, a fault) written after it.
+pub(crate) const SVC_AND_GW: &str =
+    "[[app]]\nname = \"svc\"\ninstances = 3\n[[caller]]\nname = \"gw\"\ncalls = \"svc\"\n";
 
 /// The stem of every bundled scenario, as [`bundled`] takes it (`kill-9`,
 /// `cluster/peer-restart`, `incidents/...`), sorted.

@@ -46,7 +46,7 @@ use super::balancer::BalancerKind;
 use super::error::{Location, Place, ScenarioError};
 use super::keys::{
     AVAILABILITY_ZONES, AppDraft, Apply, CallerDraft, ClaimDraft, DEFS, PeerDraft, Section,
-    ShutdownDraft, ShutdownRef, closest, set_map,
+    ShutdownDraft, ShutdownRef, Val, closest, set_map,
 };
 use super::metric::Statistic;
 use super::model::{
@@ -238,6 +238,55 @@ fn apply_client(client: &mut ClientConfig, settings: &[Setting]) {
             (Apply::Ribbon(f), Scope::Global) => f(&mut client.ribbon, &s.val),
             _ => {}
         }
+    }
+}
+
+/// The draft of a table from its own keys: each setting whose `apply` writes the draft (`own`
+/// picks it out) sets its value.
+fn draft_of<D: Default>(table: &Resolved, own: impl Fn(Apply) -> Option<fn(&mut D, &Val)>) -> D {
+    let mut draft = D::default();
+    for s in &table.settings {
+        if let Some(f) = own(s.def.apply) {
+            f(&mut draft, &s.val);
+        }
+    }
+    draft
+}
+
+/// The client of a process table: `base` (the `[clients]` table's) with the table's own client
+/// keys on top.
+fn client_of(base: &ClientConfig, table: &Resolved) -> ClientConfig {
+    let mut client = base.clone();
+    apply_client(&mut client, &table.settings);
+    client
+}
+
+/// The message and the allowed values of a phase of a shutdown (`what`, "the shutdown ends")
+/// that falls at `at_ms`, `key` (`key_ms`) after the shutdown's at-s, not before the end of the
+/// trial.
+struct LatePhase {
+    what: &'static str,
+    at_ms: u64,
+    key: &'static str,
+    key_ms: u64,
+}
+
+impl LatePhase {
+    fn past(&self, shutdown_at_ms: u64, duration_s: u64) -> (String, String) {
+        let LatePhase {
+            what,
+            at_ms,
+            key,
+            key_ms,
+        } = self;
+        let problem = format!(
+            "{what} at {} s (at-s {} + {key} {}), not before the end of the trial \
+             (simulation.duration-s = {duration_s})",
+            at_ms / 1000,
+            shutdown_at_ms / 1000,
+            key_ms / 1000
+        );
+        (problem, format!("at-s + {key} below {duration_s}"))
     }
 }
 
@@ -726,12 +775,10 @@ impl Builder<'_> {
 
     fn peer(&mut self, table: &Resolved, base: &ServerConfig) -> Result<PeerConfig, ScenarioError> {
         self.require(table)?;
-        let mut draft = PeerDraft::default();
-        for s in &table.settings {
-            if let Apply::Peer(f) = s.def.apply {
-                f(&mut draft, &s.val);
-            }
-        }
+        let draft: PeerDraft = draft_of(table, |apply| match apply {
+            Apply::Peer(f) => Some(f),
+            _ => None,
+        });
         let mut server = base.clone();
         apply_server(&mut server, &table.settings);
         self.warn_per_app_ribbon(table, "a Eureka server sends no requests");
@@ -744,14 +791,11 @@ impl Builder<'_> {
 
     fn app(&mut self, table: &Resolved, base: &ClientConfig) -> Result<AppConfig, ScenarioError> {
         self.require(table)?;
-        let mut draft = AppDraft::default();
-        let mut client = base.clone();
-        for s in &table.settings {
-            if let Apply::App(f) = s.def.apply {
-                f(&mut draft, &s.val);
-            }
-        }
-        apply_client(&mut client, &table.settings);
+        let draft: AppDraft = draft_of(table, |apply| match apply {
+            Apply::App(f) => Some(f),
+            _ => None,
+        });
+        let mut client = client_of(base, table);
         self.warn_per_app_ribbon(table, "only a [[caller]] sends requests through Ribbon");
         let zone_clients = self.zone_clients(table, &draft.zones, &mut client)?;
         Ok(AppConfig {
@@ -844,14 +888,11 @@ impl Builder<'_> {
         release: Release,
     ) -> Result<CallerConfig, ScenarioError> {
         self.require(table)?;
-        let mut draft = CallerDraft::default();
-        let mut client = base.clone();
-        for s in &table.settings {
-            if let Apply::Caller(f) = s.def.apply {
-                f(&mut draft, &s.val);
-            }
-        }
-        apply_client(&mut client, &table.settings);
+        let draft: CallerDraft = draft_of(table, |apply| match apply {
+            Apply::Caller(f) => Some(f),
+            _ => None,
+        });
+        let client = client_of(base, table);
 
         let declared: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
         let mut calls = Vec::new();
@@ -1060,12 +1101,10 @@ impl Builder<'_> {
         simulation: &SimulationConfig,
     ) -> Result<zone::Stops, ScenarioError> {
         self.require(table)?;
-        let mut draft = ShutdownDraft::default();
-        for s in &table.settings {
-            if let Apply::Shutdown(f) = s.def.apply {
-                f(&mut draft, &s.val);
-            }
-        }
+        let draft: ShutdownDraft = draft_of(table, |apply| match apply {
+            Apply::Shutdown(f) => Some(f),
+            _ => None,
+        });
         let mut stops = zone::Stops::default();
         let targets = self.shutdown_targets(table, &draft, apps, names, &mut stops)?;
 
@@ -1191,42 +1230,32 @@ impl Builder<'_> {
         // The SIGTERM comes prestop-s after at-s: the stop must fall inside the trial too.
         let sigterm_ms = draft.at_ms.saturating_add(draft.prestop_ms);
         if draft.prestop_ms > 0 && sigterm_ms >= simulation.duration_ms {
-            return Err(self.invalid(
-                table,
-                "prestop-s",
-                format!(
-                    "the SIGTERM comes at {} s (at-s {} + prestop-s {}), not before the end of \
-                     the trial (simulation.duration-s = {duration_s})",
-                    sigterm_ms / 1000,
-                    draft.at_ms / 1000,
-                    draft.prestop_ms / 1000
-                ),
-                format!("at-s + prestop-s below {duration_s}"),
-            ));
+            let late = LatePhase {
+                what: "the SIGTERM comes",
+                at_ms: sigterm_ms,
+                key: "prestop-s",
+                key_ms: draft.prestop_ms,
+            };
+            let (problem, allowed) = late.past(draft.at_ms, duration_s);
+            return Err(self.invalid(table, "prestop-s", problem, allowed));
         }
         if end_ms >= simulation.duration_ms {
             let (problem, allowed) = if resumes {
-                (
-                    format!(
-                        "the pause ends with /resume at {} s (at-s {} + resume-s {}), not before \
-                         the end of the trial (simulation.duration-s = {duration_s})",
-                        end_ms / 1000,
-                        draft.at_ms / 1000,
-                        end_ms.saturating_sub(draft.at_ms) / 1000
-                    ),
-                    format!("at-s + resume-s below {duration_s}"),
-                )
+                let late = LatePhase {
+                    what: "the pause ends with /resume",
+                    at_ms: end_ms,
+                    key: "resume-s",
+                    key_ms: end_ms.saturating_sub(draft.at_ms),
+                };
+                late.past(draft.at_ms, duration_s)
             } else if waits {
-                (
-                    format!(
-                        "the shutdown ends at {} s (at-s {} + wait-s {}), not before the end of \
-                         the trial (simulation.duration-s = {duration_s})",
-                        end_ms / 1000,
-                        draft.at_ms / 1000,
-                        draft.wait_ms / 1000
-                    ),
-                    format!("at-s + wait-s below {duration_s}"),
-                )
+                let late = LatePhase {
+                    what: "the shutdown ends",
+                    at_ms: end_ms,
+                    key: "wait-s",
+                    key_ms: draft.wait_ms,
+                };
+                late.past(draft.at_ms, duration_s)
             } else {
                 (
                     format!(
@@ -1248,12 +1277,10 @@ impl Builder<'_> {
         shutdowns: &[ShutdownConfig],
     ) -> Result<ClaimConfig, ScenarioError> {
         self.require(table)?;
-        let mut draft = ClaimDraft::default();
-        for s in &table.settings {
-            if let Apply::Claim(f) = s.def.apply {
-                f(&mut draft, &s.val);
-            }
-        }
+        let draft: ClaimDraft = draft_of(table, |apply| match apply {
+            Apply::Claim(f) => Some(f),
+            _ => None,
+        });
         let shutdown = self.claim_shutdown(table, &draft.shutdown, shutdowns)?;
         let value = self.claim_value(table, &draft)?;
         let label = &table.label;

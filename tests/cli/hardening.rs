@@ -16,36 +16,27 @@ fn rate_per_s_5e_7_ends_cleanly_in_every_command() {
             .copy_bundled("kill-9.toml")
             .args(["explain", "kill-9.toml", "--set", &set])
             .run();
-        Test::new()
-            .copy_bundled("kill-9.toml")
-            .args([
-                "compare",
-                "kill-9.toml",
-                "--trials",
-                "2",
-                "--out",
-                "out",
-                "--set",
-                &set,
-            ])
-            .run();
-        Test::new()
-            .copy_bundled("kill-9.toml")
-            .args([
-                "sweep",
-                "kill-9.toml",
-                "--trials",
-                "2",
-                "--out",
-                "out",
-                "--set",
-                &set,
-            ])
-            .args([
-                "--vary",
-                "clients.ribbon.ServerListRefreshInterval=1000,2000",
-            ])
-            .run();
+        // compare and sweep, two trials of each variant or point (a sweep with a key to vary).
+        let vary = [
+            "--vary",
+            "clients.ribbon.ServerListRefreshInterval=1000,2000",
+        ];
+        for (command, extra) in [("compare", &[][..]), ("sweep", &vary[..])] {
+            Test::new()
+                .copy_bundled("kill-9.toml")
+                .args([
+                    command,
+                    "kill-9.toml",
+                    "--trials",
+                    "2",
+                    "--out",
+                    "out",
+                    "--set",
+                    &set,
+                ])
+                .args(extra.iter().copied())
+                .run();
+        }
     }
 }
 

@@ -1052,6 +1052,48 @@ mod tests {
         (seq, wait, next, now + wait)
     }
 
+    /// The interval of `task`'s runs: the heartbeat's lease renewal interval, or the registry
+    /// fetch interval.
+    fn interval_ms(c: &DiscoveryClient, task: Task) -> u64 {
+        let config = c.config();
+        1000 * match task {
+            Task::Heartbeat => config.lease_renewal_interval_s,
+            Task::CacheRefresh => config.registry_fetch_interval_s,
+        }
+    }
+
+    /// The first run of `task` (armed among `effects`) outlasts its interval and is abandoned:
+    /// the delay to the next run doubles. Returns the abandoned run's sequence number, when it
+    /// was abandoned, and the delay and timer of the next run.
+    fn abandon_first_run(
+        c: &mut DiscoveryClient,
+        task: Task,
+        effects: &[ClientEffect],
+    ) -> (Option<u32>, u64, u64, ClientTimer) {
+        let interval = interval_ms(c, task);
+        let (seq, _, next, at) = run_and_time_out(c, task, effects, interval);
+        let (delay, timer) = armed(&next, task).unwrap();
+        assert_eq!(delay, 2 * interval);
+        (seq, at, delay, timer)
+    }
+
+    /// The run of `task` due at `now` on `timer` is answered `reply` 3 ms later, in time: the
+    /// delay to the next is the interval again.
+    fn run_in_time(
+        c: &mut DiscoveryClient,
+        task: Task,
+        timer: ClientTimer,
+        now: u64,
+        reply: Reply,
+    ) {
+        let mut out = Vec::new();
+        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
+        let seq = sent(&out).unwrap();
+        let mut out = Vec::new();
+        c.on_reply(SimTime(now + 3), WALL, seq, reply, &[], &mut out);
+        assert_eq!(armed(&out, task).map(|a| a.0), Some(interval_ms(c, task)));
+    }
+
     /// `TimedSupervisorTask#run` (FACTS.md §5.2): a run that outlasts the interval (30 s, its
     /// `timeoutMillis`) doubles the delay to the next, up to interval x
     /// `heartbeat-executor-exponential-back-off-bound` (10): 60, 120, 240, 300, 300 s after
@@ -1084,10 +1126,7 @@ mod tests {
     #[test]
     fn a_run_in_time_resets_the_delay_and_a_late_answer_rearms_nothing() {
         let (mut c, effects) = supervised(10, false);
-        let interval = c.config().lease_renewal_interval_s * 1000;
-        let (late, _, next, at) = run_and_time_out(&mut c, Task::Heartbeat, &effects, interval);
-        let (delay, timer) = armed(&next, Task::Heartbeat).unwrap();
-        assert_eq!(delay, 2 * interval);
+        let (late, at, delay, timer) = abandon_first_run(&mut c, Task::Heartbeat, &effects);
 
         // The abandoned renew lands after all.
         let mut out = Vec::new();
@@ -1102,14 +1141,7 @@ mod tests {
         );
         assert_eq!(out, [], "an abandoned body re-arms nothing");
 
-        // The next run is answered in time: the delay is the interval again.
-        let now = at + delay;
-        let mut out = Vec::new();
-        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
-        let seq = sent(&out).unwrap();
-        let mut out = Vec::new();
-        c.on_reply(SimTime(now + 3), WALL, seq, renewed, &[], &mut out);
-        assert_eq!(armed(&out, Task::Heartbeat).map(|a| a.0), Some(interval));
+        run_in_time(&mut c, Task::Heartbeat, timer, at + delay, renewed);
     }
 
     /// `DiscoveryClient#initScheduledTasks`: `ThreadPoolExecutor(1, heartbeat-executor-thread-
@@ -1170,22 +1202,13 @@ mod tests {
     #[test]
     fn an_abandoned_fetch_answering_after_a_newer_one_is_not_stored() {
         let (mut c, effects) = supervised(2, true);
-        let interval = c.config().registry_fetch_interval_s * 1000;
-        let (old, _, next, at) = run_and_time_out(&mut c, Task::CacheRefresh, &effects, interval);
-        let (delay, timer) = armed(&next, Task::CacheRefresh).unwrap();
-        assert_eq!(delay, 2 * interval);
-
-        let now = at + delay;
-        let mut out = Vec::new();
-        c.on_timer(SimTime(now), WALL + now, timer, &mut out);
-        let seq = sent(&out).unwrap();
+        let (old, at, delay, timer) = abandon_first_run(&mut c, Task::CacheRefresh, &effects);
         let periodic = |version| Reply::Fetched {
             why: FetchWhy::Periodic,
             payload: payload(version),
         };
-        let mut out = Vec::new();
-        c.on_reply(SimTime(now + 3), WALL, seq, periodic(2), &[], &mut out);
-        assert_eq!(armed(&out, Task::CacheRefresh).map(|a| a.0), Some(interval));
+        let now = at + delay;
+        run_in_time(&mut c, Task::CacheRefresh, timer, now, periodic(2));
         assert_eq!(c.cache.as_ref().map(|p| p.version), Some(2));
 
         let mut out = Vec::new();
@@ -1248,6 +1271,12 @@ mod tests {
     /// 1.8.7 (Dalston, Eureka 1.6.2) `shutdownNow()` and the DELETE at once.
     #[test]
     fn two_phase_replicator_stop_delays_the_delete_by_three_seconds() {
+        // The DELETE, to the one server.
+        let cancel = ClientEffect::Send {
+            server: ServerId::FIRST,
+            seq: 0,
+            call: Call::Cancel,
+        };
         let (mut hoxton, _) = started(Train::Hoxton);
         let mut out = Vec::new();
         hoxton.shutdown(SimTime(1_000), &mut out);
@@ -1261,14 +1290,7 @@ mod tests {
         let mut out = Vec::new();
         let deadline = ClientTimer::ReplicatorStopDeadline;
         hoxton.on_timer(SimTime(4_000), WALL + 4_000, deadline, &mut out);
-        assert_eq!(
-            out,
-            [ClientEffect::Send {
-                server: ServerId::FIRST,
-                seq: 0,
-                call: Call::Cancel
-            }]
-        );
+        assert_eq!(out, std::slice::from_ref(&cancel));
         let mut out = Vec::new();
         hoxton.on_reply(SimTime(4_010), WALL, 0, Reply::Cancelled, &[], &mut out);
         assert_eq!(out, [ClientEffect::ShutdownDone]);
@@ -1276,14 +1298,7 @@ mod tests {
         let (mut dalston, _) = started(Train::Dalston);
         let mut out = Vec::new();
         dalston.shutdown(SimTime(1_000), &mut out);
-        assert_eq!(
-            out,
-            [ClientEffect::Send {
-                server: ServerId::FIRST,
-                seq: 0,
-                call: Call::Cancel
-            }]
-        );
+        assert_eq!(out, std::slice::from_ref(&cancel));
     }
     /// The Replicator timer armed among `effects`, if any.
     fn replicator_armed(effects: &[ClientEffect]) -> Option<(u64, ClientTimer)> {

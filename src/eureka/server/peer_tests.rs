@@ -173,16 +173,6 @@ impl Cluster {
     }
 }
 
-fn up(dirty: u64) -> Registrant {
-    Registrant {
-        status: InstanceStatus::Up,
-        overridden_status: InstanceStatus::Unknown,
-        last_dirty: dirty,
-        lease_duration_ms: 90_000,
-        renewal_interval_ms: 30_000,
-    }
-}
-
 fn register(info: Registrant) -> Call {
     Call::Register {
         info,
@@ -197,7 +187,7 @@ fn register(info: Registrant) -> Call {
 #[test]
 fn register_reaches_the_peer_after_the_batching_delay() {
     let mut c = Cluster::new(2, "");
-    c.call(0, 0, 0, register(up(1_000)));
+    c.call(0, 0, 0, register(Registrant::up(1_000)));
     c.run_until(600_000);
     assert_eq!(c.sent, vec![(500, 0, 1, vec![(0, ActionKind::Register)])]);
     assert_eq!(c.registered_at(1, 0), vec![501]);
@@ -219,7 +209,7 @@ fn heartbeat_404_is_repaired_by_a_register() {
     let mut c = Cluster::new(2, "");
     c.servers[0]
         .registry
-        .register(SimTime(0), 0, up(1_000), false);
+        .register(SimTime(0), 0, Registrant::up(1_000), false);
     let h = 1_000;
     let reply = c.call(h, 0, 0, Call::Renew { last_dirty: 1_000 });
     assert_eq!(reply, Reply::Renewed { found: true });
@@ -252,10 +242,10 @@ fn conflict_makes_the_sender_take_the_peers_copy() {
     let mut c = Cluster::new(2, "");
     c.servers[0]
         .registry
-        .register(SimTime(0), 0, up(2_000), false);
+        .register(SimTime(0), 0, Registrant::up(2_000), false);
     c.servers[1]
         .registry
-        .register(SimTime(0), 0, up(1_000), false);
+        .register(SimTime(0), 0, Registrant::up(1_000), false);
     c.call(0, 1, 0, Call::Renew { last_dirty: 1_000 });
     c.run_until(600_000);
     assert_eq!(c.sent, vec![(500, 1, 0, vec![(0, ActionKind::Heartbeat)])]);
@@ -273,8 +263,12 @@ fn cancel_is_replicated_and_eviction_is_not() {
     let extra = "[server]\neureka.server.enable-self-preservation = false\n";
     let mut c = Cluster::new(2, extra);
     for k in 0..2 {
-        c.servers[k].registry.register(SimTime(0), 0, up(1), false);
-        c.servers[k].registry.register(SimTime(0), 1, up(1), false);
+        c.servers[k]
+            .registry
+            .register(SimTime(0), 0, Registrant::up(1), false);
+        c.servers[k]
+            .registry
+            .register(SimTime(0), 1, Registrant::up(1), false);
     }
     assert_eq!(c.servers[1].registry.expected_clients(), 3);
     c.call(1_000, 0, 0, Call::Cancel);
@@ -313,11 +307,11 @@ fn failed_local_actions_are_not_replicated() {
 fn replicated_register_skips_lease_exists_rule() {
     let oos = Registrant {
         status: InstanceStatus::OutOfService,
-        ..up(1)
+        ..Registrant::up(1)
     };
     let mut c = Cluster::new(2, "");
     c.servers[1].registry.register(SimTime(0), 0, oos, false);
-    c.call(0, 1, 0, register(up(2)));
+    c.call(0, 1, 0, register(Registrant::up(2)));
     let held = |c: &Cluster, k: usize| c.servers[k].registry.entry(0).map(|e| e.info.status);
     assert_eq!(held(&c, 1), Some(InstanceStatus::OutOfService));
     // b replicates what its rules left (OUT_OF_SERVICE) to a: a held nothing, so it takes it.
@@ -326,7 +320,7 @@ fn replicated_register_skips_lease_exists_rule() {
     // The other way round: a replicated UP register reaches b's OUT_OF_SERVICE holder.
     let mut c2 = Cluster::new(2, "");
     c2.servers[1].registry.register(SimTime(0), 0, oos, false);
-    c2.call(0, 0, 0, register(up(2)));
+    c2.call(0, 0, 0, register(Registrant::up(2)));
     c2.run_until(1_000);
     assert_eq!(held(&c2, 1), Some(InstanceStatus::Up));
 }
@@ -337,7 +331,9 @@ fn replicated_register_skips_lease_exists_rule() {
 fn a_status_change_reaches_every_peer() {
     let mut c = Cluster::new(3, "");
     for k in 0..3 {
-        c.servers[k].registry.register(SimTime(0), 0, up(7), false);
+        c.servers[k]
+            .registry
+            .register(SimTime(0), 0, Registrant::up(7), false);
     }
     let put = Call::PutStatus {
         status: InstanceStatus::OutOfService,

@@ -156,9 +156,8 @@ fn missed_delete_is_reconciled_by_exactly_one_full_fetch() {
 /// earlier with deltas than with full fetches, never later.
 #[test]
 fn deltas_give_the_same_up_list_as_full_fetches_after_kill15() {
-    let kill15 = KILL9.replace("kill-9", "kill-15");
     let client_view = |overrides: &[&str]| {
-        let s = scenario(&kill15, overrides);
+        let s = scenario(KILL15, overrides);
         let gw = process(&s, "gateway");
         let mut world = World::with_mode(&s, 5, Vec::new(), RequestMode::PerRequest);
         while world.step() {}
@@ -227,8 +226,7 @@ fn deltas_give_the_same_up_list_as_full_fetches_after_kill15() {
 /// first run r with c < r - 180 s, and lives 180-210 s.
 #[test]
 fn deleted_item_lives_until_the_first_retention_run_180_s_after_it() {
-    let kill15 = KILL9.replace("kill-9", "kill-15");
-    let s = scenario(&kill15, &[]);
+    let s = scenario(KILL15, &[]);
     let target = process(&s, "svc-0");
     let (log, _) = record(&s, 6);
     let start = times(&log, |o| matches!(o, Observation::ServerStarted { .. }))[0];

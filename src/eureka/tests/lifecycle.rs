@@ -28,13 +28,7 @@ fn registered(log: &Log, p: usize) -> Vec<(SimTime, InstanceStatus)> {
 /// out as an on-demand register at once: it arrives at 300 s + 60 s + LAT.
 #[test]
 fn spring_cloud_netflix_2099_dalston_pause_cannot_resume() {
-    let pause = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "pause"
-resume-s = 60
-"#;
+    let pause = svc0_stops!(300, "pause", "resume-s = 60");
     for (release, back_up) in [("Dalston", None), ("Edgware", Some(360_000 + LAT))] {
         let s = scenario(pause, &[&format!("simulation.release={release}")]);
         let p = process(&s, "svc-0");
@@ -62,25 +56,33 @@ resume-s = 60
     }
 }
 
-/// FACTS.md §6: OUT_OF_SERVICE set through /service-registry stays in the server's
-/// overridden-status map while the lease lives. A kill -9 at 310 s leaves the lease (it expires
-/// 90 s after its last renew at the earliest); the same-id restart 20 s after the exit registers
-/// UP at 330 s + BOOT_TO_REGISTER, and OverrideExistsRule turns it into OUT_OF_SERVICE.
-#[test]
-fn out_of_service_survives_restart_before_lease_expiry() {
-    let text = r#"
+/// svc-0 is set OUT_OF_SERVICE through /service-registry at 300 s and, 10 s later, exits by
+/// `exit` with its override kept (no CANCEL_OVERRIDE); the same id restarts 20 s after the exit.
+fn out_of_service_then_restart(exit: &str) -> Scenario {
+    let text = format!(
+        r#"
 [[shutdown]]
 instance = "svc-0"
 at-s = 300
 strategy = "service-registry"
 wait-s = 10
 cancel-override = false
-then = "kill-9"
+then = "{exit}"
 [[restart]]
 instance = "svc-0"
 down-s = 20
-"#;
-    let s = scenario(text, &[]);
+"#
+    );
+    scenario(&text, &[])
+}
+
+/// FACTS.md §6: OUT_OF_SERVICE set through /service-registry stays in the server's
+/// overridden-status map while the lease lives. A kill -9 at 310 s leaves the lease (it expires
+/// 90 s after its last renew at the earliest); the same-id restart 20 s after the exit registers
+/// UP at 330 s + BOOT_TO_REGISTER, and OverrideExistsRule turns it into OUT_OF_SERVICE.
+#[test]
+fn out_of_service_survives_restart_before_lease_expiry() {
+    let s = out_of_service_then_restart("kill-9");
     let p = process(&s, "svc-0");
     let log = record(&s, 4).0;
     // PUT at 300 s, answered at 300 s + 2 LAT; kill at + wait-s; restart 20 s later.
@@ -111,19 +113,7 @@ down-s = 20
 /// reply, one LAT after the server's cancel) plus BOOT_TO_REGISTER.
 #[test]
 fn out_of_service_is_cleared_by_the_delete_before_a_restart() {
-    let text = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "service-registry"
-wait-s = 10
-cancel-override = false
-then = "kill-15"
-[[restart]]
-instance = "svc-0"
-down-s = 20
-"#;
-    let s = scenario(text, &[]);
+    let s = out_of_service_then_restart("kill-15");
     let p = process(&s, "svc-0");
     let log = record(&s, 5).0;
     let cancelled = times(
@@ -148,14 +138,12 @@ down-s = 20
 /// that succeeded, plus 2 LAT.
 #[test]
 fn cancel_override_then_404_then_reregister_up() {
-    let text = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "service-registry"
-wait-s = 60
-then = "keep-running"
-"#;
+    let text = svc0_stops!(
+        300,
+        "service-registry",
+        "wait-s = 60",
+        "then = \"keep-running\""
+    );
     let s = scenario(text, &[]);
     let p = process(&s, "svc-0");
     let log = record(&s, 6).0;
@@ -195,15 +183,9 @@ then = "keep-running"
 /// two-phase stop) removes the instance. Without the flag, the DOWN arrives at the same instant.
 #[test]
 fn spring_cloud_netflix_3923_healthcheck_registers_up_during_shutdown() {
-    let kill15 = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-15"
-"#;
     for (flag, status) in [(true, InstanceStatus::Up), (false, InstanceStatus::Down)] {
         let s = scenario(
-            kill15,
+            KILL15,
             &[&format!("app[0].eureka.client.healthcheck.enabled={flag}")],
         );
         let p = process(&s, "svc-0");
@@ -238,14 +220,12 @@ strategy = "kill-15"
 /// 20 -> expected 20, threshold (int)(20 * 2 * 0.85) = 34; without the filter count 21 -> 35.
 #[test]
 fn threshold_update_counts_only_up_instances_of_the_embedded_cache() {
-    let oos = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 200
-strategy = "service-registry"
-wait-s = 600
-then = "keep-running"
-"#;
+    let oos = svc0_stops!(
+        200,
+        "service-registry",
+        "wait-s = 600",
+        "then = \"keep-running\""
+    );
     let threshold = |filter: bool| {
         let s = scenario(
             oos,
@@ -255,14 +235,7 @@ then = "keep-running"
                 &format!("server.eureka.client.filter-only-up-instances={filter}"),
             ],
         );
-        let log = record(&s, 8).0;
-        log.iter()
-            .filter(|(t, _)| t.ms() > 400_000)
-            .find_map(|(_, o)| match o {
-                Observation::EvictionRun { threshold, .. } => Some(*threshold),
-                _ => None,
-            })
-            .unwrap()
+        threshold_after(&record(&s, 8).0, 400_000)
     };
     assert_eq!(threshold(true), 34);
     assert_eq!(threshold(false), 35);
@@ -272,17 +245,13 @@ then = "keep-running"
 /// registers UP at its start + BOOT_TO_REGISTER, while the old lease is left to expire.
 #[test]
 fn restart_with_a_new_instance_id_registers_a_new_lease() {
-    let text = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-9"
-[[restart]]
+    let text = KILL9.to_string()
+        + r#"[[restart]]
 instance = "svc-0"
 at-s = 320
 new-instance-id = true
 "#;
-    let s = scenario(text, &[]);
+    let s = scenario(&text, &[]);
     let new = process(&s, "svc-0@1");
     let log = record(&s, 9).0;
     assert_eq!(
@@ -294,12 +263,8 @@ new-instance-id = true
 /// Same scenario and seed, same observations, with restarts and a deploy.
 #[test]
 fn lifecycle_trials_are_deterministic() {
-    let text = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-9"
-[[restart]]
+    let text = KILL9.to_string()
+        + r#"[[restart]]
 instance = "svc-0"
 down-s = 5
 [[deploy]]
@@ -310,6 +275,6 @@ strategy = "kill-15"
 name = "other"
 instances = 3
 "#;
-    let s = scenario(text, &[]);
+    let s = scenario(&text, &[]);
     assert_eq!(record(&s, 11).0, record(&s, 11).0);
 }

@@ -163,13 +163,6 @@ fn with_fault(mut s: Scenario, at_ms: u64, kind: FaultKind) -> Scenario {
     s
 }
 
-const KILL15: &str = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-15"
-"#;
-
 /// (instant, present) each time server `s`'s registry gains or loses `p`, with the lease's last
 /// update just before a loss.
 fn presence(s: &Scenario, seed: u64, server: usize, p: usize) -> Vec<(u64, Option<u64>)> {
@@ -343,6 +336,16 @@ fn max_time_for_replication_decides_whether_a_cancel_outlives_a_partition() {
     }
 }
 
+/// The standalone scenario with `release` (an override), svc-1 cut from its only server from
+/// `at_ms` for `for_ms`.
+fn svc1_cut_from_its_server(release: &str, at_ms: u64, for_ms: u64) -> Scenario {
+    let cut = FaultKind::Partition {
+        between: [FaultSide::Instance { app: 0, index: 1 }, FaultSide::Peer(0)],
+        for_ms,
+    };
+    with_fault(scenario("", &[release]), at_ms, cut)
+}
+
 /// `TimedSupervisorTask` in a world (FACTS.md §5.2, §5.7): svc-1 is cut from its only server
 /// from 100 s to 400 s. With the RestTemplate transport (2021.0: no connect timeout, so the
 /// OS's 127 s) a renew tries its sticky server, then the candidates (the same server, as a
@@ -357,12 +360,8 @@ fn max_time_for_replication_decides_whether_a_cancel_outlives_a_partition() {
 /// fails after 2 x 5 s, the next ones, with no sticky server left, after 5 s: one every 35 s.
 #[test]
 fn a_hanging_heartbeat_backs_off_and_a_full_executor_rejects_the_next_run() {
-    let cut = FaultKind::Partition {
-        between: [FaultSide::Instance { app: 0, index: 1 }, FaultSide::Peer(0)],
-        for_ms: 300_000,
-    };
     let events = |release: &str| {
-        let s = with_fault(scenario("", &[release]), 100_000, cut.clone());
+        let s = svc1_cut_from_its_server(release, 100_000, 300_000);
         let p = process(&s, "svc-1");
         let (log, _) = record(&s, 3);
         let mine = |o: &Observation| match o {
@@ -432,11 +431,7 @@ fn a_hanging_heartbeat_backs_off_and_a_full_executor_rejects_the_next_run() {
 /// renew went out afterwards).
 #[test]
 fn a_renew_across_a_partition_gets_through_at_the_syn_retransmission_after_the_heal() {
-    let cut = FaultKind::Partition {
-        between: [FaultSide::Instance { app: 0, index: 1 }, FaultSide::Peer(0)],
-        for_ms: 30_000,
-    };
-    let s = with_fault(scenario("", &["simulation.release=2021.0"]), 200_000, cut);
+    let s = svc1_cut_from_its_server("simulation.release=2021.0", 200_000, 30_000);
     let p = process(&s, "svc-1");
     let mut checked = 0;
     for seed in 1..6 {
@@ -486,6 +481,22 @@ fn failed_attempts(s: &Scenario, seed: u64, target: usize) -> (Vec<u64>, u64) {
     (dead, waited)
 }
 
+/// svc-3 out of the gateway's reach for a minute, each fault with what an attempt on svc-3 then
+/// waits: cut from it (`ribbon.ConnectTimeout`, 1000 ms), or paused (`ribbon.ReadTimeout`, set
+/// to 3000 ms by the tests that use these).
+fn svc3_unreachable_for_a_minute() -> [(FaultKind, u64); 2] {
+    let svc3 = FaultSide::Instance { app: 0, index: 3 };
+    let cut = FaultKind::Partition {
+        between: [FaultSide::Caller(0), svc3.clone()],
+        for_ms: 60_000,
+    };
+    let pause = FaultKind::Pause {
+        target: svc3,
+        for_ms: 60_000,
+    };
+    [(cut, 1_000), (pause, 3_000)]
+}
+
 /// A partition cuts the callers' requests too ("nothing passes either way"):
 /// the gateway cut from svc-3, which never stops, from 100 s to 160 s: every attempt on svc-3
 /// in that minute fails and waits `ribbon.ConnectTimeout` (1000 ms, Edgware+), none outside it
@@ -496,20 +507,9 @@ fn failed_attempts(s: &Scenario, seed: u64, target: usize) -> (Vec<u64>, u64) {
 fn a_partition_or_a_pause_fails_the_requests_to_a_live_instance_while_it_lasts() {
     let plain = scenario("", &["clients.ribbon.ReadTimeout=3000"]);
     let target = process(&plain, "svc-3");
-    let cut = FaultKind::Partition {
-        between: [
-            FaultSide::Caller(0),
-            FaultSide::Instance { app: 0, index: 3 },
-        ],
-        for_ms: 60_000,
-    };
-    let pause = FaultKind::Pause {
-        target: FaultSide::Instance { app: 0, index: 3 },
-        for_ms: 60_000,
-    };
     for seed in 1..3 {
         assert_eq!(failed_attempts(&plain, seed, target), (vec![], 0));
-        for (fault, cost) in [(cut.clone(), 1_000), (pause.clone(), 3_000)] {
+        for (fault, cost) in svc3_unreachable_for_a_minute() {
             let s = with_fault(plain.clone(), 100_000, fault);
             let (dead, waited) = failed_attempts(&s, seed, target);
             assert!(!dead.is_empty(), "seed {seed} {cost}");
@@ -535,18 +535,7 @@ fn a_partition_or_a_pause_fails_the_requests_to_a_live_instance_while_it_lasts()
 fn a_partition_or_a_pause_fails_the_requests_in_batched_mode_with_the_circuit_breaker() {
     let plain = scenario("", &["clients.ribbon.ReadTimeout=3000"]);
     let target = process(&plain, "svc-3");
-    let cut = FaultKind::Partition {
-        between: [
-            FaultSide::Caller(0),
-            FaultSide::Instance { app: 0, index: 3 },
-        ],
-        for_ms: 60_000,
-    };
-    let pause = FaultKind::Pause {
-        target: FaultSide::Instance { app: 0, index: 3 },
-        for_ms: 60_000,
-    };
-    for (fault, cost) in [(cut, 1_000), (pause, 3_000)] {
+    for (fault, cost) in svc3_unreachable_for_a_minute() {
         let s = with_fault(plain.clone(), 100_000, fault);
         let (mut batched, mut per_request) = (0, 0);
         for seed in 1..5 {

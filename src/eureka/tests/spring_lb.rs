@@ -4,13 +4,6 @@
 use super::*;
 use crate::experiment::run_trials;
 
-const KILL15: &str = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "kill-15"
-"#;
-
 /// When the balancer of route 0 read its list (Ribbon's refresh observation is shared).
 fn refreshes(log: &Log) -> Vec<SimTime> {
     times(log, |o| {

@@ -185,13 +185,7 @@ fn choose_only_stacks_never_trip_the_breaker_fact_14() {
     }
 }
 
-const DRAIN: &str = r#"
-[[shutdown]]
-instance = "svc-0"
-at-s = 300
-strategy = "service-registry"
-wait-s = 120
-"#;
+const DRAIN: &str = svc0_stops!(300, "service-registry", "wait-s = 120");
 
 /// FACTS.md §14 and §5.5: with `eureka.client.filter-only-up-instances = false` the Eureka
 /// client keeps instances of every status in the lists it hands out
@@ -238,9 +232,8 @@ fn filter_only_up_instances_false_keeps_out_of_service_instances_on_spring_lb_fa
 /// server has taken the DELETE.
 #[test]
 fn filter_only_up_instances_false_keeps_down_instances_until_the_delete_fact_14() {
-    let kill15 = KILL9.replace("kill-9", "kill-15");
     let s = scenario(
-        &kill15,
+        KILL15,
         &[
             "simulation.release=2020.0",
             "clients.eureka.client.filter-only-up-instances=false",

@@ -7,21 +7,32 @@
 use super::*;
 use crate::eureka::registry::eviction_limit;
 
+/// A cold start of 900 s, no spread, at the exact latency: every instant below is derived by
+/// hand from it.
+fn cold_start() -> String {
+    format!(
+        "[simulation]\nduration-s = 900\nmax-duration-s = 900\nstart = \"cold\"\n\
+         start-spread-s = 0\ncontext-start-spread-ms = 0\n\
+         [network]\nlatency-ms = {LAT}\nlatency-jitter-ms = 0\n"
+    )
+}
+
+/// Zone z1 goes down at 300 s: every process in it stops at once.
+const Z1_DOWN: &str = "[[shutdown]]\nzone = \"z1\"\nat-s = 300\nstrategy = \"kill-9\"\n";
+
+/// The scenario of `text` (as `zone.toml`) with `overrides`.
+fn parse_zone(text: &str, overrides: &[&str]) -> Scenario {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    parse_str(text, "zone.toml", "zone", &overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// At 300 s, zone z1 (`svc`, `k` instances) goes down; `orders` (`20 - k`) and the gateway
 /// calling both stay in defaultZone, all registered with the standalone server: 21 leases.
 fn standalone(k: u32, overrides: &[&str]) -> Scenario {
+    let start = cold_start();
     let text = format!(
         r#"
-[simulation]
-duration-s = 900
-max-duration-s = 900
-start = "cold"
-start-spread-s = 0
-context-start-spread-ms = 0
-[network]
-latency-ms = {LAT}
-latency-jitter-ms = 0
-[[app]]
+{start}[[app]]
 name = "svc"
 instances = {k}
 eureka.client.availability-zones.us-east-1 = "z1"
@@ -32,15 +43,10 @@ instances = {}
 name = "gateway"
 calls = ["svc", "orders"]
 rate-per-s = 5
-[[shutdown]]
-zone = "z1"
-at-s = 300
-strategy = "kill-9"
-"#,
+{Z1_DOWN}"#,
         20 - k
     );
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    parse_str(&text, "zone.toml", "zone", &overrides).unwrap_or_else(|e| panic!("{e}"))
+    parse_zone(&text, overrides)
 }
 
 const OFF: &str = "server.eureka.server.enable-self-preservation=false";
@@ -202,18 +208,10 @@ fn self_preservation_keeps_a_zone_of_more_than_fifteen_percent() {
 /// Peers `a` in z1 and `b` in z2; `svc` (10) and `gw-z1` in z1 register with `a`, `orders`
 /// (10) and `gw-z2` in z2 with `b`; each caller calls both apps. Zone z1 goes down at 300 s.
 fn cluster(overrides: &[&str]) -> Scenario {
+    let start = cold_start();
     let text = format!(
         r#"
-[simulation]
-duration-s = 900
-max-duration-s = 900
-start = "cold"
-start-spread-s = 0
-context-start-spread-ms = 0
-[network]
-latency-ms = {LAT}
-latency-jitter-ms = 0
-[server]
+{start}[server]
 eureka.client.register-with-eureka = false
 eureka.client.fetch-registry = false
 [[peer]]
@@ -240,14 +238,9 @@ name = "gw-z2"
 calls = ["svc", "orders"]
 rate-per-s = 5
 eureka.client.availability-zones.us-east-1 = "z2,z1"
-[[shutdown]]
-zone = "z1"
-at-s = 300
-strategy = "kill-9"
-"#
+{Z1_DOWN}"#
     );
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    parse_str(&text, "zone.toml", "zone", &overrides).unwrap_or_else(|e| panic!("{e}"))
+    parse_zone(&text, overrides)
 }
 
 /// The zone's peer crashes (`ServerDown`, as a `[[fault]]` crash) and its caller stops at
@@ -355,7 +348,8 @@ fn zone_outage_crashes_its_peer_and_stops_its_caller() {
 /// to the end.
 #[test]
 fn a_spread_app_loses_only_its_instances_in_the_lost_zone() {
-    let text = r#"
+    let text = format!(
+        r#"
 [simulation]
 duration-s = 400
 max-duration-s = 400
@@ -372,12 +366,9 @@ instances = 16
 name = "gateway"
 calls = ["svc", "orders"]
 rate-per-s = 5
-[[shutdown]]
-zone = "z1"
-at-s = 300
-strategy = "kill-9"
-"#;
-    let s = parse_str(text, "zone.toml", "zone", &[]).unwrap_or_else(|e| panic!("{e}"));
+{Z1_DOWN}"#
+    );
+    let s = parse_zone(&text, &[]);
     let svc: Vec<usize> = (0..4).map(|i| process(&s, &format!("svc-{i}"))).collect();
     let log = run_to_end(&s, 1, |world| {
         let zones: Vec<&str> = svc

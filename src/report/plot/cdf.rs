@@ -1,12 +1,11 @@
 //! The distribution of a metric over the trials, one step line per variant.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::Drawable;
+use super::ChartUnderHeader;
 use super::common::{
-    AXIS_PX, FONT, Failure, GRID, Header, LABEL_PX, MUTED, OrFailure, Swatch, WIDTH, draw_no_data,
-    fmt_tick, padded, series_color,
+    Canvas, Failure, Header, MUTED, OrFailure, Swatch, WIDTH, draw_mesh, draw_no_data, fmt_tick,
+    padded, series_color, xy_chart,
 };
 
 /// Empirical CDFs of one metric (times in ms), one per variant.
@@ -77,6 +76,21 @@ const HEIGHT_CHART: u32 = 500;
 const Y_TOP: f64 = 1.04;
 
 impl CdfPlot {
+    /// The x range in seconds: from 0 (or the smallest value) to a little past the largest.
+    fn x_range(&self) -> Option<(f64, f64)> {
+        let values = self.series.iter().flat_map(|s| s.values_ms.iter().copied());
+        let (min, max) = values.fold(None, |acc: Option<(i64, i64)>, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })?;
+        let lo = (min.min(0)) as f64 / 1000.0;
+        Some(padded(lo, max as f64 / 1000.0, 0.0, 0.05))
+    }
+}
+
+impl ChartUnderHeader for CdfPlot {
+    const KIND: &'static str = "CDF plot";
+
     fn header(&self) -> Header {
         let mut notes = vec![
             "Share of trials whose value is at or below x. Trials without a value (unresolved) \
@@ -95,62 +109,24 @@ impl CdfPlot {
         Header::new(&self.title, &notes, WIDTH).with_legend(legend, WIDTH)
     }
 
-    /// The x range in seconds: from 0 (or the smallest value) to a little past the largest.
-    fn x_range(&self) -> Option<(f64, f64)> {
-        let values = self.series.iter().flat_map(|s| s.values_ms.iter().copied());
-        let (min, max) = values.fold(None, |acc: Option<(i64, i64)>, v| match acc {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-        })?;
-        let lo = (min.min(0)) as f64 / 1000.0;
-        Some(padded(lo, max as f64 / 1000.0, 0.0, 0.05))
-    }
-}
-
-impl Drawable for CdfPlot {
-    const KIND: &'static str = "CDF plot";
-
-    type Layout = Header;
-
-    fn layout(&self) -> Header {
-        self.header()
+    fn chart_height(&self) -> u32 {
+        HEIGHT_CHART
     }
 
-    fn size(&self, header: &Header) -> (u32, u32) {
-        (WIDTH, header.height() + HEIGHT_CHART)
-    }
-
-    fn draw<DB: DrawingBackend>(
-        &self,
-        header: &Header,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Failure> {
-        let body = header.draw(root)?;
+    fn draw_chart<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<(), Failure> {
         let range = self.x_range();
         let (lo, hi) = range.unwrap_or((0.0, 1.0));
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(12)
-            .margin_right(36)
-            .margin_top(6)
-            .margin_bottom(8)
-            .x_label_area_size(50)
-            .y_label_area_size(86)
-            .build_cartesian_2d(lo..hi, 0.0..Y_TOP)
-            .msg()?;
-        chart
-            .configure_mesh()
-            .x_labels(12)
-            .y_labels(11)
-            .x_label_formatter(&fmt_tick)
-            .y_label_formatter(&|v| format!("{:.0} %", v * 100.0))
-            .x_desc(self.x_label.as_str())
-            .y_desc("share of trials")
-            .label_style((FONT, LABEL_PX))
-            .axis_desc_style((FONT, AXIS_PX))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .draw()
-            .msg()?;
+        let mut chart = xy_chart(&canvas.body, lo..hi, 0.0..Y_TOP)?;
+        draw_mesh(
+            chart
+                .configure_mesh()
+                .x_labels(12)
+                .y_labels(11)
+                .x_label_formatter(&fmt_tick)
+                .y_label_formatter(&|v| format!("{:.0} %", v * 100.0))
+                .x_desc(self.x_label.as_str())
+                .y_desc("share of trials"),
+        )?;
 
         // 100 %: where every curve would end if every trial resolved.
         chart
@@ -183,7 +159,7 @@ impl Drawable for CdfPlot {
                 "no data: every trial is unresolved"
             };
             let centre = chart.backend_coord(&((lo + hi) / 2.0, 0.6));
-            draw_no_data(root, centre, message)?;
+            draw_no_data(canvas.root, centre, message)?;
         }
         Ok(())
     }
@@ -191,8 +167,8 @@ impl Drawable for CdfPlot {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use super::super::cdf_svg_string;
     use super::super::common::hex;
-    use super::super::{ImageFormat, cdf_svg_string, render_cdf};
     use super::*;
 
     pub(in crate::report::plot) fn example() -> CdfPlot {
@@ -275,17 +251,5 @@ pub(super) mod tests {
         let svg = cdf_svg_string(&unresolved).unwrap();
         assert!(svg.contains("every trial is unresolved"));
         assert!(svg.contains("kill-9 (n = 5, all unresolved)"));
-    }
-
-    #[test]
-    fn cdf_png_starts_with_the_magic_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cdf.png");
-        render_cdf(&example(), ImageFormat::Png, &path).unwrap();
-        assert!(
-            std::fs::read(&path)
-                .unwrap()
-                .starts_with(b"\x89PNG\r\n\x1a\n")
-        );
     }
 }

@@ -2,7 +2,9 @@
 
 use std::error::Error;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -64,6 +66,59 @@ impl<T, E: Error + Send + Sync> OrFailure<T> for Result<T, DrawingAreaErrorKind<
     fn msg(self) -> Result<T, Failure> {
         self.map_err(|e| Failure(e.to_string()))
     }
+}
+
+/// Where a plot's chart is drawn: `body`, the image below the header, and `root`, the whole
+/// image, for what is placed by pixel (labels outside the plotting area, "no data").
+pub(super) struct Canvas<'a, DB: DrawingBackend> {
+    pub(super) body: DrawingArea<DB, Shift>,
+    pub(super) root: &'a DrawingArea<DB, Shift>,
+}
+
+/// The chart of a CDF or line plot on `body`: the same margins and label areas, so that plots
+/// of one report line up.
+pub(super) fn xy_chart<'a, DB: DrawingBackend>(
+    body: &'a DrawingArea<DB, Shift>,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<XyChart<'a, DB>, Failure> {
+    ChartBuilder::on(body)
+        .margin_left(12)
+        .margin_right(36)
+        .margin_top(6)
+        .margin_bottom(8)
+        .x_label_area_size(50)
+        .y_label_area_size(86)
+        .build_cartesian_2d(x, y)
+        .msg()
+}
+
+/// A chart of numbers against numbers (seconds, shares, metric values).
+pub(super) type XyChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws `mesh` in the plots' common style: labels and axis descriptions in the one font, a
+/// light grid at the labelled ticks only.
+pub(super) fn draw_mesh<DB: DrawingBackend>(
+    mesh: &mut MeshStyle<'_, '_, RangedCoordf64, RangedCoordf64, DB>,
+) -> Result<(), Failure> {
+    mesh.label_style((FONT, LABEL_PX))
+        .axis_desc_style((FONT, AXIS_PX))
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .draw()
+        .msg()
+}
+
+/// Rejects a row of data (`what`) without one value per x value.
+pub(super) fn one_value_per_x(
+    what: std::fmt::Arguments,
+    values: usize,
+    xs: usize,
+) -> Result<(), String> {
+    if values == xs {
+        return Ok(());
+    }
+    Err(format!("{what} has {values} values for {xs} x values"))
 }
 
 /// A text style: family, size, colour, anchor.

@@ -4,10 +4,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::Drawable;
+use super::ChartUnderHeader;
 use super::common::{
-    AXIS_PX, FONT, Failure, Header, INK, LABEL_PX, MUTED, OrFailure, WIDTH, draw_no_data,
-    fmt_value, text, text_width, wrap,
+    AXIS_PX, Canvas, FONT, Failure, Header, INK, LABEL_PX, MUTED, OrFailure, WIDTH, draw_no_data,
+    fmt_value, one_value_per_x, text, text_width, wrap,
 };
 
 /// One metric against two swept keys.
@@ -70,10 +70,6 @@ fn ink_on(c: RGBColor) -> RGBColor {
 }
 
 impl Heatmap {
-    fn header(&self) -> Header {
-        Header::new(&self.title, &[], WIDTH)
-    }
-
     fn value(&self, x: usize, y: usize) -> Option<f64> {
         self.values
             .get(y)
@@ -114,7 +110,7 @@ impl Heatmap {
     }
 }
 
-impl Drawable for Heatmap {
+impl ChartUnderHeader for Heatmap {
     const KIND: &'static str = "heatmap";
 
     fn check(&self) -> Result<(), String> {
@@ -126,41 +122,31 @@ impl Drawable for Heatmap {
             ));
         }
         for (y, row) in self.values.iter().enumerate() {
-            if row.len() != self.xs.len() {
-                return Err(format!(
-                    "row {y} ({}) has {} values for {} x values",
-                    self.ys[y],
-                    row.len(),
-                    self.xs.len()
-                ));
-            }
+            one_value_per_x(
+                format_args!("row {y} ({})", self.ys[y]),
+                row.len(),
+                self.xs.len(),
+            )?;
         }
         Ok(())
     }
 
-    type Layout = Header;
-
-    fn layout(&self) -> Header {
-        self.header()
+    fn header(&self) -> Header {
+        Header::new(&self.title, &[], WIDTH)
     }
 
-    fn size(&self, header: &Header) -> (u32, u32) {
+    fn chart_height(&self) -> u32 {
         // Tall enough for the y description, which is written along the axis.
         let y_desc = text_width(&self.y_label, AXIS_PX, false) + 24;
         let rows = (self.ys.len() as u32 * CELL_PX)
             .max(4 * CELL_PX)
             .max(y_desc);
-        let height = header.height() + rows + X_AXIS_PX + 2 * MARGIN;
-        (WIDTH, height)
+        rows + X_AXIS_PX + 2 * MARGIN
     }
 
-    fn draw<DB: DrawingBackend>(
-        &self,
-        header: &Header,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Failure> {
-        let body = header.draw(root)?;
-        let (grid, scale) = body.split_horizontally(WIDTH - SCALE_PX);
+    fn draw_chart<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<(), Failure> {
+        let root = canvas.root;
+        let (grid, scale) = canvas.body.split_horizontally(WIDTH - SCALE_PX);
         let (nx, ny) = (self.xs.len(), self.ys.len());
         let (w, h) = (nx.max(1) as f64, ny.max(1) as f64);
         let mut chart = ChartBuilder::on(&grid)
@@ -384,7 +370,7 @@ fn draw_scale<DB: DrawingBackend>(
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::common::hex;
-    use super::super::{ImageFormat, PlotError, heatmap_svg_string, render_heatmap};
+    use super::super::{PlotError, heatmap_svg_string};
     use super::*;
 
     pub(in crate::report::plot) fn example() -> Heatmap {
@@ -459,18 +445,6 @@ pub(super) mod tests {
         assert_eq!(
             err.to_string(),
             "plot the heatmap: row 1 (30) has 3 values for 4 x values"
-        );
-    }
-
-    #[test]
-    fn heatmap_png_starts_with_the_magic_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("heatmap.png");
-        render_heatmap(&example(), ImageFormat::Png, &path).unwrap();
-        assert!(
-            std::fs::read(&path)
-                .unwrap()
-                .starts_with(b"\x89PNG\r\n\x1a\n")
         );
     }
 }

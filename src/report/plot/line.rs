@@ -4,14 +4,13 @@
 //! hits) draws two plots, one above the other, rather than a secondary axis, which is easy to
 //! misread.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::Drawable;
+use super::ChartUnderHeader;
 use super::common::{
-    AXIS_PX, FONT, Failure, GRID, Header, INK, LABEL_PX, OrFailure, Swatch, WIDTH, draw_no_data,
-    fmt_tick, padded, series_color, text,
+    Canvas, Failure, GRID, Header, INK, LABEL_PX, OrFailure, Swatch, WIDTH, draw_mesh,
+    draw_no_data, fmt_tick, one_value_per_x, padded, series_color, text, xy_chart,
 };
 
 /// One metric against one swept key.
@@ -39,33 +38,6 @@ fn finite(v: Option<f64>) -> Option<f64> {
 }
 
 impl LinePlot {
-    fn header(&self) -> Header {
-        let mut legend: Vec<(Swatch, String)> = self
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, (label, values))| {
-                let label = if values.iter().all(|&y| finite(y).is_none()) {
-                    format!("{label} (no values)")
-                } else {
-                    label.clone()
-                };
-                (Swatch::Line(series_color(i)), label)
-            })
-            .collect();
-        let unresolved = self
-            .series
-            .iter()
-            .any(|(_, ys)| ys.iter().any(|&y| finite(y).is_none()));
-        if unresolved {
-            legend.push((
-                Swatch::Cross(INK),
-                "unresolved (no value; drawn at the top, the line has a gap)".to_string(),
-            ));
-        }
-        Header::new(&self.title, &[], WIDTH).with_legend(legend, WIDTH)
-    }
-
     /// The points of series `i` that have an x and a value.
     fn points(&self, values: &[Option<f64>]) -> Vec<Option<(f64, f64)>> {
         self.xs
@@ -99,68 +71,67 @@ fn min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     })
 }
 
-impl Drawable for LinePlot {
+impl ChartUnderHeader for LinePlot {
     const KIND: &'static str = "line plot";
 
     fn check(&self) -> Result<(), String> {
         for (label, ys) in &self.series {
-            if ys.len() != self.xs.len() {
-                return Err(format!(
-                    "series \"{label}\" has {} values for {} x values",
-                    ys.len(),
-                    self.xs.len()
-                ));
-            }
+            one_value_per_x(format_args!("series \"{label}\""), ys.len(), self.xs.len())?;
         }
         Ok(())
     }
 
-    type Layout = Header;
-
-    fn layout(&self) -> Header {
-        self.header()
+    fn header(&self) -> Header {
+        let mut legend: Vec<(Swatch, String)> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, (label, values))| {
+                let label = if values.iter().all(|&y| finite(y).is_none()) {
+                    format!("{label} (no values)")
+                } else {
+                    label.clone()
+                };
+                (Swatch::Line(series_color(i)), label)
+            })
+            .collect();
+        let unresolved = self
+            .series
+            .iter()
+            .any(|(_, ys)| ys.iter().any(|&y| finite(y).is_none()));
+        if unresolved {
+            legend.push((
+                Swatch::Cross(INK),
+                "unresolved (no value; drawn at the top, the line has a gap)".to_string(),
+            ));
+        }
+        Header::new(&self.title, &[], WIDTH).with_legend(legend, WIDTH)
     }
 
-    fn size(&self, header: &Header) -> (u32, u32) {
-        (WIDTH, header.height() + HEIGHT_CHART)
+    fn chart_height(&self) -> u32 {
+        HEIGHT_CHART
     }
 
-    fn draw<DB: DrawingBackend>(
-        &self,
-        header: &Header,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Failure> {
-        let body = header.draw(root)?;
+    fn draw_chart<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<(), Failure> {
+        let root = canvas.root;
         let ranges = self.ranges();
         let ((x_lo, x_hi), (y_lo, y_hi)) = ranges.unwrap_or(((0.0, 1.0), (0.0, 1.0)));
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(12)
-            .margin_right(36)
-            .margin_top(6)
-            .margin_bottom(8)
-            .x_label_area_size(50)
-            .y_label_area_size(86)
-            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
-            .msg()?;
+        let mut chart = xy_chart(&canvas.body, x_lo..x_hi, y_lo..y_hi)?;
         // A few swept values: a tick (and a grid line) at each of them, not at round numbers.
         let mut exact: Vec<f64> = self.xs.iter().copied().filter(|x| x.is_finite()).collect();
         exact.sort_by(f64::total_cmp);
         exact.dedup();
         let exact_ticks = !exact.is_empty() && exact.len() <= MAX_EXACT_TICKS;
-        chart
-            .configure_mesh()
-            .x_labels(if exact_ticks { 0 } else { 12 })
-            .y_labels(10)
-            .x_label_formatter(&fmt_tick)
-            .y_label_formatter(&fmt_tick)
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .label_style((FONT, LABEL_PX))
-            .axis_desc_style((FONT, AXIS_PX))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .draw()
-            .msg()?;
+        draw_mesh(
+            chart
+                .configure_mesh()
+                .x_labels(if exact_ticks { 0 } else { 12 })
+                .y_labels(10)
+                .x_label_formatter(&fmt_tick)
+                .y_label_formatter(&fmt_tick)
+                .x_desc(self.x_label.as_str())
+                .y_desc(self.y_label.as_str()),
+        )?;
         if exact_ticks {
             let bottom = chart.plotting_area().get_y_axis_pixel_range().end;
             for &x in &exact {

@@ -112,6 +112,27 @@ impl<'a> SvgBackend<'a> {
         self.buf.push('"');
     }
 
+    /// Opens element `tag`, unless `color` is fully transparent: then nothing is drawn (as
+    /// plotters' SVG backend draws nothing) and the answer is `false`.
+    fn open_visible(&mut self, tag: &str, color: BackendColor) -> bool {
+        if color.alpha == 0.0 {
+            return false;
+        }
+        self.open(tag);
+        true
+    }
+
+    /// A filled shape: `color` inside and no outline; otherwise a `color` outline, nothing inside.
+    fn attr_fill_or_stroke(&mut self, fill: bool, color: BackendColor) {
+        if fill {
+            self.attr_color(key!("fill"), color);
+            self.attr(key!("stroke"), "none");
+        } else {
+            self.attr(key!("fill"), "none");
+            self.attr_color(key!("stroke"), color);
+        }
+    }
+
     fn close_empty(&mut self) {
         self.buf.push_str("/>\n");
     }
@@ -190,10 +211,9 @@ impl DrawingBackend for SvgBackend<'_> {
         (x, y): BackendCoord,
         color: BackendColor,
     ) -> Result<(), DrawingErrorKind<Error>> {
-        if color.alpha == 0.0 {
+        if !self.open_visible("rect", color) {
             return Ok(());
         }
-        self.open("rect");
         self.attr_num(key!("x"), x);
         self.attr_num(key!("y"), y);
         self.attr(key!("width"), "1");
@@ -212,10 +232,9 @@ impl DrawingBackend for SvgBackend<'_> {
         style: &S,
     ) -> Result<(), DrawingErrorKind<Error>> {
         let color = style.color();
-        if color.alpha == 0.0 {
+        if !self.open_visible("line", color) {
             return Ok(());
         }
-        self.open("line");
         self.attr_opacity(color);
         self.attr_color(key!("stroke"), color);
         self.attr_num(key!("stroke-width"), style.stroke_width());
@@ -235,22 +254,15 @@ impl DrawingBackend for SvgBackend<'_> {
         fill: bool,
     ) -> Result<(), DrawingErrorKind<Error>> {
         let color = style.color();
-        if color.alpha == 0.0 {
+        if !self.open_visible("rect", color) {
             return Ok(());
         }
-        self.open("rect");
         self.attr_num(key!("x"), upper_left.0);
         self.attr_num(key!("y"), upper_left.1);
         self.attr_num(key!("width"), bottom_right.0 - upper_left.0);
         self.attr_num(key!("height"), bottom_right.1 - upper_left.1);
         self.attr_opacity(color);
-        if fill {
-            self.attr_color(key!("fill"), color);
-            self.attr(key!("stroke"), "none");
-        } else {
-            self.attr(key!("fill"), "none");
-            self.attr_color(key!("stroke"), color);
-        }
+        self.attr_fill_or_stroke(fill, color);
         self.close_empty();
         Ok(())
     }
@@ -261,10 +273,9 @@ impl DrawingBackend for SvgBackend<'_> {
         style: &S,
     ) -> Result<(), DrawingErrorKind<Error>> {
         let color = style.color();
-        if color.alpha == 0.0 {
+        if !self.open_visible("polyline", color) {
             return Ok(());
         }
-        self.open("polyline");
         self.attr(key!("fill"), "none");
         self.attr_opacity(color);
         self.attr_color(key!("stroke"), color);
@@ -280,10 +291,9 @@ impl DrawingBackend for SvgBackend<'_> {
         style: &S,
     ) -> Result<(), DrawingErrorKind<Error>> {
         let color = style.color();
-        if color.alpha == 0.0 {
+        if !self.open_visible("polygon", color) {
             return Ok(());
         }
-        self.open("polygon");
         self.attr_opacity(color);
         self.attr_color(key!("fill"), color);
         self.attr_points(path);
@@ -299,21 +309,14 @@ impl DrawingBackend for SvgBackend<'_> {
         fill: bool,
     ) -> Result<(), DrawingErrorKind<Error>> {
         let color = style.color();
-        if color.alpha == 0.0 {
+        if !self.open_visible("circle", color) {
             return Ok(());
         }
-        self.open("circle");
         self.attr_num(key!("cx"), center.0);
         self.attr_num(key!("cy"), center.1);
         self.attr_num(key!("r"), radius);
         self.attr_opacity(color);
-        if fill {
-            self.attr_color(key!("fill"), color);
-            self.attr(key!("stroke"), "none");
-        } else {
-            self.attr(key!("fill"), "none");
-            self.attr_color(key!("stroke"), color);
-        }
+        self.attr_fill_or_stroke(fill, color);
         self.attr_num(key!("stroke-width"), style.stroke_width());
         self.close_empty();
         Ok(())
@@ -326,11 +329,10 @@ impl DrawingBackend for SvgBackend<'_> {
         (x, y): BackendCoord,
     ) -> Result<(), DrawingErrorKind<Error>> {
         let color = style.color();
-        if color.alpha == 0.0 {
+        if !self.open_visible("text", color) {
             return Ok(());
         }
         let anchor = style.anchor();
-        self.open("text");
         self.attr_num(key!("x"), x);
         self.attr_num(key!("y"), y);
         self.attr(

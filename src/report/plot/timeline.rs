@@ -2,13 +2,12 @@
 //! still listed as UP there, and the dead hits as marks on a lane of their own.
 
 use plotters::coord::Shift;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::Drawable;
 use super::common::{
-    AXIS_PX, FONT, Failure, GRID, Header, INK, LABEL_PX, MUTED, OrFailure, WIDTH, fmt_seconds,
+    Failure, Header, INK, LABEL_PX, MUTED, OrFailure, WIDTH, XyChart, draw_mesh, fmt_seconds,
     fmt_tick, text, text_width,
 };
 
@@ -293,52 +292,36 @@ impl Drawable for TimelinePlot {
                 Rectangle::new([(lo, bottom), (hi, bottom + 1.0)], STRIPE.filled())
             }))
             .msg()?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(0)
-            .x_labels(14)
-            .x_label_formatter(&fmt_tick)
-            .x_desc("seconds relative to when the instance stopped serving")
-            .label_style((FONT, LABEL_PX))
-            .axis_desc_style((FONT, AXIS_PX))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .draw()
-            .msg()?;
+        draw_mesh(
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .y_labels(0)
+                .x_labels(14)
+                .x_label_formatter(&fmt_tick)
+                .x_desc("seconds relative to when the instance stopped serving"),
+        )?;
 
-        let (left_px, right_px) = {
-            let r = chart.plotting_area().get_x_axis_pixel_range();
-            (r.start, r.end)
-        };
+        let view = View::of(&chart, bins.range, n);
         for (k, label) in layout.labels.iter().enumerate() {
             let (_, y) = chart.backend_coord(&(lo, (n - 1 - k) as f64 + 0.5));
             root.draw(&Text::new(
                 label.clone(),
-                (left_px - 10, y),
+                (view.left_px - 10, y),
                 text(LABEL_PX, INK, HPos::Right, VPos::Center),
             ))
             .msg()?;
         }
 
-        let view = View {
-            lo,
-            hi,
-            lo_ms,
-            hi_ms,
-            n,
-            left_px,
-            right_px,
-        };
         self.draw_stages(&mut chart, root, &view)?;
         self.draw_dead_hits(&mut chart, root, bins, &view)?;
-        draw_stop_line(&mut chart, root, &view)?;
+        view.draw_stop_line(&mut chart, root)?;
         Ok(())
     }
 }
 
 /// The chart a timeline draws on: seconds against lanes.
-type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+type Chart<'a, DB> = XyChart<'a, DB>;
 
 /// What the parts of a timeline share: the view in seconds and in ms, the number of lanes,
 /// and the plotting area's left and right edges in pixels.
@@ -351,6 +334,22 @@ struct View {
     n: usize,
     left_px: i32,
     right_px: i32,
+}
+
+impl View {
+    /// The view of `chart`, drawn from `lo_ms` to `hi_ms` (seconds on the axis), with `n` lanes.
+    fn of<DB: DrawingBackend>(chart: &Chart<'_, DB>, (lo_ms, hi_ms): (i64, i64), n: usize) -> View {
+        let pixels = chart.plotting_area().get_x_axis_pixel_range();
+        View {
+            lo: lo_ms as f64 / 1000.0,
+            hi: hi_ms as f64 / 1000.0,
+            lo_ms,
+            hi_ms,
+            n,
+            left_px: pixels.start,
+            right_px: pixels.end,
+        }
+    }
 }
 
 impl TimelinePlot {
@@ -466,53 +465,47 @@ impl TimelinePlot {
     }
 }
 
-/// t = 0: the instance stopped serving.
-fn draw_stop_line<DB: DrawingBackend>(
-    chart: &mut Chart<'_, DB>,
-    root: &DrawingArea<DB, Shift>,
-    view: &View,
-) -> Result<(), Failure> {
-    let View {
-        lo,
-        hi,
-        n,
-        left_px,
-        right_px,
-        ..
-    } = *view;
-    if lo <= 0.0 && 0.0 <= hi {
-        let line_top = n as f64 + 0.12;
-        chart
-            .draw_series([PathElement::new(
-                vec![(0.0, 0.0), (0.0, line_top)],
-                INK.stroke_width(2),
-            )])
+impl View {
+    /// t = 0: the instance stopped serving.
+    fn draw_stop_line<DB: DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Failure> {
+        if self.lo <= 0.0 && 0.0 <= self.hi {
+            let line_top = self.n as f64 + 0.12;
+            chart
+                .draw_series([PathElement::new(
+                    vec![(0.0, 0.0), (0.0, line_top)],
+                    INK.stroke_width(2),
+                )])
+                .msg()?;
+            let label = "stopped serving";
+            let (x, y) = chart.backend_coord(&(0.0, line_top));
+            let half = text_width(label, LABEL_PX, false) as i32 / 2;
+            let (x, h) = if x - half < self.left_px {
+                (x.max(self.left_px), HPos::Left)
+            } else if x + half > self.right_px {
+                (x.min(self.right_px), HPos::Right)
+            } else {
+                (x, HPos::Center)
+            };
+            root.draw(&Text::new(
+                label,
+                (x, y - 4),
+                text(LABEL_PX, INK, h, VPos::Bottom),
+            ))
             .msg()?;
-        let label = "stopped serving";
-        let (x, y) = chart.backend_coord(&(0.0, line_top));
-        let half = text_width(label, LABEL_PX, false) as i32 / 2;
-        let (x, h) = if x - half < left_px {
-            (x.max(left_px), HPos::Left)
-        } else if x + half > right_px {
-            (x.min(right_px), HPos::Right)
-        } else {
-            (x, HPos::Center)
-        };
-        root.draw(&Text::new(
-            label,
-            (x, y - 4),
-            text(LABEL_PX, INK, h, VPos::Bottom),
-        ))
-        .msg()?;
-    }
+        }
 
-    Ok(())
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::common::hex;
-    use super::super::{ImageFormat, render_timeline, timeline_svg_string};
+    use super::super::timeline_svg_string;
     use super::*;
 
     pub(in crate::report::plot) fn example() -> TimelinePlot {
@@ -629,17 +622,5 @@ pub(super) mod tests {
                 .unwrap()
                 .contains("never left")
         );
-    }
-
-    #[test]
-    fn timeline_png_starts_with_the_magic_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("timeline.png");
-        render_timeline(&example(), ImageFormat::Png, &path).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
-        let svg = dir.path().join("timeline.svg");
-        render_timeline(&example(), ImageFormat::Svg, &svg).unwrap();
-        assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     }
 }

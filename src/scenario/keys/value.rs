@@ -365,31 +365,24 @@ impl Kind {
                     .ok_or_else(|| Problem::Invalid(format!("unknown strategy `{text}`")))
             }
             Kind::FinalStop => {
-                let text = self.text(raw, literal)?;
-                match text.trim().to_ascii_lowercase().as_str() {
-                    "kill-15" => Ok(Val::Stop(FinalStop::Kill15)),
-                    "kill-9" => Ok(Val::Stop(FinalStop::Kill9)),
-                    "keep-running" => Ok(Val::Stop(FinalStop::KeepRunning)),
-                    _ => Err(Problem::Invalid(format!("unknown final stop `{text}`"))),
-                }
+                let stops = [
+                    ("kill-15", FinalStop::Kill15),
+                    ("kill-9", FinalStop::Kill9),
+                    ("keep-running", FinalStop::KeepRunning),
+                ];
+                named(&self.text(raw, literal)?, &stops, "final stop").map(Val::Stop)
             }
             Kind::Method => {
-                let text = self.text(raw, literal)?;
-                match text.trim().to_ascii_uppercase().as_str() {
-                    "GET" => Ok(Val::Method(HttpMethod::Get)),
-                    "POST" => Ok(Val::Method(HttpMethod::Post)),
-                    _ => Err(Problem::Invalid(format!("unknown method `{text}`"))),
-                }
+                let methods = [("GET", HttpMethod::Get), ("POST", HttpMethod::Post)];
+                named(&self.text(raw, literal)?, &methods, "method").map(Val::Method)
             }
             Kind::Supplier => {
-                let text = self.text(raw, literal)?;
-                match text.trim().to_ascii_lowercase().as_str() {
-                    "default" => Ok(Val::Supplier(SupplierKind::Default)),
-                    "health-check" => Ok(Val::Supplier(SupplierKind::HealthCheck)),
-                    _ => Err(Problem::Invalid(format!(
-                        "unknown load-balancer configuration `{text}`"
-                    ))),
-                }
+                let suppliers = [
+                    ("default", SupplierKind::Default),
+                    ("health-check", SupplierKind::HealthCheck),
+                ];
+                let what = "load-balancer configuration";
+                named(&self.text(raw, literal)?, &suppliers, what).map(Val::Supplier)
             }
             Kind::Choice(choices) => {
                 let text = self.text(raw, literal)?;
@@ -600,19 +593,35 @@ fn name(text: String) -> Result<String, Problem> {
     }
 }
 
+/// The value `text` names among `choices` (trimmed, in any case), or the error naming it an
+/// unknown `what`.
+fn named<T: Clone>(text: &str, choices: &[(&str, T)], what: &str) -> Result<T, Problem> {
+    let name = text.trim();
+    choices
+        .iter()
+        .find(|(choice, _)| choice.eq_ignore_ascii_case(name))
+        .map(|(_, value)| value.clone())
+        .ok_or_else(|| Problem::Invalid(format!("unknown {what} `{text}`")))
+}
+
+/// The strings of an array that must hold nothing else.
+fn strings(items: &[Raw]) -> Result<Vec<String>, Problem> {
+    items
+        .iter()
+        .map(|item| match item {
+            Raw::Str(s) => Ok(s.clone()),
+            other => Err(Problem::WrongType {
+                expected: "an array of strings".to_string(),
+                found: format!("an array holding {}", other.describe()),
+            }),
+        })
+        .collect()
+}
+
 /// A comma-separated string, or an array of strings (each taken whole), as [`Val::List`].
 fn list(raw: &Raw, literal: Option<&str>, kind: &Kind) -> Result<Val, Problem> {
     let items: Vec<String> = match raw {
-        Raw::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Raw::Str(s) => Ok(s.clone()),
-                other => Err(Problem::WrongType {
-                    expected: "an array of strings".to_string(),
-                    found: format!("an array holding {}", other.describe()),
-                }),
-            })
-            .collect::<Result<_, _>>()?,
+        Raw::Array(items) => strings(items)?,
         _ => kind
             .text(raw, literal)?
             .split(',')
@@ -631,16 +640,7 @@ fn list(raw: &Raw, literal: Option<&str>, kind: &Kind) -> Result<Val, Problem> {
 fn apps(raw: &Raw, kind: &Kind) -> Result<Val, Problem> {
     let names = match raw {
         Raw::Str(s) => vec![s.clone()],
-        Raw::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Raw::Str(s) => Ok(s.clone()),
-                other => Err(Problem::WrongType {
-                    expected: "an array of strings".to_string(),
-                    found: format!("an array holding {}", other.describe()),
-                }),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
+        Raw::Array(items) => strings(items)?,
         _ => return Err(kind.wrong_type(raw)),
     };
     if names.is_empty() {

@@ -1,19 +1,8 @@
 //! The delta keys (FACTS.md §4): text in, `ServerConfig` / `ClientConfig` or message out.
 
-use super::*;
+use super::tests::{err, parse};
 
 const MINIMAL: &str = "[[app]]\nname = \"svc\"\n";
-
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_str(text, "s.toml", "s", &[])
-}
-
-fn err(text: &str) -> String {
-    match parse(text) {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
 
 #[test]
 fn delta_keys_default_to_eurekas_values() {

@@ -2,23 +2,9 @@
 //! transport keys: each process's Eureka servers resolved by hand from the rules of
 //! `ResolvedEndpoints` (FACTS.md §5.7, docs/design/peers.md §1.5).
 
+use super::tests::{err, ok, parse};
 use super::*;
 use crate::scenario::model::{CallTimeouts, ResolvedEndpoints};
-
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_str(text, "s.toml", "s", &[])
-}
-
-fn ok(text: &str) -> Scenario {
-    parse(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn err(text: &str) -> String {
-    match parse(text) {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
 
 fn endpoints(own: &[usize], others: &[usize]) -> ResolvedEndpoints {
     ResolvedEndpoints {

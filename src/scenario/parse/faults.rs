@@ -672,51 +672,37 @@ fn peers_acted_on(fault: &FaultConfig) -> Vec<(usize, &'static str, u64, &'stati
 #[cfg(test)]
 mod tests {
     use crate::scenario::Scenario;
+    use crate::scenario::fixture::SVC_AND_GW;
     use crate::scenario::model::{FaultConfig, FaultKind, FaultSide};
     use crate::scenario::parse_str;
 
     /// Two peers in two zones, three instances of `svc`, a caller `gw` whose own zone is `z3`
     /// (no peer there), and a 600 s trial.
-    const BASE: &str = r#"
-[simulation]
-duration-s = 600
-[[peer]]
-name = "alpha"
-zone = "z1"
-[[peer]]
-name = "beta"
-zone = "z2"
-[[app]]
-name = "svc"
-instances = 3
-[[caller]]
-name = "gw"
-calls = "svc"
-eureka.client.availability-zones.us-east-1 = "z3"
-"#;
+    fn base() -> String {
+        let peers =
+            "[[peer]]\nname = \"alpha\"\nzone = \"z1\"\n[[peer]]\nname = \"beta\"\nzone = \"z2\"\n";
+        let gw_zone = "eureka.client.availability-zones.us-east-1 = \"z3\"\n";
+        format!("{SIMULATION}{peers}{SVC_AND_GW}{gw_zone}")
+    }
+
+    /// The 600 s trial of both scenarios here.
+    const SIMULATION: &str = "\n[simulation]\nduration-s = 600\n";
 
     /// No [[peer]]: the implicit server `eureka-server`.
-    const STANDALONE: &str = r#"
-[simulation]
-duration-s = 600
-[[app]]
-name = "svc"
-instances = 3
-[[caller]]
-name = "gw"
-calls = "svc"
-"#;
+    fn standalone() -> String {
+        format!("{SIMULATION}{SVC_AND_GW}")
+    }
 
     fn parse(base: &str, extra: &str) -> Result<Scenario, String> {
         parse_str(&format!("{base}{extra}"), "s.toml", "s", &[]).map_err(|e| e.to_string())
     }
 
     fn ok(extra: &str) -> Scenario {
-        parse(BASE, extra).unwrap_or_else(|e| panic!("rejected: {e}"))
+        parse(&base(), extra).unwrap_or_else(|e| panic!("rejected: {e}"))
     }
 
     fn error(extra: &str) -> String {
-        match parse(BASE, extra) {
+        match parse(&base(), extra) {
             Ok(_) => panic!("accepted: {extra}"),
             Err(e) => e,
         }
@@ -974,7 +960,7 @@ calls = "svc"
     #[test]
     fn without_peers_the_server_is_named_by_its_application_name() {
         let s = parse(
-            STANDALONE,
+            &standalone(),
             "[[fault]]\nkind = \"crash\"\nat-s = 450\ntarget = \"eureka-server\"\n\
              [[fault]]\nkind = \"partition\"\nat-s = 10\nfor-s = 5\n\
              between = [\"eureka-server\", \"gw\"]\n",
@@ -1001,7 +987,7 @@ calls = "svc"
             ]
         );
         let e = parse(
-            STANDALONE,
+            &standalone(),
             "[[fault]]\nkind = \"crash\"\nat-s = 450\ntarget = \"eureka-srever\"\n",
         )
         .unwrap_err();
@@ -1234,7 +1220,8 @@ calls = "svc"
 
     #[test]
     fn faults_can_be_set_from_the_command_line() {
-        let text = format!("{BASE}[[fault]]\nkind = \"crash\"\nat-s = 450\ntarget = \"alpha\"\n");
+        let base = base();
+        let text = format!("{base}[[fault]]\nkind = \"crash\"\nat-s = 450\ntarget = \"alpha\"\n");
         let s = parse_str(&text, "s.toml", "s", &["fault[0].target=beta".to_string()])
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(

@@ -273,26 +273,18 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
+    use crate::scenario::fixture::SVC_AND_GW;
     use crate::scenario::parse_str;
 
-    const BASE: &str = r#"
-[[app]]
-name = "svc"
-instances = 3
-[[caller]]
-name = "gw"
-calls = "svc"
-"#;
-
     fn error(extra: &str) -> String {
-        match parse_str(&format!("{BASE}{extra}"), "s.toml", "s", &[]) {
+        match parse_str(&format!("\n{SVC_AND_GW}{extra}"), "s.toml", "s", &[]) {
             Ok(_) => panic!("accepted: {extra}"),
             Err(e) => e.to_string(),
         }
     }
 
     fn ok(extra: &str) -> crate::scenario::Scenario {
-        match parse_str(&format!("{BASE}{extra}"), "s.toml", "s", &[]) {
+        match parse_str(&format!("\n{SVC_AND_GW}{extra}"), "s.toml", "s", &[]) {
             Ok(s) => s,
             Err(e) => panic!("rejected: {e}"),
         }

@@ -1,45 +1,37 @@
 //! `[[peer]]` tables: the servers of a cluster, their names and their overrides of `[server]`.
 
+use super::tests::{err, ok, parse};
 use super::*;
+use crate::scenario::fixture::ScenarioText;
 use crate::scenario::model::DEFAULT_ZONE;
 
 const APP: &str = "[[app]]\nname = \"svc\"\ninstances = 2\n";
 
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_str(text, "s.toml", "s", &[])
-}
-
-fn ok(text: &str) -> Scenario {
-    parse(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn err(text: &str) -> String {
-    match parse(text) {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
 /// Three peers in two zones; `b` overrides one `[server]` key and one client key.
-const THREE: &str = r#"
-[server]
-eureka.server.eviction-interval-timer-in-ms = 30000
-eureka.server.response-cache-update-interval-ms = 5000
-eureka.client.registry-fetch-interval-seconds = 10
-[clients]
-eureka.client.registry-fetch-interval-seconds = 5
-[[peer]]
-name = "a"
-zone = "z1"
-[[peer]]
-name = "b"
-zone = "z1"
-eureka.server.eviction-interval-timer-in-ms = 90000
-eureka.client.fetch-registry = true
-[[peer]]
-name = "c"
-zone = "z2"
-"#;
+fn three() -> String {
+    let b_own = [
+        "eureka.server.eviction-interval-timer-in-ms = 90000",
+        "eureka.client.fetch-registry = true",
+    ];
+    let text = ScenarioText::default()
+        .table(
+            "[server]",
+            &[
+                "eureka.server.eviction-interval-timer-in-ms = 30000",
+                "eureka.server.response-cache-update-interval-ms = 5000",
+                "eureka.client.registry-fetch-interval-seconds = 10",
+            ],
+        )
+        .table(
+            "[clients]",
+            &["eureka.client.registry-fetch-interval-seconds = 5"],
+        )
+        .peer("a", "z1", &[])
+        .peer("b", "z1", &b_own)
+        .peer("c", "z2", &[])
+        .text();
+    format!("\n{text}")
+}
 
 #[test]
 fn no_peer_is_one_standalone_server_named_after_the_application() {
@@ -58,7 +50,7 @@ fn no_peer_is_one_standalone_server_named_after_the_application() {
 
 #[test]
 fn peers_take_server_then_their_own_keys() {
-    let s = ok(&format!("{THREE}{APP}"));
+    let s = ok(&format!("{}{APP}", three()));
     let names: Vec<(&str, &str)> = s
         .peers
         .iter()
@@ -103,7 +95,7 @@ fn peer_keys_can_be_set_by_name_or_index() {
         "peer.b.eureka.server.eviction-interval-timer-in-ms=1000".to_string(),
         "peer[2].zone=z3".to_string(),
     ];
-    let s = parse_str(&format!("{THREE}{APP}"), "s.toml", "s", &sets).unwrap();
+    let s = parse_str(&format!("{}{APP}", three()), "s.toml", "s", &sets).unwrap();
     assert_eq!(s.peers[1].server.eviction_interval_ms, 1000);
     assert_eq!(s.peers[2].zone, "z3");
 }

@@ -399,11 +399,14 @@ fn bind(
         return Ok((index, Scope::MapKey(key)));
     }
 
-    if let Some(bound) = bind_per_app(section, entry, apps, &at) {
-        return bound;
-    }
-    if let Some(bound) = bind_per_client_niws(section, entry, apps, &at) {
-        return bound;
+    // Per-client keys bind only in the tables of processes with a Ribbon client.
+    if section.accepts(Section::Clients) {
+        if let Some(bound) = bind_per_app(entry, apps, &at) {
+            return bound;
+        }
+        if let Some(bound) = bind_per_client_niws(entry, apps, &at) {
+            return bound;
+        }
     }
 
     let homes: Vec<String> = Section::ALL
@@ -458,17 +461,13 @@ fn map_key(def: &KeyDef, path: &[String]) -> Option<String> {
     (canonical(&head.join(".")) == canonical(prefix)).then(|| key.clone())
 }
 
-/// `<app>.ribbon.<Key>`, in the tables of processes with a Ribbon client; `None` when the entry
+/// `<app>.ribbon.<Key>` (in the tables of processes with a Ribbon client); `None` when the entry
 /// does not have that shape.
 fn bind_per_app(
-    section: Section,
     entry: &Entry,
     apps: &[&str],
     at: &Location,
 ) -> Option<Result<(usize, Scope), ScenarioError>> {
-    if !section.accepts(Section::Clients) {
-        return None;
-    }
     let [client @ .., ribbon, leaf] = entry.path.as_slice() else {
         return None;
     };
@@ -507,19 +506,15 @@ fn bind_per_app(
     )
 }
 
-/// `niws.loadbalancer.<app>.<Key>` for the circuit breaker's keys ([`KeyDef::niws_leaf`]), in the
-/// tables of processes with a Ribbon client; `None` when the entry does not have that shape.
+/// `niws.loadbalancer.<app>.<Key>` for the circuit breaker's keys ([`KeyDef::niws_leaf`]) (in the
+/// tables of processes with a Ribbon client); `None` when the entry does not have that shape.
 /// Archaius reads the name exactly, so every segment but the app's must be spelt as Ribbon
 /// spells it (`niws.loadbalancer.default.*` itself binds before this, as a key of the table).
 fn bind_per_client_niws(
-    section: Section,
     entry: &Entry,
     apps: &[&str],
     at: &Location,
 ) -> Option<Result<(usize, Scope), ScenarioError>> {
-    if !section.accepts(Section::Clients) {
-        return None;
-    }
     let [niws, loadbalancer, client @ .., leaf] = entry.path.as_slice() else {
         return None;
     };

@@ -41,7 +41,9 @@ wait-s = 60
 then = "kill-9"
 "#;
 
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+/// The scenario of `text` (as file `s.toml`), or why not: the helpers every `*_tests.rs` of
+/// the parser reads its tables with.
+pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     parse_str(text, "s.toml", "s", &[])
 }
 
@@ -50,11 +52,13 @@ fn parse_set(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
     parse_str(text, "s.toml", "s", &sets)
 }
 
-fn ok(text: &str) -> Scenario {
+/// The scenario of a `text` that must parse.
+pub(super) fn ok(text: &str) -> Scenario {
     parse(text).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn err(text: &str) -> String {
+/// The message of a `text` that must be refused.
+pub(super) fn err(text: &str) -> String {
     match parse(text) {
         Ok(_) => panic!("accepted:\n{text}"),
         Err(e) => e.to_string(),

@@ -244,6 +244,31 @@ struct Group {
     vars: Vec<EnvVar>,
 }
 
+/// Adds `var` to `owner`'s group, which its first variable opens: the groups keep the file's
+/// order of services or containers.
+fn file_var(groups: &mut Vec<Group>, owner: String, var: EnvVar) {
+    match groups.iter_mut().find(|g| g.owner == owner) {
+        Some(g) => g.vars.push(var),
+        None => groups.push(Group {
+            owner,
+            vars: vec![var],
+        }),
+    }
+}
+
+impl EnvVar {
+    /// Variable `name` = `value`, written where property `p` of file `display` stands.
+    fn at(name: String, value: String, display: &str, p: &Property) -> EnvVar {
+        EnvVar {
+            name,
+            value,
+            file: display.to_string(),
+            line: p.line,
+            column: p.column,
+        }
+    }
+}
+
 fn yaml_vars(
     text: &str,
     display: &str,
@@ -319,20 +344,7 @@ fn compose_groups(properties: &[Property], display: &str) -> Vec<Group> {
             .next()
             .unwrap_or("")
             .to_string();
-        let var = EnvVar {
-            name,
-            value,
-            file: display.to_string(),
-            line: p.line,
-            column: p.column,
-        };
-        match groups.iter_mut().find(|g| g.owner == owner) {
-            Some(g) => g.vars.push(var),
-            None => groups.push(Group {
-                owner,
-                vars: vec![var],
-            }),
-        }
+        file_var(&mut groups, owner, EnvVar::at(name, value, display, p));
     }
     groups
 }
@@ -383,20 +395,8 @@ fn kubernetes_groups(properties: &[Property], display: &str) -> Vec<Group> {
             continue;
         };
         let owner = owner_name(path);
-        let var = EnvVar {
-            name: p.value.clone(),
-            value: value.value.clone(),
-            file: display.to_string(),
-            line: p.line,
-            column: p.column,
-        };
-        match groups.iter_mut().find(|g| g.owner == owner) {
-            Some(g) => g.vars.push(var),
-            None => groups.push(Group {
-                owner,
-                vars: vec![var],
-            }),
-        }
+        let var = EnvVar::at(p.value.clone(), value.value.clone(), display, p);
+        file_var(&mut groups, owner, var);
     }
     groups
 }

@@ -2,9 +2,25 @@
 //! its keys fit and the caller's HTTP stack, each with the key that shows it.
 
 use super::{
-    Format, Request, Runtime, SpringFile, conditions_of, documents, environment, profiles,
+    Document, Format, Request, Runtime, SpringFile, conditions_of, documents, environment, profiles,
 };
 use crate::scenario::keys::canonical;
+
+/// Spring file `name` (its `text`) and its documents, read as it stands; an error names the
+/// file and the line where it cannot be read, or a name that is neither YAML nor properties.
+fn read_documents(name: &str, text: &str) -> Result<(SpringFile, Vec<Document>), String> {
+    let format = Format::of(name).ok_or_else(|| {
+        format!("`{name}` is neither YAML (.yml, .yaml) nor properties (.properties)")
+    })?;
+    let file = SpringFile {
+        display: name.to_string(),
+        written: name.to_string(),
+        format,
+        text: text.to_string(),
+    };
+    let docs = documents(&file).map_err(|p| format!("{}:{}: {}", p.file, p.line, p.message))?;
+    Ok((file, docs))
+}
 
 /// What `init` takes from a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,16 +45,7 @@ pub struct FileEvidence {
 /// - `spring.cloud.gateway.*`: a Spring Cloud Gateway caller; without Ribbon keys it balances
 ///   with Spring Cloud LoadBalancer, as from 2020.0.
 pub fn file_evidence(name: &str, text: &str) -> Result<FileEvidence, String> {
-    let format = Format::of(name).ok_or_else(|| {
-        format!("`{name}` is neither YAML (.yml, .yaml) nor properties (.properties)")
-    })?;
-    let file = SpringFile {
-        display: name.to_string(),
-        written: name.to_string(),
-        format,
-        text: text.to_string(),
-    };
-    let docs = documents(&file).map_err(|p| format!("{}:{}: {}", p.file, p.line, p.message))?;
+    let (_, docs) = read_documents(name, text)?;
     let all: Vec<(String, &super::Property)> = docs
         .iter()
         .flat_map(|d| &d.properties)
@@ -114,16 +121,7 @@ pub struct ProfileDocument {
 /// The document of `profile` in file `name` (its `text`), read with that profile active as
 /// Spring reads it; an error naming the file's profiles when it has none for `profile`.
 pub fn profile_document(name: &str, text: &str, profile: &str) -> Result<ProfileDocument, String> {
-    let format = Format::of(name).ok_or_else(|| {
-        format!("`{name}` is neither YAML (.yml, .yaml) nor properties (.properties)")
-    })?;
-    let file = SpringFile {
-        display: name.to_string(),
-        written: name.to_string(),
-        format,
-        text: text.to_string(),
-    };
-    let docs = documents(&file).map_err(|p| format!("{}:{}: {}", p.file, p.line, p.message))?;
+    let (file, docs) = read_documents(name, text)?;
     let active = [profile.to_string()];
     let mut listed = Vec::new();
     let mut line = None;
