@@ -928,17 +928,37 @@ impl Strategy {
     pub fn stops_a_zone(self) -> bool {
         self == Strategy::Kill9
     }
+
+    /// Whether a stop of this strategy ends in a SIGTERM: a `kill-15`, or a waiting strategy
+    /// whose `then` is `kill-15`, except a `/pause` that is `/resume`d (the process runs on;
+    /// `ShutdownRun` schedules `/resume` instead of the final stop). The one place that decides
+    /// it: parsing (a SIGTERM that never reaches the JVM, `sigterm-reaches-jvm`) and `explain`
+    /// (the graceful web-server stop) ask here.
+    pub fn ends_in_sigterm(self, then: FinalStop, resumes: bool) -> bool {
+        match self {
+            Strategy::Kill9 => false,
+            Strategy::Kill15 => true,
+            Strategy::Pause => !resumes && then == FinalStop::Kill15,
+            Strategy::ServiceRegistry => then == FinalStop::Kill15,
+        }
+    }
+
+    /// How long after `at-s` the strategy's own steps end (ms): the `/resume` of a resumed pause,
+    /// the wait of a waiting strategy, nothing for the kills (they ignore `wait-s`).
+    pub fn planned_ms(self, wait_ms: u64, resume_ms: Option<u64>) -> u64 {
+        match resume_ms {
+            Some(resume) if self == Strategy::Pause => resume,
+            _ if self.waits() => wait_ms,
+            _ => 0,
+        }
+    }
 }
 
 impl ShutdownConfig {
     /// The last instant the plan acts (ms): the stop, the end of a wait, a `/resume`, a
     /// `preStop` sleep, or the SIGKILL after a lost SIGTERM.
     pub fn last_planned_ms(&self) -> u64 {
-        let wait = match self.resume_ms {
-            Some(resume) if self.strategy == Strategy::Pause => resume,
-            _ if self.strategy.waits() => self.wait_ms,
-            _ => 0,
-        };
+        let wait = self.strategy.planned_ms(self.wait_ms, self.resume_ms);
         let grace = if self.sigterm_reaches_jvm {
             0
         } else {
@@ -948,6 +968,12 @@ impl ShutdownConfig {
             .saturating_add(self.prestop_ms)
             .saturating_add(wait)
             .saturating_add(grace)
+    }
+
+    /// Whether this stop ends in a SIGTERM (`Strategy::ends_in_sigterm`).
+    pub fn ends_in_sigterm(&self) -> bool {
+        let resumes = self.resume_ms.is_some();
+        self.strategy.ends_in_sigterm(self.then, resumes)
     }
 }
 
@@ -1220,5 +1246,36 @@ impl Scenario {
     /// The instance id of instance `index` of app `app`, as users write it (`svc-0`).
     pub fn instance_id(&self, app: usize, index: u32) -> String {
         format!("{}-{}", self.apps[app].name, index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FinalStop, Strategy};
+
+    /// `ShutdownRun::on_step` (eureka/shutdown.rs): a kill -15 begins with the SIGTERM; a
+    /// waiting strategy reaches its `then` at `Step::Final`; a resumed pause schedules
+    /// `Step::Resume` instead and never stops; a kill -9 sends no signal the JVM sees.
+    #[test]
+    fn a_stop_ends_in_sigterm_only_through_kill_15() {
+        use FinalStop::{KeepRunning, Kill9, Kill15};
+        for then in [Kill15, Kill9, KeepRunning] {
+            assert!(!Strategy::Kill9.ends_in_sigterm(then, false));
+            assert!(Strategy::Kill15.ends_in_sigterm(then, false));
+            assert!(!Strategy::Pause.ends_in_sigterm(then, true));
+            for waiting in [Strategy::Pause, Strategy::ServiceRegistry] {
+                assert_eq!(waiting.ends_in_sigterm(then, false), then == Kill15);
+            }
+        }
+    }
+
+    /// The wait counts only for the waiting strategies and a `/resume` only for a pause.
+    #[test]
+    fn the_planned_steps_end_at_the_wait_or_the_resume() {
+        assert_eq!(Strategy::Kill9.planned_ms(60_000, Some(30_000)), 0);
+        assert_eq!(Strategy::Kill15.planned_ms(60_000, None), 0);
+        assert_eq!(Strategy::Pause.planned_ms(60_000, None), 60_000);
+        assert_eq!(Strategy::Pause.planned_ms(60_000, Some(30_000)), 30_000);
+        assert_eq!(Strategy::ServiceRegistry.planned_ms(60_000, Some(30_000)), 60_000);
     }
 }

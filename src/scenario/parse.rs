@@ -51,7 +51,7 @@ use super::keys::{
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
-    FaultConfig, FaultKind, FinalStop, HttpClient, NetworkConfig, PeerConfig, RestartConfig,
+    FaultConfig, FaultKind, HttpClient, NetworkConfig, PeerConfig, RestartConfig,
     RestartWhen, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start,
     Strategy, WAIT_FOR_NEWS_MS,
 };
@@ -1110,14 +1110,10 @@ impl Builder<'_> {
 
         let waits = draft.strategy.waits();
         let resumes = draft.strategy == Strategy::Pause && draft.resume_ms.is_some();
-        let end_ms = draft.at_ms.saturating_add(match draft.resume_ms {
-            Some(resume) if resumes => resume,
-            _ if waits => draft.wait_ms,
-            _ => 0,
-        });
+        let planned_ms = draft.strategy.planned_ms(draft.wait_ms, draft.resume_ms);
+        let end_ms = draft.at_ms.saturating_add(planned_ms);
         self.check_shutdown_times(table, &draft, simulation, end_ms, resumes)?;
-        let sigterm =
-            draft.strategy == Strategy::Kill15 || (waits && draft.then == FinalStop::Kill15);
+        let sigterm = draft.strategy.ends_in_sigterm(draft.then, resumes);
         if !draft.sigterm_reaches_jvm
             && sigterm
             && end_ms.saturating_add(draft.termination_grace_ms) >= simulation.duration_ms

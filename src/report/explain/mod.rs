@@ -272,13 +272,7 @@ impl Explanation<'_> {
             return false;
         };
         let release = scenario.simulation.release;
-        let kill15 = match config.strategy {
-            Strategy::Kill15 => true,
-            Strategy::Kill9 => false,
-            Strategy::Pause => config.resume_ms.is_none() && config.then == FinalStop::Kill15,
-            Strategy::ServiceRegistry => config.then == FinalStop::Kill15,
-        };
-        kill15
+        config.ends_in_sigterm()
             && config.sigterm_reaches_jvm
             && !release.deregister_shuts_client_down()
             && scenario.apps[config.app].client.graceful_shutdown(release)

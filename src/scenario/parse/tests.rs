@@ -460,6 +460,23 @@ fn pause_warns_that_it_stops_the_web_server_on_boot_2_3() {
     assert!(!warned(&["simulation.release=Hoxton.SR10"]));
 }
 
+/// A lost SIGTERM (`sigterm-reaches-jvm = false`) whose SIGKILL would come after the trial's end
+/// is warned about, but a `/resume`d pause sends no SIGTERM at all (`ShutdownRun` schedules the
+/// resume, not `then`), so it has nothing to warn about.
+#[test]
+fn a_resumed_pause_is_not_warned_about_a_lost_sigterm() {
+    let pause = "[[shutdown]]\ninstance = \"svc-0\"\nat-s = 300\nstrategy = \"pause\"\n\
+                 wait-s = 60\nsigterm-reaches-jvm = false\ntermination-grace-period-s = 900\n";
+    let warned = |sets: &[&str]| {
+        let s = parse_set(&format!("{MINIMAL}{pause}"), sets).unwrap();
+        s.warnings.iter().any(|w| w.contains("never stops in it"))
+    };
+    let sr9 = "simulation.release=Hoxton.SR9";
+    assert!(warned(&[sr9]));
+    assert!(!warned(&[sr9, "shutdown[0].resume-s=60"]));
+    assert!(!warned(&[sr9, "shutdown[0].then=kill-9"]));
+}
+
 /// FACTS.md §7: /pause on commons >= 2.2.7 is modelled as doing nothing to Eureka, with a
 /// warning; on Hoxton.SR9 it deregisters and nothing is said of that (but see the next test).
 #[test]
