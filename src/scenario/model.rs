@@ -1276,6 +1276,9 @@ mod tests {
         assert_eq!(Strategy::Kill15.planned_ms(60_000, None), 0);
         assert_eq!(Strategy::Pause.planned_ms(60_000, None), 60_000);
         assert_eq!(Strategy::Pause.planned_ms(60_000, Some(30_000)), 30_000);
-        assert_eq!(Strategy::ServiceRegistry.planned_ms(60_000, Some(30_000)), 60_000);
+        assert_eq!(
+            Strategy::ServiceRegistry.planned_ms(60_000, Some(30_000)),
+            60_000
+        );
     }
 }

@@ -51,9 +51,9 @@ use super::keys::{
 use super::metric::Statistic;
 use super::model::{
     AppConfig, CallTarget, CallerConfig, ClaimConfig, ClientConfig, Comparison, DeployConfig,
-    FaultConfig, FaultKind, HttpClient, NetworkConfig, PeerConfig, RestartConfig,
-    RestartWhen, RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start,
-    Strategy, WAIT_FOR_NEWS_MS,
+    FaultConfig, FaultKind, HttpClient, NetworkConfig, PeerConfig, RestartConfig, RestartWhen,
+    RibbonConfig, Scenario, ServerConfig, ShutdownConfig, SimulationConfig, Start, Strategy,
+    WAIT_FOR_NEWS_MS,
 };
 use super::release::{EurekaClientTransport, Release, TimeoutProperties, Train};
 use resolve::{Resolved, Scope, Setting, resolve};
