@@ -27,6 +27,7 @@ which lets the rig cut a link (partition) or make a peer refuse (restart) at a g
 import argparse
 import csv
 import json
+import glob
 import math
 import os
 import random
@@ -482,6 +483,131 @@ def runq_wait_ns(before, after):
 
 # ----------------------------------------------------------------------------- the real side
 
+def tally(rows, victims):
+    """A trial's rows after the stop, split as the simulator counts them: the attempts sent to a
+    victim, those it failed (a dead hit: refused, timed out, or `retried` by spring-retry), those
+    it answered, and the requests that failed in the end (a retried first attempt is not one)."""
+    chosen = [r for r in rows if r[1] in victims]
+    dead = [r for r in chosen if r[2] != "ok"]
+    ok = [r for r in chosen if r[2] == "ok"]
+    errors = [r for r in rows if r[2] not in ("ok", "retried")]
+    return chosen, dead, ok, errors
+
+
+def caller_row(k, c, chosen, dead, ok, errors, serving, unresolved):
+    rel = lambda v: "" if v is None else int(v - serving)
+    return {"trial": k, "caller": c["name"], "reads": "+".join(c["reads"]),
+            "dead_hits": len(dead), "chosen": len(chosen), "ok_after_stop": len(ok),
+            "last_dead_hit_ms": rel(dead[-1][0] if dead else None),
+            "last_chosen_ms": rel(chosen[-1][0] if chosen else None),
+            "errors": len(errors), "unresolved": unresolved}
+
+
+def write_trial_log(path, rows, serving):
+    with open(path, "w") as f:
+        f.write("send_epoch_ms,chosen_instance_id,outcome,latency_ms,rel_stop_serving_ms\n")
+        for r in rows:
+            f.write("%d,%s,%s,%d,%d\n" % (r + (r[0] - serving,)))
+
+
+def rewrite_rows(path, header, rows):
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
+# real-events.csv columns that hold a time relative to the stop-serving epoch ("ms" or, with
+# several servers, "server:ms" items joined by "+").
+RELATIVE_EVENTS = ("first_dead_hit_ms", "jvm_exit_ms", "fault_on_ms", "fault_off_ms", "srv_cancel_ms",
+                   "srv_evict_ms", "srv_status_register_ms", "restart_first_ok_ms")
+
+
+def shift_relative(value, by):
+    def one(item):
+        name, _, ms = item.rpartition(":")
+        return (name + ":" if name else "") + str(int(ms) + by)
+    return value if value == "" else "+".join(one(i) for i in value.split("+"))
+
+
+class TrialLog(rig.CallerLog):
+    """A committed logs/<trial>-<caller>.csv (every row from 2 s before the stop on), read back
+    as a caller log where the run's raw log is gone."""
+
+    def poll(self):
+        for r in read_rows(self.path):
+            self.rows.append((int(r["send_epoch_ms"]), r["chosen_instance_id"], r["outcome"], int(r["latency_ms"])))
+
+
+def retally(cell):
+    """Counts a cell's finished trials again: from the raw caller logs of their runs (the run-*
+    folders, kept on the machine that ran them) with the caller's current log reader, else from
+    the committed trial logs, which hold every row from 2 s before the stop on. The stop-serving
+    epoch is taken again from the strategy's rule (rig.serves_until_sigterm), and every time
+    relative to it moves with it: how a /pause that stops the web server came to count from the
+    pause, and a spring-retry caller's attempts became countable, after their trials had run."""
+    out = results_dir(cell)
+    real, callers_rows, events = (read_rows(os.path.join(out, f)) for f in ("real.csv", "real-callers.csv", "real-events.csv"))
+    runs = {}
+    for meta_path in sorted(glob.glob(os.path.join(out, "run-*", "run.json"))):
+        with open(meta_path) as f:
+            for t in json.load(f).get("trials", []):
+                runs[int(t["trial"])] = os.path.dirname(meta_path)
+    from_logs, kept = [], []
+    for row in real:
+        k = int(row["trial"])
+        stop, old_serving = int(row["stop_epoch_ms"]), int(row["stop_serving_epoch_ms"])
+        serving = old_serving if rig.serves_until_sigterm(cell["strategy"], cell["service"]) else stop
+        if k not in runs and serving == old_serving:
+            kept.append(k)
+            continue
+        victims = set(row["victims"].split("+"))
+        all_chosen, all_dead, all_ok, all_errors = [], [], [], []
+        for name, reads in caller_names(cell):
+            log_path = os.path.join(out, "logs", "%d-%s.csv" % (k, name))
+            t_end = max((int(r["send_epoch_ms"]) for r in read_rows(log_path)), default=stop)
+            if k in runs:
+                log = rig.caller_log(cell["caller"], os.path.join(runs[k], name + ".csv"))
+            else:
+                log = TrialLog(log_path)
+                from_logs.append(k)
+            log.poll()
+            rows = log.between(stop, t_end)
+            chosen, dead, ok, errors = tally(rows, victims)
+            all_chosen += chosen
+            all_dead += dead
+            all_ok += ok
+            all_errors += errors
+            new = caller_row(k, {"name": name, "reads": reads}, chosen, dead, ok, errors, serving, row["unresolved"])
+            if k not in runs:
+                # A committed log may end before the trial's last failed request: keep its count.
+                new.pop("errors")
+            for r in callers_rows:
+                if r["trial"] == row["trial"] and r["caller"] == name:
+                    r.update({key: str(v) for key, v in new.items()})
+            write_trial_log(log_path, log.between(stop - 2000, t_end), serving)
+        total = caller_row(k, {"name": "", "reads": []}, sorted(all_chosen), sorted(all_dead), all_ok, all_errors,
+                           serving, row["unresolved"])
+        recounted = ("dead_hits", "chosen", "ok_after_stop", "last_dead_hit_ms", "last_chosen_ms")
+        row.update({key: str(total[key]) for key in recounted + (("errors",) if k in runs else ())})
+        row["stop_serving_epoch_ms"] = str(serving)
+        for ev in events:
+            if ev["trial"] == row["trial"]:
+                for key in RELATIVE_EVENTS:
+                    ev[key] = shift_relative(ev.get(key, ""), old_serving - serving)
+                ev["first_dead_hit_ms"] = "" if not all_dead else str(min(all_dead)[0] - serving)
+    rewrite_rows(os.path.join(out, "real.csv"), REAL_HEADER, real)
+    rewrite_rows(os.path.join(out, "real-callers.csv"), CALLERS_HEADER, callers_rows)
+    rewrite_rows(os.path.join(out, "real-events.csv"), EVENTS_HEADER, events)
+    rig.say("%s: %d trial(s) counted again, from the committed trial logs (no run folder): %s; "
+            "kept as they were (no run folder, nothing to move): %s" % (
+                cell["name"], len(real) - len(kept), ", ".join(map(str, sorted(set(from_logs)))) or "none",
+                ", ".join(map(str, kept)) or "none"))
+    return 0
+
+
 class CellRun:
     """One cell's real processes and trials (see the module doc)."""
 
@@ -508,7 +634,7 @@ class CellRun:
         for i, (name, reads) in enumerate(caller_names(cell)):
             self.callers.append({"name": name, "reads": reads, "port": CALLER_BASE_PORT + i,
                                  "csv": os.path.join(self.run_dir, name + ".csv")})
-            self.callers[-1]["log"] = rig.CallerLog(self.callers[-1]["csv"])
+            self.callers[-1]["log"] = rig.caller_log(cell["caller"], self.callers[-1]["csv"])
         self.srv_log_offs = {}
 
     # -- processes
@@ -721,7 +847,7 @@ class CellRun:
                 # the JVM exits on its own; the trial goes on.
                 rig.say("note: %s POST to %s answered %s %r" % (path, v, st, answer[:200]))
         time.sleep(max(0.0, (stop + cell["wait-s"] * 1000 - rig.now_ms()) / 1000.0))
-        serving = rig.now_ms()
+        serving = rig.now_ms() if rig.serves_until_sigterm(cell["strategy"], cell["service"]) else stop
         for p in procs:
             if p.poll() is None:
                 try:
@@ -803,24 +929,14 @@ class CellRun:
         per_caller, all_dead, all_chosen, all_ok, all_errors = [], [], [], [], []
         for c in self.callers:
             c["log"].poll()
-            after = c["log"].since(stop)
-            chosen = [r for r in after if r[1] in procs]
-            dead = [r for r in chosen if r[2] != "ok"]
-            ok = [r for r in chosen if r[2] == "ok"]
-            errors = [r for r in after if r[2] != "ok"]
+            chosen, dead, ok, errors = tally(c["log"].since(stop), procs)
             all_dead += dead
             all_chosen += chosen
             all_ok += ok
             all_errors += errors
-            per_caller.append({"trial": k, "caller": c["name"], "reads": "+".join(c["reads"]),
-                               "dead_hits": len(dead), "chosen": len(chosen), "ok_after_stop": len(ok),
-                               "last_dead_hit_ms": rel(dead[-1][0] if dead else None),
-                               "last_chosen_ms": rel(chosen[-1][0] if chosen else None),
-                               "errors": len(errors), "unresolved": unresolved})
-            with open(os.path.join(self.logs_dir, "%d-%s.csv" % (k, c["name"])), "w") as f:
-                f.write("send_epoch_ms,chosen_instance_id,outcome,latency_ms,rel_stop_serving_ms\n")
-                for r in c["log"].between(stop - 2000, t_end):
-                    f.write("%d,%s,%s,%d,%d\n" % (r + (r[0] - serving,)))
+            per_caller.append(caller_row(k, c, chosen, dead, ok, errors, serving, unresolved))
+            write_trial_log(os.path.join(self.logs_dir, "%d-%s.csv" % (k, c["name"])),
+                            c["log"].between(stop - 2000, t_end), serving)
         all_dead.sort()
         all_chosen.sort()
         row = {"trial": k, "strategy": cell["strategy"], "wait_ms": int(cell["wait-s"] * 1000),
@@ -986,6 +1102,8 @@ def main():
     r.add_argument("--cell", action="append", help="run only this cell (repeatable)")
     r.add_argument("--jvm-opts", default="", help="replace the default JVM flags")
     r.add_argument("--max-trials", type=int, help="stop each cell after this many trials in this invocation")
+    t = sub.add_parser("retally", help="count a cell's trials again from its raw or committed caller logs")
+    t.add_argument("--cell", action="append", required=True)
     a = ap.parse_args()
     try:
         cells = load_matrix(a.matrix)
@@ -993,6 +1111,12 @@ def main():
             return gen(cells, a.check)
         if a.cmd == "status":
             return status(cells)
+        if a.cmd == "retally":
+            by_name = {c["name"]: c for c in cells}
+            unknown = [n for n in a.cell if n not in by_name]
+            if unknown:
+                raise MatrixError("no cell named %s; `matrix.py list` shows them" % ", ".join(unknown))
+            return max(retally(by_name[n]) for n in a.cell)
         if a.cmd == "list":
             for c in cells:
                 print("%-30s %-11s %-12s servers=%d %-16s fault=%-9s trials=%d" % (

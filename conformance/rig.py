@@ -91,7 +91,8 @@ CALLERS = {
               "versions": {"spring-cloud-netflix-ribbon": "spring-cloud-netflix-ribbon",
                            "ribbon-loadbalancer": "ribbon", "ribbon-eureka": "ribbon-eureka",
                            "archaius-core": "archaius", "spring-retry": "spring-retry"},
-              "props": {"spring.cloud.loadbalancer.retry.enabled": "true"}},
+              "props": {"spring.cloud.loadbalancer.retry.enabled": "true"},
+              "log": "attempts"},
 }
 # The `svc` service the rig can run, by `--service` name, in the style of CALLERS ("jar", "pom": None
 # for a module of ./pom.xml, "train"; "mvn": extra Maven arguments for its build).
@@ -101,10 +102,22 @@ SERVICES = {
     # PauseHandler beans (none here), as from spring-cloud-context 2.2.7 (Hoxton.SR10).
     "hoxton": {"jar": os.path.join(CONF, "service-hoxton", "target", "service-hoxton.jar"),
                "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR12", "mvn": []},
-    # The same service on Hoxton.SR9 (spring-cloud-context 2.2.6, Boot 2.3.12): /actuator/pause = context.stop().
+    # The same service on Hoxton.SR9 (spring-cloud-context 2.2.6, Boot 2.3.12): /actuator/pause = context.stop(),
+    # which on Boot 2.3 stops the web server at once (spring-cloud-commons#788): the victim stops
+    # serving at the pause, not at the SIGTERM after the wait ("pause_stops_serving").
     "hoxton-sr9": {"jar": os.path.join(CONF, "service-hoxton", "target", "service-hoxton-sr9.jar"),
-                   "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR9", "mvn": ["-Psr9"]},
+                   "pom": os.path.join(CONF, "service-hoxton", "pom.xml"), "train": "Hoxton.SR9", "mvn": ["-Psr9"],
+                   "pause_stops_serving": True},
 }
+
+
+def serves_until_sigterm(strategy, service):
+    """Whether a victim of `strategy` keeps serving until the rig's SIGTERM after the wait: not
+    after a pause on a service whose /pause stops the web server (SERVICES' pause_stops_serving);
+    the exposure then counts from the pause."""
+    return not (strategy == "pause" and SERVICES[service].get("pause_stops_serving", False))
+
+
 RIBBON_JAR = CALLERS["ribbon"]["jar"]
 RIBBON_POM = CALLERS["ribbon"]["pom"]
 COMPRESSED_RIBBON = CALLERS["ribbon"]["config"][0]
@@ -262,6 +275,46 @@ class CallerLog:
         return [r for r in self.since(a) if r[0] <= b]
 
 
+class RetryAttemptLog(CallerLog):
+    """A spring-retry caller's log read as ATTEMPTS, the unit the simulator counts (a dead hit is an
+    attempt the stopped instance refused). The caller logs one row per request, naming its first
+    attempt's instance and its final outcome, and writes every request that took more than one
+    attempt to caller-retries.csv beside the log (send_epoch_ms,first_instance,final_instance,
+    attempts). At Ribbon's defaults a request has at most two attempts (MaxAutoRetries 0,
+    MaxAutoRetriesNextServer 1), so such a request becomes two rows: its first attempt with the
+    outcome `retried` (it failed: spring-retry retries only after a failure) and its last attempt
+    with the request's outcome."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.retries = CallerLog(os.path.join(os.path.dirname(path), "caller-retries.csv"))
+
+    def poll(self):
+        super().poll()
+        self.retries.poll()
+
+    def since(self, t_ms):
+        # caller-retries.csv rows parse as (send, first, final, attempts).
+        finals = {}
+        for send, first, final, _ in self.retries.since(t_ms):
+            finals.setdefault((send, first), []).append(final)
+        out = []
+        for r in super().since(t_ms):
+            more = finals.get((r[0], r[1]))
+            if more:
+                out.append((r[0], r[1], "retried", r[3]))
+                out.append((r[0], more.pop(0), r[2], r[3]))
+            else:
+                out.append(r)
+        out.sort()
+        return out
+
+
+def caller_log(caller, path):
+    """The log reader of a CALLERS entry: per attempt for a caller that declares `"log": "attempts"`."""
+    return RetryAttemptLog(path) if CALLERS[caller].get("log") == "attempts" else CallerLog(path)
+
+
 # ----------------------------------------------------------------------------- service log parsing
 
 TS_RE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(?:[+-]\d\d:\d\d|Z))")
@@ -366,7 +419,7 @@ class Rig:
         os.makedirs(self.run_dir, exist_ok=True)
         os.makedirs(self.logs_dir, exist_ok=True)
         self.caller_csv = os.path.join(self.run_dir, "caller.csv")
-        self.clog = CallerLog(self.caller_csv)
+        self.clog = caller_log(a.caller, self.caller_csv)
         self.ids = ["svc-%d" % i for i in range(a.instances)]
         self.ports = {sid: a.base_port + i for i, sid in enumerate(self.ids)}
         self.jvm = DEFAULT_JVM if not a.jvm_opts else a.jvm_opts.split()
@@ -568,7 +621,7 @@ class Rig:
             if st is None or st >= 300:
                 say("WARNING %s POST answered %s %r" % (a.strategy, st, body[:200]))
             time.sleep(max(0.0, (stop + wait_ms - now_ms()) / 1000.0))
-            stop_serving = now_ms()
+            stop_serving = now_ms() if serves_until_sigterm(a.strategy, a.service) else stop
             os.kill(proc.pid, signal.SIGTERM)
 
         # wait: victim not chosen for 5 s AND process exited (bounded by 60 s)

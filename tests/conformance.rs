@@ -519,6 +519,70 @@ mod matrix {
         }
         assert!(recomputed >= 1, "no cell has real trials");
     }
+
+    /// The figures of one cell: its committed real trials against the current model.
+    fn figures_of(name: &str) -> eureka_sim::experiment::matrix::CellFigures {
+        let matrix = root().join("conformance/matrix.toml");
+        let cells = read_matrix(&matrix).unwrap();
+        let cell = cells.iter().find(|c| c.name == name).unwrap();
+        let real = read_real_trials(&cell.real_path(&matrix)).unwrap();
+        let scenario = load(&cell.scenario_path(&matrix), &[]).unwrap();
+        cell_figures(cell, &real, &run_trials(&scenario))
+    }
+
+    /// Regression, conformance cell resttemplate-retry-kill-9: a RestTemplate under spring-retry
+    /// chooses only after `RetryLoadBalancerInterceptor` has built its retry policy, later after
+    /// the send than a refusal takes to be stamped, so its probe can come on the very instant a
+    /// Ribbon blackout ends (`RETRY_TEMPLATE_REFUSAL_RECORDED_AFTER_MS`). With the plain
+    /// RestTemplate's 1 ms stamp each of the model's two probes after a blackout came ~50 ms late
+    /// on the mean and KS rejected the committed real exposures (p = 0.0001). Pinned: neither KS
+    /// test rejects at 0.05.
+    #[test]
+    fn spring_retry_probes_may_come_on_the_instant_a_blackout_ends() {
+        let f = figures_of("resttemplate-retry-kill-9");
+        assert!(
+            f.ks_p > 0.05 && f.dead_hits_ks_p > 0.05,
+            "exposure KS p = {:.4}, dead hits KS p = {:.4}",
+            f.ks_p,
+            f.dead_hits_ks_p
+        );
+    }
+
+    /// Regression, conformance cell hoxton-sr9-pause (spring-cloud-commons#788): on Hoxton.SR9,
+    /// Boot 2.3, /actuator/pause's `context.stop()` stops Tomcat from inside the /pause request,
+    /// and `StandardWrapper#unload` waits 21 x 100 ms for that request before the lifecycle stop
+    /// goes on to the DOWN. The real server logged the DOWN register 2,128-2,136 ms after the
+    /// POST in every trial; the model sends it `PAUSE_REQUEST_UNLOAD_WAIT_MS` plus the web
+    /// server's own stop (`WEB_SERVER_STOP_MS`) after the pause. Pinned: every real DOWN falls in
+    /// the model's window (with 10 ms for the register's trip), and the exposures agree (KS p >
+    /// 0.05; with the DOWN at the pause it was 0.0000).
+    #[test]
+    fn a_pause_that_stops_tomcat_waits_for_its_own_request_before_the_down() {
+        use eureka_sim::eureka::{PAUSE_REQUEST_UNLOAD_WAIT_MS, WEB_SERVER_STOP_MS};
+        let events = root().join("conformance/results/matrix/hoxton-sr9-pause/real-events.csv");
+        let mut reader = csv::Reader::from_path(&events).unwrap();
+        let column = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == "srv_status_register_ms")
+            .unwrap();
+        let downs: Vec<u64> = reader
+            .records()
+            .map(|r| r.unwrap()[column].parse().unwrap())
+            .collect();
+        let (lo, hi) = WEB_SERVER_STOP_MS;
+        let window = PAUSE_REQUEST_UNLOAD_WAIT_MS..=PAUSE_REQUEST_UNLOAD_WAIT_MS + hi + 10;
+        assert!(downs.len() >= 20, "{} trials", downs.len());
+        for down in &downs {
+            assert!(
+                window.contains(down),
+                "real DOWN at {down} ms, model {window:?} (lo {lo})"
+            );
+        }
+        let f = figures_of("hoxton-sr9-pause");
+        assert!(f.ks_p > 0.05, "exposure KS p = {:.4}", f.ks_p);
+    }
 }
 
 /// `conform` as a new user runs it: with the README's command and no --out it writes under

@@ -51,6 +51,6 @@ pub use protocol::Unanswered;
 pub use route::ribbon::{circuit_breaker, round_robin};
 pub use route::{RIBBON_FIRST_REFRESH_MS, RequestMode};
 pub use server::{EurekaServer, RENEWS_WINDOW_MS};
-pub use shutdown::{DALSTON_DEREGISTER_HOP_MS, WEB_SERVER_STOP_MS};
+pub use shutdown::{DALSTON_DEREGISTER_HOP_MS, PAUSE_REQUEST_UNLOAD_WAIT_MS, WEB_SERVER_STOP_MS};
 pub use status::InstanceStatus;
 pub use world::{Process, Ran, World};

@@ -14,7 +14,9 @@ mod release;
 mod spring;
 
 pub use balancer::{BalancerDescriptor, BalancerKind};
-pub use call_policy::CallPolicy;
+pub use call_policy::{
+    CallPolicy, REFUSAL_RECORDED_AFTER_MS, RETRY_TEMPLATE_REFUSAL_RECORDED_AFTER_MS,
+};
 pub use error::ScenarioError;
 pub use keys::{KeyDoc, key_catalogue};
 pub use metric::{Metric, Statistic};

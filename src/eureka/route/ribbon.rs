@@ -236,7 +236,8 @@ impl Ribbon {
                 let attempted = costs.attempt(&mut spent_ms, answered);
                 if dead {
                     let times = u64::from(breaker.failures_per_refusal);
-                    lb.stats.note_failures(server, times, now_ms);
+                    let recorded = now_ms + breaker.refusal_recorded_after_ms;
+                    lb.stats.note_failures_recorded_at(server, times, recorded);
                 } else {
                     lb.stats.note_success(server);
                 }
@@ -379,6 +380,7 @@ mod tests {
         factor_s: 10,
         max_s: 30,
         failures_per_refusal: 2,
+        refusal_recorded_after_ms: REFUSAL_RECORDED_AFTER_MS,
     };
 
     fn listed(new: &[ProcessId], old: &[ProcessId]) -> RibbonEffect {
@@ -632,15 +634,33 @@ mod tests {
         }
 
         fn breaker() -> impl Strategy<Value = CircuitBreaker> {
-            (any::<bool>(), 1u32..=5, 1u64..=20, 1u64..=60, 1u32..=2).prop_map(
-                |(enabled, threshold, factor_s, max_s, failures_per_refusal)| CircuitBreaker {
-                    enabled,
-                    threshold,
-                    factor_s,
-                    max_s,
-                    failures_per_refusal,
-                },
+            (
+                any::<bool>(),
+                1u32..=5,
+                1u64..=20,
+                1u64..=60,
+                1u32..=2,
+                0u64..=1,
             )
+                .prop_map(
+                    |(
+                        enabled,
+                        threshold,
+                        factor_s,
+                        max_s,
+                        failures_per_refusal,
+                        recorded_after,
+                    )| {
+                        CircuitBreaker {
+                            enabled,
+                            threshold,
+                            factor_s,
+                            max_s,
+                            failures_per_refusal,
+                            refusal_recorded_after_ms: recorded_after,
+                        }
+                    },
+                )
         }
 
         /// A list of up to 8 distinct process ids in any order.

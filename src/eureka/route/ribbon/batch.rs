@@ -209,6 +209,7 @@ impl Route {
         };
         // Each refused attempt's failures in `ServerStats` (FACTS.md §14).
         let failures_per_refusal = u64::from(breaker.failures_per_refusal);
+        let recorded_after = breaker.refusal_recorded_after_ms;
         let requests = span.requests;
         if balancer.servers.is_empty() {
             out.push(BalancerEffect::Observe(Observation::NoServers {
@@ -263,9 +264,11 @@ impl Route {
         );
         if note_failures && let Some(balancer) = self.balancer.ribbon_mut() {
             for &(process, count, last_ms) in &dead {
-                balancer
-                    .stats
-                    .note_failures(process, count * failures_per_refusal, last_ms);
+                balancer.stats.note_failures_recorded_at(
+                    process,
+                    count * failures_per_refusal,
+                    last_ms + recorded_after,
+                );
             }
         }
     }

@@ -27,6 +27,8 @@ pub struct CircuitBreaker {
     /// for a RestTemplate with spring-retry (`RibbonLoadBalancerClient#execute` and
     /// `RibbonLoadBalancedRetryPolicy#registerThrowable` both record it, FACTS.md §14).
     pub failures_per_refusal: u32,
+    /// How long after its send a refusal is stamped ([`CallPolicy::refusal_recorded_after_ms`]).
+    pub refusal_recorded_after_ms: u64,
 }
 
 impl CircuitBreaker {
@@ -37,6 +39,7 @@ impl CircuitBreaker {
         CircuitBreaker {
             enabled: ribbon.filter_circuit_tripped && policy.failures_per_refusal > 0,
             failures_per_refusal: policy.failures_per_refusal.max(1),
+            refusal_recorded_after_ms: policy.refusal_recorded_after_ms,
             threshold: ribbon.connection_failure_count_threshold,
             factor_s: ribbon.circuit_trip_timeout_factor_s,
             max_s: ribbon.circuit_trip_max_timeout_s,
@@ -84,15 +87,7 @@ pub struct ServerStatsTable {
     failing: usize,
 }
 
-/// How long after an attempt is sent its refusal is recorded: `noteRequestCompletion` runs when
-/// the `ConnectException` has come back, one connect round trip after the send, and stamps
-/// `lastConnectionFailedTimestamp` with `System.currentTimeMillis()` then
-/// (`LoadBalancerContext#noteRequestCompletion`, `ServerStats#incrementSuccessiveConnectionFailureCount`).
-/// On the conformance rig's loopback 153 of 175 refusals were stamped 0–2 ms after their send
-/// (conformance/README.md, the Ribbon caller); the model takes 1 ms, which also keeps a blackout
-/// from ending exactly on the send instant of a later request of a fixed-rate caller whose period
-/// divides it (the real stack then still sees the server tripped).
-pub const REFUSAL_RECORDED_AFTER_MS: u64 = 1;
+pub use crate::scenario::REFUSAL_RECORDED_AFTER_MS;
 
 impl ServerStatsTable {
     pub fn get(&self, p: ProcessId) -> ServerStats {
@@ -107,6 +102,11 @@ impl ServerStatsTable {
     /// `count` failures, the last of them sent at `last_ms` (a batch of them at once), recorded
     /// [`REFUSAL_RECORDED_AFTER_MS`] later.
     pub fn note_failures(&mut self, p: ProcessId, count: u64, last_ms: u64) {
+        self.note_failures_recorded_at(p, count, last_ms + REFUSAL_RECORDED_AFTER_MS);
+    }
+
+    /// `count` failures, the last of them recorded at `recorded_ms`.
+    pub fn note_failures_recorded_at(&mut self, p: ProcessId, count: u64, recorded_ms: u64) {
         if count == 0 {
             return;
         }
@@ -120,7 +120,7 @@ impl ServerStatsTable {
         s.successive_failures = s
             .successive_failures
             .saturating_add(count.min(u32::MAX as u64) as u32);
-        s.last_failure_ms = last_ms + REFUSAL_RECORDED_AFTER_MS;
+        s.last_failure_ms = recorded_ms;
     }
 
     /// `ServerStats#clearSuccessiveConnectionFailureCount`: a response came back.
@@ -172,6 +172,7 @@ mod tests {
             factor_s: 10,
             max_s: 30,
             failures_per_refusal: 1,
+            refusal_recorded_after_ms: REFUSAL_RECORDED_AFTER_MS,
         }
     }
 
