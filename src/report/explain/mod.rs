@@ -7,7 +7,10 @@ use std::ops::Deref;
 use std::path::PathBuf;
 
 use crate::engine::SimTime;
-use crate::eureka::{InstanceStatus, Observation, ProcessKind, RequestMode, ServerId, Unanswered};
+use crate::eureka::{
+    InstanceStatus, Observation, PAUSE_REQUEST_UNLOAD_WAIT_MS, ProcessKind, RequestMode, ServerId,
+    Unanswered,
+};
 use crate::experiment::{ShutdownOutcome, TrialOutcome, TrialTrace, trace_trial};
 use crate::scenario::{
     ClientConfig, FaultKind, FinalStop, Release, Scenario, ShutdownConfig, Strategy,
@@ -968,8 +971,11 @@ fn strategy_text(config: &ShutdownConfig, release: Release, client: &ClientConfi
         Strategy::Pause if release.pause_stops_web_server() => format!(
             "/pause on Spring Boot {} (spring-cloud-commons {}): context.stop() stops the web \
              server first, so every request is refused from now, then sets DOWN (deregister; \
-             spring-cloud-commons#788, FACTS.md §14); the process runs on {until}",
-            release.boot, release.commons
+             spring-cloud-commons#788, FACTS.md §14) {:.1} s later, once Tomcat has waited for \
+             the /pause request itself (StandardWrapper#unload); the process runs on {until}",
+            release.boot,
+            release.commons,
+            PAUSE_REQUEST_UNLOAD_WAIT_MS as f64 / 1000.0
         ),
         Strategy::Pause if release.deregister_shuts_client_down() => format!(
             "/pause (Dalston): context.stop() sets DOWN and EurekaServiceRegistry#deregister shuts \
