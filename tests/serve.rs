@@ -558,7 +558,9 @@ fn headless_chromium_moves_the_controls_and_reads_the_clis_percentiles() {
     let png = get_json(&format!("{}/screenshot", browser.base)).unwrap();
     let png = base64_decode(png["value"].as_str().unwrap());
     assert!(png.starts_with(b"\x89PNG"));
-    let path = repo().join("target/serve-page.png");
+    // Cargo's scratch folder for integration tests: the target folder wherever CARGO_TARGET_DIR
+    // puts it (a clone's own `target/` may not exist).
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-page.png");
     std::fs::write(&path, png).unwrap();
     println!("screenshot of the page: {}", path.display());
 }
