@@ -336,7 +336,29 @@ CALLERS_HEADER = ["trial", "caller", "reads", "dead_hits", "chosen", "ok_after_s
                   "last_chosen_ms", "errors", "unresolved"]
 EVENTS_HEADER = ["trial", "victims", "stop_epoch_ms", "first_dead_hit_ms", "jvm_exit_ms", "fault",
                  "fault_on_ms", "fault_off_ms", "srv_cancel_ms", "srv_evict_ms", "srv_status_register_ms",
-                 "srv_sup_timeouts", "restart_first_ok_ms", "ready_wait_s"]
+                 "srv_sup_timeouts", "restart_first_ok_ms", "ready_wait_s", "srv_readonly_refresh_ms"]
+
+
+READONLY_REFRESH_LOGGER = "logging.level.com.netflix.eureka.registry.ResponseCacheImpl"
+# The server-side events of a trial, by the line each server logs (AbstractInstanceRegistry).
+SERVER_EVENTS = ("srv_cancel_ms", "srv_evict_ms", "srv_status_register_ms")
+
+
+def server_event_times(lines, victims_pattern, since_ms):
+    """One server's log lines -> epoch ms of its first cancel of a victim, first eviction and
+    first DOWN / OUT_OF_SERVICE register of a victim from `since_ms`, and of the first read-only
+    cache refresh after the earliest of those (when its GET /apps stops serving the victim as UP:
+    the change invalidated the read-write cache, and the next refresh copies it; None when the
+    server logged no refresh, as before the rig turned that log on)."""
+    rx = {"srv_cancel_ms": r"Cancelled instance SVC/(%s)" % victims_pattern,
+          "srv_evict_ms": r"Evicting \d+ items",
+          "srv_status_register_ms": r"Registered instance SVC/(%s) with status (DOWN|OUT_OF_SERVICE)" % victims_pattern}
+    times = {key: rig.first_match(lines, rx[key], since_ms)[0] for key in SERVER_EVENTS}
+    changed = [t for t in times.values() if t is not None]
+    times["srv_readonly_refresh_ms"] = (
+        rig.first_match(lines, r"Updating the client cache from response cache$", min(changed) + 1)[0]
+        if changed else None)
+    return times
 
 
 def results_dir(cell):
@@ -520,16 +542,16 @@ def rewrite_rows(path, header, rows):
 
 
 # real-events.csv columns that hold a time relative to the stop-serving epoch ("ms" or, with
-# several servers, "server:ms" items joined by "+").
+# several servers, "server:ms" items joined by ";").
 RELATIVE_EVENTS = ("first_dead_hit_ms", "jvm_exit_ms", "fault_on_ms", "fault_off_ms", "srv_cancel_ms",
-                   "srv_evict_ms", "srv_status_register_ms", "restart_first_ok_ms")
+                   "srv_evict_ms", "srv_status_register_ms", "restart_first_ok_ms", "srv_readonly_refresh_ms")
 
 
 def shift_relative(value, by):
     def one(item):
         name, _, ms = item.rpartition(":")
         return (name + ":" if name else "") + str(int(ms) + by)
-    return value if value == "" else "+".join(one(i) for i in value.split("+"))
+    return value if value == "" else ";".join(one(i) for i in value.split(";"))
 
 
 class TrialLog(rig.CallerLog):
@@ -642,7 +664,9 @@ class CellRun:
         return [self.props_file] + list(extra)
 
     def server_props(self, s):
-        props = [("rig.server-port", SERVER_PORT)]
+        # ResponseCacheImpl logs each refresh of the read-only cache at DEBUG ("Updating the client
+        # cache from response cache", its getCacheUpdateTask): the trial's srv_readonly_refresh_ms.
+        props = [("rig.server-port", SERVER_PORT), (READONLY_REFRESH_LOGGER, "DEBUG")]
         if self.cell["servers"] == 3:
             i = [n for n, _ in PEERS].index(s["name"])
             others = ["http://%s:%d/eureka/" % (h, link_port(i, j)) for j, (n, h) in enumerate(PEERS) if j != i]
@@ -964,16 +988,13 @@ class CellRun:
               "fault_off_ms": rel(fault_times["off"]), "ready_wait_s": round(ready_wait, 1),
               "srv_sup_timeouts": self.sup_timeouts(stop - 1000)[0]}
         pattern = "|".join(v for v in victims)
-        for key, rx in (("srv_cancel_ms", r"Cancelled instance SVC/(%s)" % pattern),
-                        ("srv_evict_ms", r"Evicting \d+ items"),
-                        ("srv_status_register_ms", r"Registered instance SVC/(%s) with status (DOWN|OUT_OF_SERVICE)" % pattern)):
-            found = []
-            for s in self.servers:
-                lines, _ = rig.log_lines_since(os.path.join(self.run_dir, s["name"] + ".log"), 0)
-                t, _ = rig.first_match(lines, rx, stop - 1000)
+        found = {key: [] for key in SERVER_EVENTS + ("srv_readonly_refresh_ms",)}
+        for s in self.servers:
+            lines, _ = rig.log_lines_since(os.path.join(self.run_dir, s["name"] + ".log"), 0)
+            for key, t in server_event_times(lines, pattern, stop - 1000).items():
                 if t is not None:
-                    found.append("%s:%d" % (s["name"], t - serving) if len(self.servers) > 1 else str(t - serving))
-            ev[key] = ";".join(found)
+                    found[key].append("%s:%d" % (s["name"], t - serving) if len(self.servers) > 1 else str(t - serving))
+        ev.update({key: ";".join(items) for key, items in found.items()})
         return ev
 
     def restart_victims(self, victims, ev):

@@ -200,8 +200,7 @@ fn no_code_cites_the_projects_issue_numbers() {
 
 /// Fails naming the line of `text` that cites an issue number of the project's own tracker
 /// (the word "issue" or "issues" and then a number). Another project's issue, named by its
-/// repository ("spring-cloud-netflix issues 2541", "Netflix/eureka issue 1490"), is a public
-/// reference a reader can follow.
+/// repository ("spring-cloud-netflix issues 2541"), is a public reference a reader can follow.
 fn assert_cites_no_issue_number(file: &Path, text: &str) {
     for (i, line) in text.lines().enumerate() {
         let lower = line.to_lowercase();
