@@ -551,11 +551,11 @@ mod matrix {
     /// Regression, conformance cell hoxton-sr9-pause (spring-cloud-commons#788): on Hoxton.SR9,
     /// Boot 2.3, /actuator/pause's `context.stop()` stops Tomcat from inside the /pause request,
     /// and `StandardWrapper#unload` waits 21 x 100 ms for that request before the lifecycle stop
-    /// goes on to the DOWN. The real server logged the DOWN register 2,128-2,136 ms after the
-    /// POST in every trial; the model sends it `PAUSE_REQUEST_UNLOAD_WAIT_MS` plus the web
+    /// goes on to the DOWN. The real server logged the DOWN register 2,126-2,180 ms after the
+    /// POST (median 2,135) in 30 trials; the model sends it `PAUSE_REQUEST_UNLOAD_WAIT_MS` plus the web
     /// server's own stop (`WEB_SERVER_STOP_MS`) after the pause. Pinned: the median real DOWN
     /// falls in the model's window, every one within 50 ms of it (the register's trip and the
-    /// server's log; 2,126-2,180 ms over 30 trials, the latest under a busier run queue), and the
+    /// server's log; the latest, 2,180 ms, came under a busier run queue), and the
     /// exposures agree (KS p > 0.05; with the DOWN at the pause it was 0.0000).
     #[test]
     fn a_pause_that_stops_tomcat_waits_for_its_own_request_before_the_down() {
